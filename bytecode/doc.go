@@ -1,0 +1,176 @@
+// Package bytecode defines kiln bytecode: the instruction set interpreters
+// hand to kiln, its module model, a builder, a text form (assembler and
+// disassembler), a compact binary form, and a verifier.
+//
+// This comment is the definition of the semantics. The reference interpreter
+// (package interp) implements it, and every compiled tier must compute the
+// same results, memory contents, host-call sequences and traps.
+//
+// # Model
+//
+// A Module has functions, host imports (functions the embedder supplies),
+// one linear memory of bytes, data segments that initialise the memory, and
+// exported names for functions.
+//
+// A Function has a signature (i64 and f64 parameters and results), a list of
+// typed virtual registers and a sequence of instructions. Parameter i is
+// register i. Every other register starts at zero (f64 registers at +0.0) when
+// the function is entered. An instruction's bytecode offset is its index in
+// the function's code; branch targets and trap reports use offsets.
+//
+// Control starts at offset 0 and continues with the next instruction unless a
+// branch is taken. Control never falls off the end of a function: the last
+// instruction is a jump, switch, ret or trap (the verifier checks this).
+// Unreachable instructions are allowed.
+//
+// # Values
+//
+// i64 values are 64-bit two's-complement integers; each operation decides
+// whether it treats them as signed or unsigned. Arithmetic wraps. f64 values
+// are IEEE-754 binary64 numbers with round-to-nearest-even. NaN results may
+// carry any payload: when tiers are compared, all NaNs are equal to each
+// other (and only to NaNs). All other values, including the sign of zero,
+// must agree bit for bit.
+//
+// # Instructions
+//
+// Operands: Dst is the destination register; A, B and C are operand
+// registers. For the i64 binary operations, the i64 comparisons and the fused
+// compare-and-branch instructions, the B operand may be an immediate int64
+// instead (Instr.UseImm).
+//
+// Constants and moves:
+//
+//	i64.const  Dst = Imm
+//	f64.const  Dst = the f64 whose bits are Imm
+//	mov        Dst = A (both registers have the same type)
+//
+// i64 arithmetic (all wrap modulo 2^64):
+//
+//	add, sub, mul
+//	div_s   signed division rounding toward zero; traps DivideByZero when B is
+//	        0 and IntegerOverflow when A is INT64_MIN and B is -1
+//	div_u   unsigned division; traps DivideByZero when B is 0
+//	rem_s   signed remainder with the sign of A; traps DivideByZero when B is
+//	        0; INT64_MIN rem_s -1 is 0
+//	rem_u   unsigned remainder; traps DivideByZero when B is 0
+//	and, or, xor
+//	shl, shr_s (arithmetic), shr_u (logical), rotl, rotr: the count is B mod 64
+//	neg (0 - A), not (bitwise complement)
+//	clz, ctz: leading and trailing zero bits; 64 for zero
+//	popcnt: number of one bits
+//	extend8_s, extend16_s, extend32_s: sign-extend the low 8, 16, 32 bits
+//	extend32_u: zero-extend the low 32 bits
+//
+// i64 comparisons eq, ne, lt_s, lt_u, le_s, le_u, gt_s, gt_u, ge_s, ge_u set
+// Dst to 1 when the condition holds and 0 otherwise (_s signed, _u unsigned).
+//
+//	select  Dst = B if A != 0, else C (B, C and Dst share one type)
+//
+// f64 arithmetic: add, sub, mul, div, sqrt, neg, abs, floor, ceil, trunc,
+// nearest, min, max, copysign.
+//
+//	neg, abs, copysign change only the sign bit (also of NaNs)
+//	nearest rounds to the nearest integer, ties to even
+//	min, max: NaN if either operand is NaN; otherwise the smaller (larger)
+//	operand, with -0 smaller than +0
+//
+// f64 comparisons eq, ne, lt, le, gt, ge set an i64 Dst to 1 or 0 by IEEE
+// rules: every comparison with a NaN is false except ne, which is true.
+//
+// Conversions:
+//
+//	f64.convert_i64_s, f64.convert_i64_u: the nearest f64 (ties to even) to
+//	    the signed (unsigned) value of A
+//	i64.trunc_f64_s: A truncated toward zero; traps InvalidConversion when A
+//	    is NaN and IntegerOverflow when the result is outside [-2^63, 2^63)
+//	i64.trunc_f64_u: likewise for the unsigned range [0, 2^64), the result's
+//	    bits stored in Dst
+//	i64.trunc_sat_f64_s, i64.trunc_sat_f64_u: like the above but never trap:
+//	    NaN gives 0 and out-of-range values give the nearest bound
+//	i64.reinterpret_f64, f64.reinterpret_i64: copy the 64 bits unchanged
+//
+// Memory. The effective address of a load or store is (A + Imm) mod 2^64,
+// where Imm is a signed 32-bit offset; the access is in bounds when the
+// effective address plus the access size is at most the memory's size in
+// bytes, and traps OutOfBounds otherwise (nothing is written by a trapping
+// store). Accesses may be unaligned and are little-endian.
+//
+//	i64.load8_s, i64.load8_u, i64.load16_s, i64.load16_u, i64.load32_s,
+//	i64.load32_u, i64.load: load and sign- or zero-extend
+//	f64.load
+//	i64.store8, i64.store16, i64.store32, i64.store: store the low bytes of B
+//	f64.store
+//	memory.size  Dst = the memory's size in 64 KiB pages
+//	memory.grow  grow the memory by A pages (A unsigned); Dst = the old size
+//	             in pages, or -1 (leaving memory unchanged) when the new size
+//	             would exceed the module's maximum or the embedder's limit.
+//	             New bytes are zero.
+//
+// Control flow:
+//
+//	jump     go to Target
+//	br_if    go to Target if A != 0, else continue
+//	br.COND  (COND one of the i64 comparisons) go to Target if A COND B
+//	switch   go to Table[A] if A (unsigned) < len(Table), else to Target
+//	call     call function Callee with Args; its results go to Results
+//	call_host  call host import Callee likewise
+//	ret      return the registers in Args
+//	trap     stop with an Explicit trap carrying the code Imm
+//
+// Argument registers are read before any result register is written, so a
+// register may be both an argument and a result. A call's result registers
+// are distinct. Calls nest to a depth the embedder limits; exceeding it traps
+// StackOverflow at the call instruction.
+//
+// # Traps
+//
+// A trap ends the outermost call with a *Trap error naming the function and
+// the offset of the instruction that trapped. Besides the traps above,
+// execution can be stopped by cancellation of the caller's context
+// (Interrupted), by running out of fuel (FuelExhausted) and by a host
+// function's error (HostError). Cancellation and fuel are checked on backward
+// branches and calls, so a loop cannot run unchecked.
+//
+// # Text form
+//
+// The text form (Assemble, Disassemble) is line based; ';' starts a comment.
+// Disassemble prints a canonical text that Assemble reads back into an equal
+// module, and that disassembles to the same text.
+//
+//	memory 1 16                        ; initial and maximum pages
+//	data 0 "hello\n"                   ; offset and a Go-quoted string
+//	host putc (i64) -> ()
+//	func fib (i64) -> (i64)
+//	  regs i64 i64                     ; types of r1, r2 (after the parameters)
+//	  br.lt_s r0, 2, L7
+//	  i64.sub r1, r0, 1
+//	  call fib (r1) -> (r1)
+//	  i64.sub r2, r0, 2
+//	  call fib (r2) -> (r2)
+//	  i64.add r0, r1, r2
+//	  ret r0
+//	L7:
+//	  ret r0
+//	end
+//	export "fib" fib
+//
+// Operands are written Dst first, then A, B, C. Immediates are decimal or 0x
+// hexadecimal integers (hexadecimal may give any 64-bit pattern); f64.const
+// takes a decimal float, inf, -inf, nan, or nan:0xBITS for a NaN with another
+// bit pattern. Memory operands are written [rA+OFF], [rA-OFF] or [rA]. A
+// switch is written "switch rA, [L1, L2], LDEFAULT"; calls "call NAME (ARGS)
+// -> (RESULTS)"; returns "ret r1, r2". Labels are identifiers followed by a
+// colon; Disassemble names them L followed by the offset they mark.
+//
+// # Binary form
+//
+// Encode and Decode use a compact binary form: the magic "\x00kln", a version
+// byte, then the memory, data, host, function and export sections, with
+// unsigned LEB128 counts and indices and signed LEB128 immediates. Decode
+// accepts exactly the bytes Encode produces for some valid module and
+// rejects everything else with an error that says where it stopped.
+//
+// Assemble and Decode never panic, whatever their input; both verify the
+// module they produce.
+package bytecode

@@ -1,0 +1,186 @@
+package bytecode
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// randomModule returns a module that passes Verify and uses every opcode
+// with random but well-typed operands. It is not meant to run meaningfully:
+// round-trip tests of the text and binary forms use it.
+func randomModule(r *rand.Rand) *Module {
+	types := []Type{I64, F64}
+	randTypes := func(max int) []Type {
+		n := r.IntN(max + 1)
+		ts := make([]Type, n)
+		for i := range ts {
+			ts[i] = types[r.IntN(2)]
+		}
+		return ts
+	}
+	m := &Module{}
+	if r.IntN(4) > 0 {
+		m.Memory = Memory{MinPages: uint32(r.IntN(3)), MaxPages: uint32(3 + r.IntN(5))}
+	}
+	if m.Memory.MinPages > 0 {
+		for i := r.IntN(3); i > 0; i-- {
+			n := r.IntN(40)
+			b := make([]byte, n)
+			for j := range b {
+				b[j] = byte(r.Uint32())
+			}
+			m.Data = append(m.Data, DataSegment{Offset: uint32(r.IntN(PageSize - n)), Bytes: b})
+		}
+	}
+	for i := r.IntN(3); i > 0; i-- {
+		m.Hosts = append(m.Hosts, HostImport{Name: "host" + string(rune('a'+len(m.Hosts))), Sig: Signature{Params: randTypes(3), Results: randTypes(2)}})
+	}
+	nf := 1 + r.IntN(4)
+	for i := 0; i < nf; i++ {
+		f := &Function{Name: "f_" + string(rune('a'+i)) + ".x", Sig: Signature{Params: randTypes(3), Results: randTypes(2)}}
+		f.Regs = append(f.Regs, f.Sig.Params...)
+		f.Regs = append(f.Regs, I64, F64) // at least one register of each type
+		f.Regs = append(f.Regs, randTypes(6)...)
+		m.Funcs = append(m.Funcs, f)
+	}
+	for _, f := range m.Funcs {
+		f.Code = randomCode(r, m, f, 1+r.IntN(60))
+	}
+	for i := r.IntN(3); i > 0; i-- {
+		m.Exports = append(m.Exports, Export{Name: "export \"" + string(rune('a'+len(m.Exports))) + "\"\n", Func: uint32(r.IntN(nf))})
+	}
+	return m
+}
+
+func randomCode(r *rand.Rand, m *Module, f *Function, n int) []Instr {
+	regOf := func(t Type) Reg {
+		for {
+			i := r.IntN(len(f.Regs))
+			if f.Regs[i] == t {
+				return Reg(i)
+			}
+		}
+	}
+	anyType := func() Type { return []Type{I64, F64}[r.IntN(2)] }
+	imm := func() int64 {
+		switch r.IntN(4) {
+		case 0:
+			return int64(r.IntN(16)) - 8
+		case 1:
+			return math.MinInt64
+		case 2:
+			return int64(r.Uint64())
+		}
+		return int64(r.Int32())
+	}
+	target := func() uint32 { return uint32(r.IntN(n)) }
+	regsFor := func(ts []Type, distinct bool) []Reg {
+		var rs []Reg
+		for len(rs) < len(ts) {
+			c := regOf(ts[len(rs)])
+			dup := false
+			for _, p := range rs {
+				dup = dup || (distinct && p == c)
+			}
+			if dup {
+				// Fall back to any distinct register of the type, or give up.
+				found := false
+				for i, t := range f.Regs {
+					taken := false
+					for _, p := range rs {
+						taken = taken || p == Reg(i)
+					}
+					if t == ts[len(rs)] && !taken {
+						c, found = Reg(i), true
+						break
+					}
+				}
+				if !found {
+					return nil
+				}
+			}
+			rs = append(rs, c)
+		}
+		return rs
+	}
+	code := make([]Instr, 0, n)
+	for len(code) < n {
+		op := Op(1 + r.IntN(NumOps-1))
+		info := op.Info()
+		in := Instr{Op: op}
+		dstType := info.Dst
+		if dstType == AnyType {
+			dstType = anyType()
+		}
+		pick := func(t Type) Reg {
+			if t == AnyType {
+				t = dstType
+			}
+			return regOf(t)
+		}
+		switch info.Format {
+		case FormatConst:
+			in.Dst = pick(info.Dst)
+			in.Imm = imm()
+		case FormatUnary:
+			in.Dst, in.A = pick(info.Dst), pick(info.A)
+		case FormatBinary:
+			in.Dst, in.A = pick(info.Dst), pick(info.A)
+			if info.Imm && r.IntN(2) == 0 {
+				in.UseImm, in.Imm = true, imm()
+			} else {
+				in.B = pick(info.B)
+			}
+		case FormatSelect:
+			in.Dst, in.A, in.B, in.C = pick(info.Dst), pick(info.A), pick(info.B), pick(info.C)
+		case FormatLoad:
+			in.Dst, in.A, in.Imm = pick(info.Dst), pick(info.A), int64(r.Int32())-int64(r.Int32())/2
+		case FormatStore:
+			in.A, in.B, in.Imm = pick(info.A), pick(info.B), int64(r.Int32())
+		case FormatMemorySize:
+			in.Dst = pick(info.Dst)
+		case FormatJump:
+			in.Target = target()
+		case FormatBranch:
+			in.A, in.Target = pick(info.A), target()
+		case FormatCmpBranch:
+			in.A, in.Target = pick(info.A), target()
+			if r.IntN(2) == 0 {
+				in.UseImm, in.Imm = true, imm()
+			} else {
+				in.B = pick(info.B)
+			}
+		case FormatSwitch:
+			in.A, in.Target = pick(info.A), target()
+			for i := r.IntN(5); i > 0; i-- {
+				in.Table = append(in.Table, target())
+			}
+		case FormatCall:
+			var sig Signature
+			if op == OpCall {
+				in.Callee = uint32(r.IntN(len(m.Funcs)))
+				sig = m.Funcs[in.Callee].Sig
+			} else {
+				if len(m.Hosts) == 0 {
+					continue
+				}
+				in.Callee = uint32(r.IntN(len(m.Hosts)))
+				sig = m.Hosts[in.Callee].Sig
+			}
+			in.Args = regsFor(sig.Params, false)
+			in.Results = regsFor(sig.Results, true)
+			if in.Results == nil && len(sig.Results) > 0 {
+				continue
+			}
+		case FormatReturn:
+			in.Args = regsFor(f.Sig.Results, false)
+		case FormatTrap:
+			in.Imm = imm()
+		}
+		code = append(code, in)
+	}
+	if code[n-1].FallsThrough() {
+		code[n-1] = Instr{Op: OpReturn, Args: regsFor(f.Sig.Results, false)}
+	}
+	return code
+}

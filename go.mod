@@ -1,0 +1,3 @@
+module github.com/kiln-jit/kiln
+
+go 1.25.0
