@@ -1,0 +1,227 @@
+// Package profilecounters numbers the control-flow edges of a bytecode
+// function, stores the counters that the interpreter (and later compiled
+// code) increment, and turns counts into the branch probabilities and block
+// frequencies that steer kiln's optimizer. Without counts it gives a static
+// estimate from loop structure and branch shape. Snapshots and Drift tell
+// how far a function's behaviour has moved since it was compiled.
+//
+// # Counter layout
+//
+// A function's counters are one []uint64 of Layout.NumCounters() slots:
+// slot EntryCounter counts calls of the function, slot EdgeCounter(e) counts
+// traversals of edge e. The slice is allocated once per function and
+// instance and never reallocated, so compiled code can increment it in
+// place. Executors count the edges of jumps, conditional branches (taken and
+// not taken) and switches; fall-through edges into a branch target are not
+// counted at run time because they can be derived (Layout.EdgeCounts).
+//
+// # Probabilities
+//
+// Probabilities from counts use add-one smoothing (Burroughs, "Register
+// allocation and spilling using the expected distance heuristic", §3.3.3):
+// when any successor edge of a block has count zero, one is added to every
+// successor edge of that block, so an edge never seen is unlikely but not
+// impossible; a block never executed gets uniform probabilities. Block
+// frequencies (executions per call) come from propagating probabilities
+// around loops (internal/cfg.Frequencies).
+package profilecounters
+
+import (
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/cfg"
+)
+
+// EdgeKind says how control moves along an edge.
+type EdgeKind uint8
+
+// The edge kinds.
+const (
+	EdgeFallthrough EdgeKind = iota // into a branch target from the instruction before it
+	EdgeJump                        // an unconditional jump
+	EdgeTaken                       // a conditional branch that branches
+	EdgeNotTaken                    // a conditional branch that continues
+	EdgeCase                        // a switch table entry
+	EdgeDefault                     // a switch's default
+)
+
+var edgeKindNames = [...]string{"fallthrough", "jump", "taken", "not-taken", "case", "default"}
+
+// String names the edge kind.
+func (k EdgeKind) String() string {
+	if int(k) < len(edgeKindNames) {
+		return edgeKindNames[k]
+	}
+	return "edge-kind?"
+}
+
+// Edge is a control-flow edge between two blocks.
+type Edge struct {
+	From, To int // block indices
+	Kind     EdgeKind
+	Case     int // the switch table index, for EdgeCase
+}
+
+// Block is a basic block of a bytecode function: instructions Start..End-1,
+// entered only at Start and left only after End-1.
+type Block struct {
+	Start, End int
+	// FirstEdge and NumEdges give the block's successor edges: edges
+	// FirstEdge..FirstEdge+NumEdges-1. A conditional branch has
+	// [taken, not-taken]; a switch has its cases in table order, then its
+	// default; ret and trap have none.
+	FirstEdge, NumEdges int
+	// Preds lists the edges entering the block.
+	Preds []int
+	// Last is the opcode of the block's last instruction.
+	Last bytecode.Op
+	// againstZero is set when the last instruction compares with the
+	// immediate 0 (used by the static estimate).
+	againstZero bool
+}
+
+// Layout is the control-flow graph of one bytecode function, with its
+// blocks and numbered edges. It is immutable and may be shared.
+type Layout struct {
+	Blocks  []Block
+	Edges   []Edge
+	blockAt []int32
+	graph   *cfg.Graph
+	loops   *cfg.LoopForest
+}
+
+// EntryCounter is the counter slot that counts calls of the function.
+const EntryCounter = 0
+
+// EdgeCounter returns the counter slot of edge e.
+func EdgeCounter(e int) int { return 1 + e }
+
+// NewLayout computes the blocks and edges of f. f must have passed
+// bytecode.Verify.
+func NewLayout(f *bytecode.Function) *Layout {
+	n := len(f.Code)
+	leader := make([]bool, n+1)
+	leader[0] = true
+	var targets []uint32
+	for pc := range f.Code {
+		in := &f.Code[pc]
+		targets = in.Targets(targets[:0])
+		for _, t := range targets {
+			leader[t] = true
+		}
+		if len(targets) > 0 || !in.FallsThrough() {
+			leader[pc+1] = true
+		}
+	}
+	l := &Layout{blockAt: make([]int32, n)}
+	for pc := 0; pc < n; {
+		end := pc + 1
+		for !leader[end] {
+			end++
+		}
+		for i := pc; i < end; i++ {
+			l.blockAt[i] = int32(len(l.Blocks))
+		}
+		l.Blocks = append(l.Blocks, Block{Start: pc, End: end})
+		pc = end
+	}
+	for b := range l.Blocks {
+		blk := &l.Blocks[b]
+		blk.FirstEdge = len(l.Edges)
+		in := &f.Code[blk.End-1]
+		blk.Last = in.Op
+		blk.againstZero = in.UseImm && in.Imm == 0
+		add := func(to int, kind EdgeKind, c int) {
+			l.Edges = append(l.Edges, Edge{From: b, To: to, Kind: kind, Case: c})
+		}
+		switch {
+		case in.Op == bytecode.OpJump:
+			add(l.BlockAt(int(in.Target)), EdgeJump, 0)
+		case in.Op == bytecode.OpSwitch:
+			for i, t := range in.Table {
+				add(l.BlockAt(int(t)), EdgeCase, i)
+			}
+			add(l.BlockAt(int(in.Target)), EdgeDefault, 0)
+		case in.Op.Info().Branch:
+			add(l.BlockAt(int(in.Target)), EdgeTaken, 0)
+			add(b+1, EdgeNotTaken, 0)
+		case in.FallsThrough():
+			add(b+1, EdgeFallthrough, 0)
+		}
+		blk.NumEdges = len(l.Edges) - blk.FirstEdge
+	}
+	succs := make([][]int, len(l.Blocks))
+	for e, ed := range l.Edges {
+		l.Blocks[ed.To].Preds = append(l.Blocks[ed.To].Preds, e)
+		succs[ed.From] = append(succs[ed.From], ed.To)
+	}
+	l.graph = cfg.New(0, succs)
+	l.loops = cfg.Loops(l.graph)
+	return l
+}
+
+// BlockAt returns the index of the block containing instruction pc.
+func (l *Layout) BlockAt(pc int) int { return int(l.blockAt[pc]) }
+
+// NumCounters returns the number of counter slots the function needs.
+func (l *Layout) NumCounters() int { return 1 + len(l.Edges) }
+
+// Graph returns the block graph: node i is block i and edge (b, k) is edge
+// Blocks[b].FirstEdge+k. The graph is shared; do not modify it.
+func (l *Layout) Graph() *cfg.Graph { return l.graph }
+
+// Loops returns the loop nesting forest of the block graph.
+func (l *Layout) Loops() *cfg.LoopForest { return l.loops }
+
+// NewCounters allocates zeroed counter storage for the function.
+func (l *Layout) NewCounters() []uint64 { return make([]uint64, l.NumCounters()) }
+
+// EdgeCounts returns the traversal count of every edge, reading the counted
+// edges from counters and deriving the fall-through edges: a fall-through
+// edge is its block's only exit, so it carries every entry into the block.
+func (l *Layout) EdgeCounts(counters []uint64) []uint64 {
+	counts := make([]uint64, len(l.Edges))
+	for e := range l.Edges {
+		counts[e] = counters[EdgeCounter(e)]
+	}
+	// A fall-through edge leaves block b for b+1, so visiting blocks in
+	// order sees every fall-through edge into b before b is needed.
+	for b := range l.Blocks {
+		blk := &l.Blocks[b]
+		if blk.NumEdges != 1 || l.Edges[blk.FirstEdge].Kind != EdgeFallthrough {
+			continue
+		}
+		counts[blk.FirstEdge] = l.blockCount(b, counters, counts)
+	}
+	return counts
+}
+
+func (l *Layout) blockCount(b int, counters, edgeCounts []uint64) uint64 {
+	var c uint64
+	if b == 0 {
+		c = counters[EntryCounter]
+	}
+	for _, e := range l.Blocks[b].Preds {
+		c += edgeCounts[e]
+	}
+	return c
+}
+
+// BlockCounts returns how many times each block was entered.
+func (l *Layout) BlockCounts(counters []uint64) []uint64 {
+	edges := l.EdgeCounts(counters)
+	counts := make([]uint64, len(l.Blocks))
+	for b := range l.Blocks {
+		counts[b] = l.blockCount(b, counters, edges)
+	}
+	return counts
+}
+
+// ExecutedInstructions returns the number of instructions executed
+// according to the counters (each block's entries times its length).
+func (l *Layout) ExecutedInstructions(counters []uint64) uint64 {
+	var total uint64
+	for b, c := range l.BlockCounts(counters) {
+		total += c * uint64(l.Blocks[b].End-l.Blocks[b].Start)
+	}
+	return total
+}
