@@ -1,0 +1,811 @@
+package bytecode
+
+// The binary form of kiln bytecode.
+//
+// Numbers. A "uvarint" is an unsigned LEB128 number as written by
+// encoding/binary.AppendUvarint: seven bits per byte, least significant group
+// first, the high bit set on every byte but the last. A "varint" is a signed
+// int64 in zigzag form as written by encoding/binary.AppendVarint: x >= 0 is
+// the uvarint 2x and x < 0 the uvarint -2x-1 (so 0, -1, 1, -2, ... become 0,
+// 1, 2, 3, ...). Every uvarint and varint must use the fewest bytes that
+// encode its value: an encoding whose last byte is 0x00 (other than the
+// single byte 0x00) is rejected, and so is one that does not fit in 64 bits.
+// Registers, branch targets, callees, page counts, data offsets and function
+// indices are uvarints that must fit in 32 bits; counts are uvarints bounded
+// by the limits in verify.go and by the input that remains.
+//
+// Grammar ({...} is a repetition, as many times as the preceding count
+// says; "byte" is one raw byte):
+//
+//	module    = magic version memory data hosts funcs exports
+//	magic     = 0x00 'k' 'l' 'n'
+//	version   = 0x01
+//	memory    = uvarint(MinPages) uvarint(MaxPages)
+//	data      = uvarint(count) {uvarint(Offset) uvarint(len) {byte}}
+//	hosts     = uvarint(count) {string(Name) sig}
+//	funcs     = uvarint(count) {func}
+//	func      = string(Name) sig uvarint(nregs) {type} uvarint(ncode) {instr}
+//	exports   = uvarint(count) {string(Name) uvarint(Func)}
+//	string    = uvarint(len) {byte}
+//	sig       = uvarint(nparams) {type} uvarint(nresults) {type}
+//	type      = 0x01 (i64) | 0x02 (f64)
+//	instr     = uvarint(Op<<1 | UseImm) operands
+//
+// A function's nregs counts the registers beyond its parameters: the types
+// of registers len(Sig.Params) .. len(Regs)-1. The registers that hold the
+// parameters are not written; they have the parameter types.
+//
+// The UseImm bit may only be set for opcodes whose OpInfo.Imm is true (the
+// i64 binary operations, i64 comparisons and compare-and-branches). The
+// operands of an instruction follow its opcode's Format; R is a register
+// (uvarint), T a branch target (uvarint) and I a varint:
+//
+//	FormatConst       R(Dst) then, for i64.const, I(Imm); for f64.const,
+//	                  the 8 bytes of uint64(Imm), little-endian
+//	FormatUnary       R(Dst) R(A)
+//	FormatBinary      R(Dst) R(A) then I(Imm) if UseImm, else R(B)
+//	FormatSelect      R(Dst) R(A) R(B) R(C)
+//	FormatLoad        R(Dst) R(A) I(Imm)
+//	FormatStore       R(A) R(B) I(Imm)
+//	FormatMemorySize  R(Dst)
+//	FormatJump        T(Target)
+//	FormatBranch      R(A) T(Target)
+//	FormatCmpBranch   R(A) then I(Imm) if UseImm, else R(B); then T(Target)
+//	FormatSwitch      R(A) uvarint(n) {T(Table[i])} T(Target)
+//	FormatCall        uvarint(Callee) uvarint(nargs) {R(Args[i])}
+//	                  uvarint(nresults) {R(Results[i])}
+//	FormatReturn      uvarint(n) {R(Args[i])}
+//	FormatTrap        I(Imm)
+//
+// Op is the opcode's numeric value as defined in ops.go, so the order of the
+// Op constants is part of the format: reordering them needs a new version.
+// Instr fields that the format does not list are zero (the verifier requires
+// it of every valid module). Bytes after the export section are an error.
+//
+// Limits. Decode rejects a count above the corresponding limit of verify.go
+// before reading the items: host imports (MaxHosts), functions (MaxFuncs),
+// signature parameters and results (MaxParams each), registers including the
+// parameters (MaxRegs), instructions per function (MaxCode) and switch table
+// entries (MaxSwitchTable). The argument and result lists of calls and the
+// value list of ret are held to MaxParams, which no valid module exceeds.
+// Every count, and every string or data length, must also be small enough
+// for the rest of the input to hold that many items of the smallest
+// possible size, so Decode allocates at most in proportion to its input.
+//
+// Decode checks the structure as it reads and then runs Verify, so it
+// accepts exactly the byte strings Encode produces for valid modules: every
+// field has a single encoding, and Encode(Decode(b)) == b whenever Decode
+// succeeds.
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// binMagic starts every binary module; binVersion follows it.
+const (
+	binMagic   = "\x00kln"
+	binVersion = 1
+)
+
+// Minimum encoded sizes in bytes of repeated items, used to reject counts
+// that the remaining input cannot possibly hold before allocating for them.
+const (
+	binMinData   = 2 // offset, length
+	binMinHost   = 3 // name length, nparams, nresults
+	binMinFunc   = 5 // name length, nparams, nresults, nregs, ncode
+	binMinExport = 2 // name length, function index
+	binMinInstr  = 2 // opcode and at least one operand or count
+)
+
+// Encode verifies m and returns its binary form. If m does not pass Verify,
+// Encode returns the verifier's *VerifyError.
+func Encode(m *Module) ([]byte, error) {
+	if err := Verify(m); err != nil {
+		return nil, err
+	}
+	return binAppendModule(make([]byte, 0, binSizeHint(m)), m), nil
+}
+
+// binSizeHint guesses the encoded size of m, to size Encode's buffer.
+func binSizeHint(m *Module) int {
+	n := 64
+	for _, d := range m.Data {
+		n += 8 + len(d.Bytes)
+	}
+	for _, f := range m.Funcs {
+		n += 16 + len(f.Name) + len(f.Regs) + 6*len(f.Code)
+	}
+	return n
+}
+
+// binAppendModule appends the binary form of m to dst. It does not verify m:
+// for a module that Verify rejects, it writes the fields each format uses
+// and drops the rest, so the result need not decode to m. Encode calls it
+// only for verified modules; tests use it to make malformed inputs.
+func binAppendModule(dst []byte, m *Module) []byte {
+	dst = append(dst, binMagic...)
+	dst = append(dst, binVersion)
+	dst = binary.AppendUvarint(dst, uint64(m.Memory.MinPages))
+	dst = binary.AppendUvarint(dst, uint64(m.Memory.MaxPages))
+	dst = binary.AppendUvarint(dst, uint64(len(m.Data)))
+	for _, d := range m.Data {
+		dst = binary.AppendUvarint(dst, uint64(d.Offset))
+		dst = binAppendString(dst, d.Bytes)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(m.Hosts)))
+	for _, h := range m.Hosts {
+		dst = binAppendString(dst, h.Name)
+		dst = binAppendSig(dst, h.Sig)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(m.Funcs)))
+	for _, f := range m.Funcs {
+		dst = binAppendFunc(dst, f)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(m.Exports)))
+	for _, e := range m.Exports {
+		dst = binAppendString(dst, e.Name)
+		dst = binary.AppendUvarint(dst, uint64(e.Func))
+	}
+	return dst
+}
+
+func binAppendString[S ~string | ~[]byte](dst []byte, s S) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+func binAppendTypes(dst []byte, ts []Type) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(ts)))
+	for _, t := range ts {
+		dst = append(dst, byte(t))
+	}
+	return dst
+}
+
+func binAppendSig(dst []byte, s Signature) []byte {
+	return binAppendTypes(binAppendTypes(dst, s.Params), s.Results)
+}
+
+func binAppendRegs(dst []byte, rs []Reg) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(rs)))
+	for _, r := range rs {
+		dst = binary.AppendUvarint(dst, uint64(r))
+	}
+	return dst
+}
+
+func binAppendFunc(dst []byte, f *Function) []byte {
+	if f == nil {
+		f = &Function{} // only reachable for unverified modules
+	}
+	dst = binAppendString(dst, f.Name)
+	dst = binAppendSig(dst, f.Sig)
+	dst = binAppendTypes(dst, f.Regs[min(len(f.Sig.Params), len(f.Regs)):])
+	dst = binary.AppendUvarint(dst, uint64(len(f.Code)))
+	for i := range f.Code {
+		dst = binAppendInstr(dst, &f.Code[i])
+	}
+	return dst
+}
+
+func binAppendInstr(dst []byte, in *Instr) []byte {
+	op := uint64(in.Op) << 1
+	if in.UseImm {
+		op |= 1
+	}
+	dst = binary.AppendUvarint(dst, op)
+	reg := func(r Reg) { dst = binary.AppendUvarint(dst, uint64(r)) }
+	bOrImm := func() {
+		if in.UseImm {
+			dst = binary.AppendVarint(dst, in.Imm)
+		} else {
+			reg(in.B)
+		}
+	}
+	switch in.Op.Info().Format {
+	case FormatConst:
+		reg(in.Dst)
+		if in.Op == OpF64Const {
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(in.Imm))
+		} else {
+			dst = binary.AppendVarint(dst, in.Imm)
+		}
+	case FormatUnary:
+		reg(in.Dst)
+		reg(in.A)
+	case FormatBinary:
+		reg(in.Dst)
+		reg(in.A)
+		bOrImm()
+	case FormatSelect:
+		reg(in.Dst)
+		reg(in.A)
+		reg(in.B)
+		reg(in.C)
+	case FormatLoad:
+		reg(in.Dst)
+		reg(in.A)
+		dst = binary.AppendVarint(dst, in.Imm)
+	case FormatStore:
+		reg(in.A)
+		reg(in.B)
+		dst = binary.AppendVarint(dst, in.Imm)
+	case FormatMemorySize:
+		reg(in.Dst)
+	case FormatJump:
+		dst = binary.AppendUvarint(dst, uint64(in.Target))
+	case FormatBranch:
+		reg(in.A)
+		dst = binary.AppendUvarint(dst, uint64(in.Target))
+	case FormatCmpBranch:
+		reg(in.A)
+		bOrImm()
+		dst = binary.AppendUvarint(dst, uint64(in.Target))
+	case FormatSwitch:
+		reg(in.A)
+		dst = binary.AppendUvarint(dst, uint64(len(in.Table)))
+		for _, t := range in.Table {
+			dst = binary.AppendUvarint(dst, uint64(t))
+		}
+		dst = binary.AppendUvarint(dst, uint64(in.Target))
+	case FormatCall:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		dst = binAppendRegs(dst, in.Args)
+		dst = binAppendRegs(dst, in.Results)
+	case FormatReturn:
+		dst = binAppendRegs(dst, in.Args)
+	case FormatTrap:
+		dst = binary.AppendVarint(dst, in.Imm)
+	}
+	return dst
+}
+
+// DecodeError reports where and why Decode rejected its input. Pos is the
+// offset in the input of the item that could not be decoded (for example
+// the first byte of a varint or of an instruction). Func is the index of the
+// function being decoded and Instr the index of the instruction within it;
+// both are -1 when not applicable. FuncName is the function's name once it
+// has been read.
+type DecodeError struct {
+	Pos      int
+	Func     int
+	FuncName string
+	Instr    int
+	Msg      string
+}
+
+// Error formats the error with its location, for example
+// "decode: byte 57: func fib: instruction 3: unknown opcode 250". The
+// function and instruction parts are left out when they do not apply. A
+// function name that is not an identifier is quoted; a function whose name
+// has not been read is written #Func.
+func (e *DecodeError) Error() string {
+	s := fmt.Sprintf("decode: byte %d: ", e.Pos)
+	if e.Func >= 0 {
+		switch {
+		case IsIdentifier(e.FuncName):
+			s += "func " + e.FuncName + ": "
+		case e.FuncName != "":
+			s += fmt.Sprintf("func %q: ", e.FuncName)
+		default:
+			s += fmt.Sprintf("func #%d: ", e.Func)
+		}
+	}
+	if e.Instr >= 0 {
+		s += fmt.Sprintf("instruction %d: ", e.Instr)
+	}
+	return s + e.Msg
+}
+
+// Decode parses the binary form of a module (see Encode) and returns the
+// module after checking it with Verify. It never panics. It rejects every
+// input that Encode would not produce for a valid module: malformed input
+// gets a *DecodeError saying where decoding stopped, and a well-formed
+// encoding of a module that Verify rejects gets the verifier's *VerifyError.
+// The module shares no memory with b.
+func Decode(b []byte) (*Module, error) {
+	m, err := binDecodeUnverified(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := Verify(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// binDecodeUnverified decodes the structure of a binary module without
+// running Verify. The module it returns may break the verifier's rules (a
+// register or branch target out of range, a callee that does not exist,
+// mismatched types, bad names), but it respects the limits on counts, every
+// opcode and type in it is valid, and UseImm is set only for opcodes that
+// allow immediates. Errors are *DecodeError.
+func binDecodeUnverified(b []byte) (*Module, error) {
+	d := &binDecoder{b: b, fn: -1, instr: -1}
+	m, err := d.module()
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// binDecoder reads a binary module. pos is the offset of the next unread
+// byte; fn, fnName and instr locate errors; where and whereIdx name the
+// module-level item being read ("host import", 2), if any.
+type binDecoder struct {
+	b        []byte
+	pos      int
+	fn       int
+	fnName   string
+	instr    int
+	where    string
+	whereIdx int
+}
+
+// errAt returns a *DecodeError at input offset pos in the current context.
+func (d *binDecoder) errAt(pos int, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if d.where != "" {
+		msg = fmt.Sprintf("%s %d: %s", d.where, d.whereIdx, msg)
+	}
+	return &DecodeError{Pos: pos, Func: d.fn, FuncName: d.fnName, Instr: d.instr, Msg: msg}
+}
+
+func (d *binDecoder) remaining() int { return len(d.b) - d.pos }
+
+// uvarint reads a minimally encoded unsigned LEB128 number; what names it in
+// errors.
+func (d *binDecoder) uvarint(what string) (uint64, error) {
+	v, n := binary.Uvarint(d.b[d.pos:])
+	switch {
+	case n == 0:
+		return 0, d.errAt(d.pos, "%s: unexpected end of input", what)
+	case n < 0:
+		return 0, d.errAt(d.pos, "%s: varint overflows 64 bits", what)
+	case n > 1 && d.b[d.pos+n-1] == 0:
+		return 0, d.errAt(d.pos, "%s: non-minimal varint encoding", what)
+	}
+	d.pos += n
+	return v, nil
+}
+
+// varint reads a minimally encoded zigzag varint.
+func (d *binDecoder) varint(what string) (int64, error) {
+	u, err := d.uvarint(what)
+	x := int64(u >> 1)
+	if u&1 != 0 {
+		x = ^x
+	}
+	return x, err
+}
+
+// u32 reads a uvarint that must fit in 32 bits.
+func (d *binDecoder) u32(what string) (uint32, error) {
+	if v, ok := d.fastU32(); ok {
+		return v, nil
+	}
+	start := d.pos
+	v, err := d.uvarint(what)
+	if err != nil {
+		return 0, err
+	}
+	if v > math.MaxUint32 {
+		return 0, d.errAt(start, "%s %d does not fit in 32 bits", what, v)
+	}
+	return uint32(v), nil
+}
+
+// fastU32 reads a minimal uvarint that fits in 32 bits, the common case,
+// without naming it. If the next bytes are anything else it reads nothing and
+// returns false, and the caller reads them again with a method that reports
+// the error.
+func (d *binDecoder) fastU32() (uint32, bool) {
+	v, n := binary.Uvarint(d.b[d.pos:])
+	if n <= 0 || n > 1 && d.b[d.pos+n-1] == 0 || v > math.MaxUint32 {
+		return 0, false
+	}
+	d.pos += n
+	return uint32(v), true
+}
+
+// reg reads a register number.
+func (d *binDecoder) reg(what string) (Reg, error) {
+	if v, ok := d.fastU32(); ok {
+		return Reg(v), nil
+	}
+	start := d.pos
+	v, err := d.uvarint(what + " register")
+	if err != nil {
+		return 0, err
+	}
+	if v > math.MaxUint32 {
+		return 0, d.errAt(start, "%s register r%d does not fit in 32 bits", what, v)
+	}
+	return Reg(v), nil
+}
+
+// count reads the number of items of a list. It fails if the number exceeds
+// limit (when limit > 0) or if the input that remains after it cannot hold
+// that many items of at least minSize bytes each, so that callers may
+// allocate for count items.
+func (d *binDecoder) count(what string, limit uint64, minSize int) (int, error) {
+	start := d.pos
+	v, err := d.uvarint(what)
+	if err != nil {
+		return 0, err
+	}
+	if limit > 0 && v > limit {
+		return 0, d.errAt(start, "%s %d exceeds the limit of %d", what, v, limit)
+	}
+	return d.fit(start, what, v, minSize)
+}
+
+// fit checks that v items of at least minSize bytes each can fit in the
+// remaining input; start is the offset of the count v was read from.
+func (d *binDecoder) fit(start int, what string, v uint64, minSize int) (int, error) {
+	if rem := d.remaining(); v > uint64(rem/minSize) {
+		return 0, d.errAt(start, "%s %d is too large for the %d remaining bytes", what, v, rem)
+	}
+	return int(v), nil
+}
+
+// byteString reads a length-prefixed byte string and returns a copy of it
+// (nil when it is empty).
+func (d *binDecoder) byteString(what string) ([]byte, error) {
+	n, err := d.count(what+" length", 0, 1)
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	s := make([]byte, n)
+	copy(s, d.b[d.pos:])
+	d.pos += n
+	return s, nil
+}
+
+// str reads a length-prefixed string.
+func (d *binDecoder) str(what string) (string, error) {
+	n, err := d.count(what+" length", 0, 1)
+	if err != nil {
+		return "", err
+	}
+	s := string(d.b[d.pos : d.pos+n])
+	d.pos += n
+	return s, nil
+}
+
+// typ reads one type byte.
+func (d *binDecoder) typ(what string) (Type, error) {
+	if d.pos >= len(d.b) {
+		return 0, d.errAt(d.pos, "%s: unexpected end of input", what)
+	}
+	t := Type(d.b[d.pos])
+	if !t.Valid() {
+		return 0, d.errAt(d.pos, "%s: unknown type byte %d", what, d.b[d.pos])
+	}
+	d.pos++
+	return t, nil
+}
+
+// types reads a count and that many type bytes.
+func (d *binDecoder) types(what string) ([]Type, error) {
+	n, err := d.count(what+" count", MaxParams, 1)
+	if err != nil {
+		return nil, err
+	}
+	return d.typeBytes(what, n, 0)
+}
+
+// typeBytes reads n type bytes into a new slice with front free elements
+// before them (nil if the slice would be empty).
+func (d *binDecoder) typeBytes(what string, n, front int) ([]Type, error) {
+	if n+front == 0 {
+		return nil, nil
+	}
+	ts := make([]Type, front+n)
+	for i := front; i < len(ts); i++ {
+		var err error
+		if ts[i], err = d.typ(what); err != nil {
+			return nil, err
+		}
+	}
+	return ts, nil
+}
+
+func (d *binDecoder) sig() (Signature, error) {
+	var s Signature
+	var err error
+	if s.Params, err = d.types("parameter type"); err != nil {
+		return s, err
+	}
+	s.Results, err = d.types("result type")
+	return s, err
+}
+
+// regs reads a register list of at most MaxParams entries (a valid call or
+// ret never has more).
+func (d *binDecoder) regs(what string) ([]Reg, error) {
+	n, err := d.count(what+" count", MaxParams, 1)
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	rs := make([]Reg, n)
+	for i := range rs {
+		if r, ok := d.fastU32(); ok {
+			rs[i] = Reg(r)
+		} else if rs[i], err = d.reg(fmt.Sprintf("%s %d", what, i)); err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
+}
+
+func (d *binDecoder) module() (*Module, error) {
+	if len(d.b) < len(binMagic) || string(d.b[:len(binMagic)]) != binMagic {
+		if n := min(len(d.b), len(binMagic)); string(d.b[:n]) == binMagic[:n] {
+			return nil, d.errAt(0, "magic: unexpected end of input")
+		}
+		return nil, d.errAt(0, "bad magic %q, want %q", d.b[:min(len(d.b), len(binMagic))], binMagic)
+	}
+	d.pos = len(binMagic)
+	if d.pos >= len(d.b) {
+		return nil, d.errAt(d.pos, "version: unexpected end of input")
+	}
+	if v := d.b[d.pos]; v != binVersion {
+		return nil, d.errAt(d.pos, "unsupported version %d", v)
+	}
+	d.pos++
+
+	m := &Module{}
+	var err error
+	if m.Memory.MinPages, err = d.u32("memory minimum pages"); err != nil {
+		return nil, err
+	}
+	if m.Memory.MaxPages, err = d.u32("memory maximum pages"); err != nil {
+		return nil, err
+	}
+
+	n, err := d.count("data segment count", 0, binMinData)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		m.Data = make([]DataSegment, n)
+	}
+	for i := range m.Data {
+		d.where, d.whereIdx = "data segment", i
+		ds := &m.Data[i]
+		if ds.Offset, err = d.u32("offset"); err != nil {
+			return nil, err
+		}
+		if ds.Bytes, err = d.byteString("data"); err != nil {
+			return nil, err
+		}
+	}
+	d.where = ""
+
+	if n, err = d.count("host import count", MaxHosts, binMinHost); err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		m.Hosts = make([]HostImport, n)
+	}
+	for i := range m.Hosts {
+		d.where, d.whereIdx = "host import", i
+		h := &m.Hosts[i]
+		if h.Name, err = d.str("name"); err != nil {
+			return nil, err
+		}
+		if h.Sig, err = d.sig(); err != nil {
+			return nil, err
+		}
+	}
+	d.where = ""
+
+	if n, err = d.count("function count", MaxFuncs, binMinFunc); err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		m.Funcs = make([]*Function, n)
+	}
+	for i := range m.Funcs {
+		d.fn = i
+		if m.Funcs[i], err = d.function(); err != nil {
+			return nil, err
+		}
+	}
+	d.fn, d.fnName = -1, ""
+
+	if n, err = d.count("export count", 0, binMinExport); err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		m.Exports = make([]Export, n)
+	}
+	for i := range m.Exports {
+		d.where, d.whereIdx = "export", i
+		e := &m.Exports[i]
+		if e.Name, err = d.str("name"); err != nil {
+			return nil, err
+		}
+		if e.Func, err = d.u32("function index"); err != nil {
+			return nil, err
+		}
+	}
+	d.where = ""
+
+	if d.pos != len(d.b) {
+		return nil, d.errAt(d.pos, "%d trailing bytes after the export section", len(d.b)-d.pos)
+	}
+	return m, nil
+}
+
+func (d *binDecoder) function() (*Function, error) {
+	d.fnName = ""
+	f := &Function{}
+	var err error
+	if f.Name, err = d.str("name"); err != nil {
+		return nil, err
+	}
+	d.fnName = f.Name
+	if f.Sig, err = d.sig(); err != nil {
+		return nil, err
+	}
+	np := len(f.Sig.Params)
+	start := d.pos
+	v, err := d.uvarint("register count")
+	if err != nil {
+		return nil, err
+	}
+	if v > MaxRegs-uint64(np) {
+		return nil, d.errAt(start, "%d registers beyond the %d parameters exceed the limit of %d", v, np, MaxRegs)
+	}
+	nr, err := d.fit(start, "register count", v, 1)
+	if err != nil {
+		return nil, err
+	}
+	if f.Regs, err = d.typeBytes("register type", nr, np); err != nil {
+		return nil, err
+	}
+	copy(f.Regs, f.Sig.Params)
+
+	n, err := d.count("instruction count", MaxCode, binMinInstr)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		f.Code = make([]Instr, n)
+	}
+	for i := range f.Code {
+		d.instr = i
+		if err := d.instruction(&f.Code[i]); err != nil {
+			return nil, err
+		}
+	}
+	d.instr = -1
+	return f, nil
+}
+
+func (d *binDecoder) instruction(in *Instr) error {
+	start := d.pos
+	v, err := d.uvarint("opcode")
+	if err != nil {
+		return err
+	}
+	if op := v >> 1; op == uint64(OpInvalid) || op >= uint64(numOps) {
+		return d.errAt(start, "unknown opcode %d", op)
+	}
+	in.Op = Op(v >> 1)
+	info := in.Op.Info()
+	if v&1 != 0 {
+		if !info.Imm {
+			return d.errAt(start, "%s takes no immediate operand (useImm bit set)", in.Op)
+		}
+		in.UseImm = true
+	}
+
+	// Each step stores one field; the first error stops the rest.
+	reg := func(r *Reg, what string) {
+		if err == nil {
+			*r, err = d.reg(what)
+		}
+	}
+	imm := func(what string) {
+		if err == nil {
+			in.Imm, err = d.varint(what)
+		}
+	}
+	bOrImm := func() {
+		if in.UseImm {
+			imm("immediate")
+		} else {
+			reg(&in.B, "operand B")
+		}
+	}
+	target := func(t *uint32, what string) {
+		if err == nil {
+			*t, err = d.u32(what)
+		}
+	}
+
+	switch info.Format {
+	case FormatConst:
+		reg(&in.Dst, "destination")
+		if in.Op != OpF64Const {
+			imm("constant")
+		} else if err == nil {
+			if d.remaining() < 8 {
+				return d.errAt(d.pos, "f64 constant: unexpected end of input")
+			}
+			in.Imm = int64(binary.LittleEndian.Uint64(d.b[d.pos:]))
+			d.pos += 8
+		}
+	case FormatUnary:
+		reg(&in.Dst, "destination")
+		reg(&in.A, "operand A")
+	case FormatBinary:
+		reg(&in.Dst, "destination")
+		reg(&in.A, "operand A")
+		bOrImm()
+	case FormatSelect:
+		reg(&in.Dst, "destination")
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+		reg(&in.C, "operand C")
+	case FormatLoad:
+		reg(&in.Dst, "destination")
+		reg(&in.A, "operand A")
+		imm("memory offset")
+	case FormatStore:
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+		imm("memory offset")
+	case FormatMemorySize:
+		reg(&in.Dst, "destination")
+	case FormatJump:
+		target(&in.Target, "branch target")
+	case FormatBranch:
+		reg(&in.A, "operand A")
+		target(&in.Target, "branch target")
+	case FormatCmpBranch:
+		reg(&in.A, "operand A")
+		bOrImm()
+		target(&in.Target, "branch target")
+	case FormatSwitch:
+		reg(&in.A, "operand A")
+		if err != nil {
+			return err
+		}
+		var n int
+		if n, err = d.count("switch table size", MaxSwitchTable, 1); err != nil {
+			return err
+		}
+		if n > 0 {
+			in.Table = make([]uint32, n)
+		}
+		for i := range in.Table {
+			var ok bool
+			if in.Table[i], ok = d.fastU32(); ok {
+				continue
+			}
+			if in.Table[i], err = d.u32(fmt.Sprintf("switch case %d target", i)); err != nil {
+				return err
+			}
+		}
+		target(&in.Target, "switch default target")
+	case FormatCall:
+		target(&in.Callee, "callee")
+		if err == nil {
+			in.Args, err = d.regs("argument")
+		}
+		if err == nil {
+			in.Results, err = d.regs("result")
+		}
+	case FormatReturn:
+		in.Args, err = d.regs("return value")
+	case FormatTrap:
+		imm("trap code")
+	}
+	return err
+}

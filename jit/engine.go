@@ -1,0 +1,210 @@
+// Package jit is kiln's embedding API. An interpreter written in Go loads a
+// bytecode module into an Engine, instantiates it with host functions, and
+// calls its exported functions:
+//
+//	engine, _ := jit.NewEngine(jit.Options{})
+//	mod, _ := engine.LoadText(src)
+//	inst, _ := mod.Instantiate(jit.Imports{"putc": jit.MustHost(func(c int64) { ... })})
+//	results, err := inst.Call(ctx, "main", 42)
+//
+// Every function starts in the interpreter (tier 0), which counts the edges
+// its control flow takes; Stats exposes those counts. Compiled tiers will
+// use the same counts to decide what to compile and how.
+//
+// Values cross the API as uint64: i64 values as their two's-complement bits,
+// f64 values as their IEEE-754 bits (see I64, F64, AsF64).
+//
+// Concurrency: an Engine and a Module may be used from any number of
+// goroutines. An Instance runs one call at a time: a call made while another
+// goroutine's call is running on the same instance fails with ErrBusy
+// instead of corrupting it. Host functions that want to call back into
+// their instance use the *Caller they are given; such nested calls are
+// allowed. Separate instances run in parallel freely.
+package jit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/interp"
+)
+
+// Tier names an execution tier.
+type Tier int
+
+// The tiers, slowest to compile first.
+const (
+	TierInterp     Tier = iota // the reference interpreter, counting edges
+	TierBaseline               // naive compiled code (not available yet)
+	TierOptimizing             // profile-steered compiled code (not available yet)
+)
+
+var tierNames = [...]string{"interp", "baseline", "optimizing"}
+
+// String returns the tier's name as flags spell it.
+func (t Tier) String() string {
+	if t >= 0 && int(t) < len(tierNames) {
+		return tierNames[t]
+	}
+	return fmt.Sprintf("tier(%d)", int(t))
+}
+
+// ParseTier parses a tier name ("interp", "baseline", "optimizing").
+func ParseTier(s string) (Tier, error) {
+	for i, n := range tierNames {
+		if n == s {
+			return Tier(i), nil
+		}
+	}
+	return 0, fmt.Errorf("jit: unknown tier %q (want interp, baseline or optimizing)", s)
+}
+
+// Options configure an Engine. The zero value gives the defaults.
+type Options struct {
+	// Tier is the highest tier functions may reach. Only TierInterp is
+	// available in this version; other values make NewEngine fail.
+	Tier Tier
+
+	// TierUpCalls is the number of calls after which a function becomes a
+	// candidate for compilation, and TierUpBackEdges the number of taken
+	// loop back edges (0: defaults). They take effect once compiled tiers
+	// exist.
+	TierUpCalls     uint64
+	TierUpBackEdges uint64
+	// ReoptimizeDrift is the profile drift distance (0..1, see
+	// profilecounters.Drift) beyond which a compiled function is compiled
+	// again (0: the default).
+	ReoptimizeDrift float64
+
+	// MaxCallDepth limits nested calls (default interp.DefaultMaxCallDepth).
+	MaxCallDepth int
+	// MaxStackBytes limits the register stack of one instance (default 32
+	// MiB).
+	MaxStackBytes int
+	// MaxMemoryPages caps every instance's linear memory below the module's
+	// own maximum (0: no extra cap).
+	MaxMemoryPages uint32
+	// Fuel, when positive, limits each call from Go to that many backward
+	// branches and calls; the next traps FuelExhausted.
+	Fuel int64
+}
+
+// Defaults for the tiering options.
+const (
+	DefaultTierUpCalls     = 1000
+	DefaultTierUpBackEdges = 10000
+	DefaultReoptimizeDrift = 0.25
+)
+
+// Engine loads modules under one set of options. It is safe for
+// concurrent use.
+type Engine struct {
+	opts Options
+}
+
+// NewEngine validates opts, fills in defaults and returns an engine.
+func NewEngine(opts Options) (*Engine, error) {
+	if opts.Tier != TierInterp {
+		return nil, fmt.Errorf("jit: tier %s is not available in this build", opts.Tier)
+	}
+	if opts.MaxCallDepth < 0 || opts.MaxStackBytes < 0 || opts.Fuel < 0 {
+		return nil, errors.New("jit: negative limit in options")
+	}
+	if opts.ReoptimizeDrift < 0 || opts.ReoptimizeDrift > 1 {
+		return nil, fmt.Errorf("jit: ReoptimizeDrift %v is outside [0, 1]", opts.ReoptimizeDrift)
+	}
+	if opts.TierUpCalls == 0 {
+		opts.TierUpCalls = DefaultTierUpCalls
+	}
+	if opts.TierUpBackEdges == 0 {
+		opts.TierUpBackEdges = DefaultTierUpBackEdges
+	}
+	if opts.ReoptimizeDrift == 0 {
+		opts.ReoptimizeDrift = DefaultReoptimizeDrift
+	}
+	if opts.MaxCallDepth == 0 {
+		opts.MaxCallDepth = interp.DefaultMaxCallDepth
+	}
+	if opts.MaxStackBytes == 0 {
+		opts.MaxStackBytes = interp.DefaultMaxStackSlots * 8
+	}
+	if opts.MaxMemoryPages > bytecode.MaxPages {
+		return nil, fmt.Errorf("jit: MaxMemoryPages %d exceeds %d", opts.MaxMemoryPages, bytecode.MaxPages)
+	}
+	return &Engine{opts: opts}, nil
+}
+
+// Options returns the engine's options with defaults filled in.
+func (e *Engine) Options() Options { return e.opts }
+
+// Module is a verified, loaded module. It is immutable and safe for
+// concurrent use; Instantiate it to run it.
+type Module struct {
+	engine *Engine
+	prog   *interp.Program
+}
+
+// Load verifies m and loads a copy of it: later changes to m do not affect
+// the loaded module.
+func (e *Engine) Load(m *bytecode.Module) (*Module, error) {
+	if m == nil {
+		return nil, errors.New("jit: load: nil module")
+	}
+	prog, err := interp.Prepare(m.Clone())
+	if err != nil {
+		return nil, fmt.Errorf("jit: load: %w", err)
+	}
+	return &Module{engine: e, prog: prog}, nil
+}
+
+// LoadText assembles a module from the text form and loads it.
+func (e *Engine) LoadText(src []byte) (*Module, error) {
+	m, err := bytecode.Assemble(src)
+	if err != nil {
+		return nil, fmt.Errorf("jit: load: %w", err)
+	}
+	return e.Load(m)
+}
+
+// LoadBinary decodes a module from the binary form and loads it.
+func (e *Engine) LoadBinary(b []byte) (*Module, error) {
+	m, err := bytecode.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("jit: load: %w", err)
+	}
+	return e.Load(m)
+}
+
+// Bytecode returns a copy of the module's bytecode.
+func (m *Module) Bytecode() *bytecode.Module { return m.prog.Module.Clone() }
+
+// ExportedFunction describes an exported function.
+type ExportedFunction struct {
+	Name string
+	Sig  bytecode.Signature
+}
+
+// Exports lists the module's exported functions in declaration order.
+func (m *Module) Exports() []ExportedFunction {
+	var out []ExportedFunction
+	for _, e := range m.prog.Module.Exports {
+		out = append(out, ExportedFunction{Name: e.Name, Sig: m.prog.Module.Funcs[e.Func].Sig})
+	}
+	return out
+}
+
+// HostImports lists the host functions the module imports.
+func (m *Module) HostImports() []bytecode.HostImport {
+	return append([]bytecode.HostImport(nil), m.prog.Module.Hosts...)
+}
+
+// I64 returns the API representation of an i64 value.
+func I64(v int64) uint64 { return uint64(v) }
+
+// F64 returns the API representation of an f64 value.
+func F64(v float64) uint64 { return math.Float64bits(v) }
+
+// AsF64 interprets an API value as f64.
+func AsF64(v uint64) float64 { return math.Float64frombits(v) }

@@ -1,0 +1,247 @@
+package jit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+
+	"github.com/kiln-jit/kiln/bytecode"
+)
+
+// HostFunction is a Go function a module can import. Build one with Host
+// (from a plain Go func) or RawHost (working on raw values).
+type HostFunction struct {
+	sig bytecode.Signature
+	fn  RawHostFunc
+}
+
+// Signature returns the bytecode signature of the host function.
+func (h HostFunction) Signature() bytecode.Signature { return h.sig }
+
+// RawHostFunc is the low-level form of a host function: it reads args and
+// writes results (f64 values as bits). c gives access to the calling
+// instance. A non-nil error stops the call with a HostError trap wrapping
+// it.
+type RawHostFunc func(c *Caller, args, results []uint64) error
+
+// RawHost returns a host function with the given signature that works on
+// raw values. It is the fastest form: no reflection and no allocation per
+// call.
+func RawHost(params, results []bytecode.Type, fn RawHostFunc) HostFunction {
+	return HostFunction{sig: bytecode.Signature{Params: params, Results: results}, fn: fn}
+}
+
+// Caller is what a host function sees of the instance that called it: its
+// memory, and re-entrant calls into it. It is valid only during the host
+// call.
+type Caller struct {
+	inst *Instance
+	ctx  context.Context
+}
+
+// Context returns the context of the running call.
+func (c *Caller) Context() context.Context { return c.ctx }
+
+// Memory returns the instance's linear memory. The slice is valid until the
+// memory grows (memory.grow in bytecode or a nested call that grows it).
+func (c *Caller) Memory() []byte { return c.inst.machine.Memory.Bytes }
+
+// ReadMemory copies n bytes at offset out of the instance's memory.
+func (c *Caller) ReadMemory(offset, n uint64) ([]byte, error) { return c.inst.ReadMemory(offset, n) }
+
+// WriteMemory copies data into the instance's memory at offset.
+func (c *Caller) WriteMemory(offset uint64, data []byte) error {
+	return c.inst.WriteMemory(offset, data)
+}
+
+// Call calls an exported function of the instance from inside a host
+// function (a nested call, sharing the outer call's limits and fuel).
+func (c *Caller) Call(name string, args ...uint64) ([]uint64, error) {
+	f, err := c.inst.Func(name)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]uint64, len(f.sig.Results))
+	if err := c.inst.callNested(c.ctx, f.index, args, results); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+var (
+	callerType = reflect.TypeFor[*Caller]()
+	ctxType    = reflect.TypeFor[context.Context]()
+	errorType  = reflect.TypeFor[error]()
+)
+
+// Host wraps a plain Go function as a host function. Its parameters and
+// results may be int64, uint64 (both i64) and float64 (f64); it may take a
+// *Caller or a context.Context as its first parameter, and may return an
+// error as its last result. For example:
+//
+//	func(x int64) int64
+//	func(c *jit.Caller, ptr, n int64) error
+//	func(ctx context.Context, x float64) (float64, int64)
+//
+// Common shapes are called without reflection.
+func Host(fn any) (HostFunction, error) {
+	if fn == nil {
+		return HostFunction{}, errors.New("jit: host: nil function")
+	}
+	if h, ok := fastHost(fn); ok {
+		return h, nil
+	}
+	v := reflect.ValueOf(fn)
+	t := v.Type()
+	if t.Kind() != reflect.Func {
+		return HostFunction{}, fmt.Errorf("jit: host: %T is not a function", fn)
+	}
+	if t.IsVariadic() {
+		return HostFunction{}, fmt.Errorf("jit: host: %T is variadic", fn)
+	}
+	first := 0
+	passCaller, passCtx := false, false
+	if t.NumIn() > 0 {
+		switch t.In(0) {
+		case callerType:
+			passCaller, first = true, 1
+		case ctxType:
+			passCtx, first = true, 1
+		}
+	}
+	var sig bytecode.Signature
+	for i := first; i < t.NumIn(); i++ {
+		bt, err := goToType(t.In(i))
+		if err != nil {
+			return HostFunction{}, fmt.Errorf("jit: host: parameter %d of %T: %w", i, fn, err)
+		}
+		sig.Params = append(sig.Params, bt)
+	}
+	nout := t.NumOut()
+	returnsErr := nout > 0 && t.Out(nout-1) == errorType
+	if returnsErr {
+		nout--
+	}
+	for i := 0; i < nout; i++ {
+		bt, err := goToType(t.Out(i))
+		if err != nil {
+			return HostFunction{}, fmt.Errorf("jit: host: result %d of %T: %w", i, fn, err)
+		}
+		sig.Results = append(sig.Results, bt)
+	}
+	inTypes := make([]reflect.Type, t.NumIn())
+	for i := range inTypes {
+		inTypes[i] = t.In(i)
+	}
+	raw := func(c *Caller, args, results []uint64) error {
+		in := make([]reflect.Value, len(inTypes))
+		switch {
+		case passCaller:
+			in[0] = reflect.ValueOf(c)
+		case passCtx:
+			in[0] = reflect.ValueOf(c.ctx)
+		}
+		for i, a := range args {
+			in[first+i] = fromRaw(inTypes[first+i], a)
+		}
+		out := v.Call(in)
+		if returnsErr {
+			if e := out[len(out)-1]; !e.IsNil() {
+				return e.Interface().(error)
+			}
+		}
+		for i := range results {
+			results[i] = toRaw(out[i])
+		}
+		return nil
+	}
+	return HostFunction{sig: sig, fn: raw}, nil
+}
+
+// MustHost is Host that panics on error, for use with function literals
+// whose shape is known to be valid.
+func MustHost(fn any) HostFunction {
+	h, err := Host(fn)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+func goToType(t reflect.Type) (bytecode.Type, error) {
+	switch t.Kind() {
+	case reflect.Int64, reflect.Uint64:
+		return bytecode.I64, nil
+	case reflect.Float64:
+		return bytecode.F64, nil
+	}
+	return 0, fmt.Errorf("type %s is not int64, uint64 or float64", t)
+}
+
+func fromRaw(t reflect.Type, v uint64) reflect.Value {
+	switch t.Kind() {
+	case reflect.Int64:
+		return reflect.ValueOf(int64(v)).Convert(t)
+	case reflect.Uint64:
+		return reflect.ValueOf(v).Convert(t)
+	}
+	return reflect.ValueOf(math.Float64frombits(v)).Convert(t)
+}
+
+func toRaw(v reflect.Value) uint64 {
+	switch v.Kind() {
+	case reflect.Int64:
+		return uint64(v.Int())
+	case reflect.Uint64:
+		return v.Uint()
+	}
+	return math.Float64bits(v.Float())
+}
+
+var (
+	sigI64    = []bytecode.Type{bytecode.I64}
+	sigF64    = []bytecode.Type{bytecode.F64}
+	sigI64I64 = []bytecode.Type{bytecode.I64, bytecode.I64}
+)
+
+// fastHost wraps the most common host function shapes without reflection.
+func fastHost(fn any) (HostFunction, bool) {
+	switch f := fn.(type) {
+	case func():
+		return RawHost(nil, nil, func(*Caller, []uint64, []uint64) error { f(); return nil }), true
+	case func(int64):
+		return RawHost(sigI64, nil, func(_ *Caller, a, _ []uint64) error { f(int64(a[0])); return nil }), true
+	case func() int64:
+		return RawHost(nil, sigI64, func(_ *Caller, _, r []uint64) error { r[0] = uint64(f()); return nil }), true
+	case func(int64) int64:
+		return RawHost(sigI64, sigI64, func(_ *Caller, a, r []uint64) error { r[0] = uint64(f(int64(a[0]))); return nil }), true
+	case func(int64, int64) int64:
+		return RawHost(sigI64I64, sigI64, func(_ *Caller, a, r []uint64) error {
+			r[0] = uint64(f(int64(a[0]), int64(a[1])))
+			return nil
+		}), true
+	case func(int64) error:
+		return RawHost(sigI64, nil, func(_ *Caller, a, _ []uint64) error { return f(int64(a[0])) }), true
+	case func() (int64, error):
+		return RawHost(nil, sigI64, func(_ *Caller, _, r []uint64) error {
+			v, err := f()
+			r[0] = uint64(v)
+			return err
+		}), true
+	case func(float64) float64:
+		return RawHost(sigF64, sigF64, func(_ *Caller, a, r []uint64) error {
+			r[0] = math.Float64bits(f(math.Float64frombits(a[0])))
+			return nil
+		}), true
+	case func(float64):
+		return RawHost(sigF64, nil, func(_ *Caller, a, _ []uint64) error { f(math.Float64frombits(a[0])); return nil }), true
+	case func(*Caller, int64, int64) error:
+		return RawHost(sigI64I64, nil, func(c *Caller, a, _ []uint64) error { return f(c, int64(a[0]), int64(a[1])) }), true
+	}
+	return HostFunction{}, false
+}
+
+// Imports maps host import names to the functions that implement them.
+type Imports map[string]HostFunction

@@ -1,0 +1,174 @@
+package jit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/interp"
+)
+
+// ErrBusy is returned by a call on an instance that is already running a
+// call on another goroutine. Host functions call back into their instance
+// through their *Caller instead.
+var ErrBusy = errors.New("jit: instance is busy with a call on another goroutine (host functions call back through their *jit.Caller)")
+
+// Instance is a module instantiated with its host functions and its own
+// memory, registers and edge counters.
+type Instance struct {
+	module  *Module
+	machine *interp.Machine
+	busy    atomic.Bool
+}
+
+// Instantiate creates an instance. Every host import must be provided with
+// a matching signature; extra entries in imports are an error too (they are
+// most likely misspelt names). The memory is created and the data segments
+// copied in.
+func (m *Module) Instantiate(imports Imports) (*Instance, error) {
+	bm := m.prog.Module
+	opts := m.engine.opts
+	maxPages := bm.Memory.MaxPages
+	if opts.MaxMemoryPages > 0 && maxPages > opts.MaxMemoryPages {
+		maxPages = opts.MaxMemoryPages
+	}
+	if bm.Memory.MinPages > maxPages {
+		return nil, fmt.Errorf("jit: instantiate: the module needs %d memory pages; the engine allows %d", bm.Memory.MinPages, maxPages)
+	}
+	inst := &Instance{module: m}
+	hosts := make([]interp.HostFunc, len(bm.Hosts))
+	for i, imp := range bm.Hosts {
+		h, ok := imports[imp.Name]
+		if !ok {
+			return nil, fmt.Errorf("jit: instantiate: missing host function %q %s", imp.Name, imp.Sig)
+		}
+		if h.fn == nil {
+			return nil, fmt.Errorf("jit: instantiate: host function %q is empty", imp.Name)
+		}
+		if !h.sig.Equal(imp.Sig) {
+			return nil, fmt.Errorf("jit: instantiate: host function %q has signature %s; the module imports it as %s", imp.Name, h.sig, imp.Sig)
+		}
+		fn := h.fn
+		hosts[i] = func(ctx context.Context, args, results []uint64) error {
+			return fn(&Caller{inst: inst, ctx: ctx}, args, results)
+		}
+	}
+	for name := range imports {
+		if bm.HostIndex(name) < 0 {
+			return nil, fmt.Errorf("jit: instantiate: the module imports no host function %q", name)
+		}
+	}
+	mem := interp.NewMemory(bm.Memory.MinPages, maxPages)
+	for _, d := range bm.Data {
+		copy(mem.Bytes[d.Offset:], d.Bytes)
+	}
+	mach, err := interp.NewMachine(m.prog, interp.Config{
+		MaxCallDepth:  opts.MaxCallDepth,
+		MaxStackSlots: opts.MaxStackBytes / 8,
+		Fuel:          opts.Fuel,
+	}, hosts, mem)
+	if err != nil {
+		return nil, fmt.Errorf("jit: instantiate: %w", err)
+	}
+	inst.machine = mach
+	return inst, nil
+}
+
+// Module returns the module the instance was created from.
+func (i *Instance) Module() *Module { return i.module }
+
+// Function is an exported function of an instance, resolved once so calls
+// skip the name lookup.
+type Function struct {
+	inst  *Instance
+	index int
+	name  string
+	sig   bytecode.Signature
+}
+
+// Func looks up an exported function.
+func (i *Instance) Func(name string) (*Function, error) {
+	bm := i.module.prog.Module
+	idx := bm.ExportedFunc(name)
+	if idx < 0 {
+		return nil, fmt.Errorf("jit: no exported function %q", name)
+	}
+	return &Function{inst: i, index: idx, name: name, sig: bm.Funcs[idx].Sig}, nil
+}
+
+// Signature returns the function's signature.
+func (f *Function) Signature() bytecode.Signature { return f.sig }
+
+// Call calls the function with args and returns its results. A trap is
+// returned as a *bytecode.Trap error.
+func (f *Function) Call(ctx context.Context, args ...uint64) ([]uint64, error) {
+	results := make([]uint64, len(f.sig.Results))
+	if err := f.CallInto(ctx, args, results); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// CallInto calls the function, writing its results into results, which must
+// have the length of the signature's results. It does not allocate.
+func (f *Function) CallInto(ctx context.Context, args, results []uint64) error {
+	if len(args) != len(f.sig.Params) {
+		return fmt.Errorf("jit: %s takes %d arguments, got %d", f.name, len(f.sig.Params), len(args))
+	}
+	if len(results) != len(f.sig.Results) {
+		return fmt.Errorf("jit: %s returns %d results, got room for %d", f.name, len(f.sig.Results), len(results))
+	}
+	i := f.inst
+	if !i.busy.CompareAndSwap(false, true) {
+		return ErrBusy
+	}
+	defer i.busy.Store(false)
+	return i.callNested(ctx, f.index, args, results)
+}
+
+// callNested runs a call on the machine; the caller holds the busy flag.
+func (i *Instance) callNested(ctx context.Context, fn int, args, results []uint64) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if len(args) != len(i.module.prog.Module.Funcs[fn].Sig.Params) {
+		return fmt.Errorf("jit: %s takes %d arguments, got %d", i.module.prog.Module.Funcs[fn].Name,
+			len(i.module.prog.Module.Funcs[fn].Sig.Params), len(args))
+	}
+	return i.machine.Call(ctx, fn, args, results)
+}
+
+// Call calls the exported function name with args.
+func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
+	f, err := i.Func(name)
+	if err != nil {
+		return nil, err
+	}
+	return f.Call(ctx, args...)
+}
+
+// Memory returns the instance's linear memory. The slice aliases the memory
+// and is valid until it grows; do not use it while a call runs on another
+// goroutine.
+func (i *Instance) Memory() []byte { return i.machine.Memory.Bytes }
+
+// ReadMemory returns a copy of n bytes of memory at offset.
+func (i *Instance) ReadMemory(offset, n uint64) ([]byte, error) {
+	mem := i.machine.Memory.Bytes
+	if offset > uint64(len(mem)) || n > uint64(len(mem))-offset {
+		return nil, fmt.Errorf("jit: read of %d bytes at %d is outside memory of %d bytes", n, offset, len(mem))
+	}
+	return append([]byte(nil), mem[offset:offset+n]...), nil
+}
+
+// WriteMemory copies data into memory at offset.
+func (i *Instance) WriteMemory(offset uint64, data []byte) error {
+	mem := i.machine.Memory.Bytes
+	if offset > uint64(len(mem)) || uint64(len(data)) > uint64(len(mem))-offset {
+		return fmt.Errorf("jit: write of %d bytes at %d is outside memory of %d bytes", len(data), offset, len(mem))
+	}
+	copy(mem[offset:], data)
+	return nil
+}

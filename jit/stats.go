@@ -1,0 +1,65 @@
+package jit
+
+import "github.com/kiln-jit/kiln/profilecounters"
+
+// FuncStats reports what an instance has recorded about one function.
+type FuncStats struct {
+	Name  string
+	Index int
+	// Tier is the tier the function currently runs in.
+	Tier Tier
+	// Calls counts the calls of the function.
+	Calls uint64
+	// Instructions estimates the bytecode instructions executed in the
+	// function: each block's entries times its length.
+	Instructions uint64
+	// Edges lists every control-flow edge with its traversal count.
+	Edges []EdgeStats
+}
+
+// EdgeStats is one control-flow edge of a function and how often it was
+// taken.
+type EdgeStats struct {
+	// From is the bytecode offset of the instruction the edge leaves, To
+	// the offset it enters.
+	From, To int
+	Kind     profilecounters.EdgeKind
+	Case     int // the switch table index, for case edges
+	Count    uint64
+}
+
+// Stats returns per-function statistics in function index order. Call it
+// when no call is running on the instance on another goroutine (from the
+// calling goroutine, or from a host function, is fine).
+func (i *Instance) Stats() []FuncStats {
+	prog := i.module.prog
+	out := make([]FuncStats, len(prog.Module.Funcs))
+	for fi, f := range prog.Module.Funcs {
+		layout := prog.Layouts[fi]
+		counters := i.machine.Counters[fi]
+		counts := layout.EdgeCounts(counters)
+		s := FuncStats{
+			Name: f.Name, Index: fi, Tier: TierInterp,
+			Calls:        counters[profilecounters.EntryCounter],
+			Instructions: layout.ExecutedInstructions(counters),
+		}
+		for e, ed := range layout.Edges {
+			s.Edges = append(s.Edges, EdgeStats{
+				From: layout.Blocks[ed.From].End - 1, To: layout.Blocks[ed.To].Start,
+				Kind: ed.Kind, Case: ed.Case, Count: counts[e],
+			})
+		}
+		out[fi] = s
+	}
+	return out
+}
+
+// Profile returns the profile (edge probabilities and block frequencies)
+// of the named function as the optimizer would see it now.
+func (i *Instance) Profile(name string) (*profilecounters.Profile, error) {
+	f, err := i.Func(name)
+	if err != nil {
+		return nil, err
+	}
+	return i.module.prog.Layouts[f.index].Profile(i.machine.Counters[f.index]), nil
+}
