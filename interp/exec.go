@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"unsafe"
 
 	"github.com/kiln-jit/kiln/bytecode"
 )
@@ -26,577 +27,621 @@ func inBounds(mem []byte, ea, size uint64) bool {
 	return ea < n && n-ea >= size
 }
 
+// execState is the part of exec's state that changes only on calls and
+// returns. It lives in memory (exec takes its address), so the dispatch
+// loop keeps just the instruction pointer, the register window and the
+// machine in registers instead of spilling a dozen variables per
+// instruction.
+type execState struct {
+	fn         int
+	f          *funcCode
+	base       int
+	code       unsafe.Pointer // &f.code[0]
+	cnt        unsafe.Pointer // &m.Counters[fn][0]
+	framesBase int
+	results    []uint64
+	mem        []byte // m.Memory.Bytes, refreshed when it may have moved
+}
+
+// enter makes function fn with registers at base the current one.
+func (st *execState) enter(m *Machine, fn, base int) {
+	st.fn, st.f, st.base = fn, m.prog.funcs[fn], base
+	st.code = unsafe.Pointer(unsafe.SliceData(st.f.code))
+	st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[fn]))
+}
+
+// pc returns the bytecode offset of in.
+func (st *execState) pc(in *inst) int {
+	return int(uintptr(unsafe.Pointer(in))-uintptr(st.code)) / instSize
+}
+
+// reg returns the register at byte offset off of the window regs.
+func reg(regs unsafe.Pointer, off uint32) *uint64 { return (*uint64)(unsafe.Add(regs, off)) }
+
+// count increments the counter at byte offset off.
+func count(cnt unsafe.Pointer, off uint32) { *(*uint64)(unsafe.Add(cnt, off))++ }
+
+// window returns the register window starting at slot base.
+func (m *Machine) window(base int) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.stack)), base*8)
+}
+
 // exec is the dispatch loop. It runs function fn, whose registers start at
 // stack slot base, until it returns (writing its results to results) or
 // traps. Frames of calls made from here are pushed above framesBase.
+//
+// Operands were checked by the verifier and pre-scaled by decodeFunc
+// (registers and counters to byte offsets, targets to instruction byte
+// offsets), so the loop addresses registers, counters and code with
+// unchecked pointer arithmetic. Linear memory accesses are checked
+// explicitly.
 func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
-	prog := m.prog
-	f := prog.funcs[fn]
-	code := f.code
-	regs := m.stack[base : base+f.nregs]
-	cnt := m.Counters[fn]
-	mem := m.Memory.Bytes
-	pc := 0
+	st := &execState{framesBase: framesBase, results: results}
+	st.enter(m, fn, base)
+	regs := m.window(base)
+	in := (*inst)(st.code)
+	st.mem = m.Memory.Bytes
 
 	for {
-		in := &code[pc]
 		switch in.op {
 		case iConst:
-			regs[in.d] = uint64(in.imm)
+			*reg(regs, in.d) = uint64(in.imm)
 		case iMov:
-			regs[in.d] = regs[in.a]
+			*reg(regs, in.d) = *reg(regs, in.a)
 
 		case iAdd:
-			regs[in.d] = regs[in.a] + regs[in.b]
+			*reg(regs, in.d) = *reg(regs, in.a) + *reg(regs, in.b)
 		case iSub:
-			regs[in.d] = regs[in.a] - regs[in.b]
+			*reg(regs, in.d) = *reg(regs, in.a) - *reg(regs, in.b)
 		case iMul:
-			regs[in.d] = regs[in.a] * regs[in.b]
+			*reg(regs, in.d) = *reg(regs, in.a) * *reg(regs, in.b)
 		case iDivS:
-			a, b := int64(regs[in.a]), int64(regs[in.b])
+			a, b := int64(*reg(regs, in.a)), int64(*reg(regs, in.b))
 			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, fn, pc)
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
 			}
 			if b == -1 && a == math.MinInt64 {
-				return m.trap(bytecode.TrapIntegerOverflow, fn, pc)
+				return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
 			}
-			regs[in.d] = uint64(a / b)
+			*reg(regs, in.d) = uint64(a / b)
 		case iDivU:
-			b := regs[in.b]
+			b := *reg(regs, in.b)
 			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, fn, pc)
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
 			}
-			regs[in.d] = regs[in.a] / b
+			*reg(regs, in.d) = *reg(regs, in.a) / b
 		case iRemS:
-			a, b := int64(regs[in.a]), int64(regs[in.b])
+			a, b := int64(*reg(regs, in.a)), int64(*reg(regs, in.b))
 			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, fn, pc)
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
 			}
 			if b == -1 {
-				regs[in.d] = 0
+				*reg(regs, in.d) = 0
 			} else {
-				regs[in.d] = uint64(a % b)
+				*reg(regs, in.d) = uint64(a % b)
 			}
 		case iRemU:
-			b := regs[in.b]
+			b := *reg(regs, in.b)
 			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, fn, pc)
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
 			}
-			regs[in.d] = regs[in.a] % b
+			*reg(regs, in.d) = *reg(regs, in.a) % b
 		case iAnd:
-			regs[in.d] = regs[in.a] & regs[in.b]
+			*reg(regs, in.d) = *reg(regs, in.a) & *reg(regs, in.b)
 		case iOr:
-			regs[in.d] = regs[in.a] | regs[in.b]
+			*reg(regs, in.d) = *reg(regs, in.a) | *reg(regs, in.b)
 		case iXor:
-			regs[in.d] = regs[in.a] ^ regs[in.b]
+			*reg(regs, in.d) = *reg(regs, in.a) ^ *reg(regs, in.b)
 		case iShl:
-			regs[in.d] = regs[in.a] << (regs[in.b] & 63)
+			*reg(regs, in.d) = *reg(regs, in.a) << (*reg(regs, in.b) & 63)
 		case iShrS:
-			regs[in.d] = uint64(int64(regs[in.a]) >> (regs[in.b] & 63))
+			*reg(regs, in.d) = uint64(int64(*reg(regs, in.a)) >> (*reg(regs, in.b) & 63))
 		case iShrU:
-			regs[in.d] = regs[in.a] >> (regs[in.b] & 63)
+			*reg(regs, in.d) = *reg(regs, in.a) >> (*reg(regs, in.b) & 63)
 		case iRotl:
-			regs[in.d] = bits.RotateLeft64(regs[in.a], int(regs[in.b]&63))
+			*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), int(*reg(regs, in.b)&63))
 		case iRotr:
-			regs[in.d] = bits.RotateLeft64(regs[in.a], -int(regs[in.b]&63))
+			*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), -int(*reg(regs, in.b)&63))
 
 		case iAddI:
-			regs[in.d] = regs[in.a] + uint64(in.imm)
+			*reg(regs, in.d) = *reg(regs, in.a) + uint64(in.imm)
 		case iSubI:
-			regs[in.d] = regs[in.a] - uint64(in.imm)
+			*reg(regs, in.d) = *reg(regs, in.a) - uint64(in.imm)
 		case iMulI:
-			regs[in.d] = regs[in.a] * uint64(in.imm)
+			*reg(regs, in.d) = *reg(regs, in.a) * uint64(in.imm)
 		case iDivSI:
-			a, b := int64(regs[in.a]), in.imm
+			a, b := int64(*reg(regs, in.a)), in.imm
 			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, fn, pc)
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
 			}
 			if b == -1 && a == math.MinInt64 {
-				return m.trap(bytecode.TrapIntegerOverflow, fn, pc)
+				return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
 			}
-			regs[in.d] = uint64(a / b)
+			*reg(regs, in.d) = uint64(a / b)
 		case iDivUI:
 			b := uint64(in.imm)
 			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, fn, pc)
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
 			}
-			regs[in.d] = regs[in.a] / b
+			*reg(regs, in.d) = *reg(regs, in.a) / b
 		case iRemSI:
-			a, b := int64(regs[in.a]), in.imm
+			a, b := int64(*reg(regs, in.a)), in.imm
 			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, fn, pc)
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
 			}
 			if b == -1 {
-				regs[in.d] = 0
+				*reg(regs, in.d) = 0
 			} else {
-				regs[in.d] = uint64(a % b)
+				*reg(regs, in.d) = uint64(a % b)
 			}
 		case iRemUI:
 			b := uint64(in.imm)
 			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, fn, pc)
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
 			}
-			regs[in.d] = regs[in.a] % b
+			*reg(regs, in.d) = *reg(regs, in.a) % b
 		case iAndI:
-			regs[in.d] = regs[in.a] & uint64(in.imm)
+			*reg(regs, in.d) = *reg(regs, in.a) & uint64(in.imm)
 		case iOrI:
-			regs[in.d] = regs[in.a] | uint64(in.imm)
+			*reg(regs, in.d) = *reg(regs, in.a) | uint64(in.imm)
 		case iXorI:
-			regs[in.d] = regs[in.a] ^ uint64(in.imm)
+			*reg(regs, in.d) = *reg(regs, in.a) ^ uint64(in.imm)
 		case iShlI:
-			regs[in.d] = regs[in.a] << (uint64(in.imm) & 63)
+			*reg(regs, in.d) = *reg(regs, in.a) << (uint64(in.imm) & 63)
 		case iShrSI:
-			regs[in.d] = uint64(int64(regs[in.a]) >> (uint64(in.imm) & 63))
+			*reg(regs, in.d) = uint64(int64(*reg(regs, in.a)) >> (uint64(in.imm) & 63))
 		case iShrUI:
-			regs[in.d] = regs[in.a] >> (uint64(in.imm) & 63)
+			*reg(regs, in.d) = *reg(regs, in.a) >> (uint64(in.imm) & 63)
 		case iRotlI:
-			regs[in.d] = bits.RotateLeft64(regs[in.a], int(in.imm&63))
+			*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), int(in.imm&63))
 		case iRotrI:
-			regs[in.d] = bits.RotateLeft64(regs[in.a], -int(in.imm&63))
+			*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), -int(in.imm&63))
 
 		case iNeg:
-			regs[in.d] = -regs[in.a]
+			*reg(regs, in.d) = -*reg(regs, in.a)
 		case iNot:
-			regs[in.d] = ^regs[in.a]
+			*reg(regs, in.d) = ^*reg(regs, in.a)
 		case iClz:
-			regs[in.d] = uint64(bits.LeadingZeros64(regs[in.a]))
+			*reg(regs, in.d) = uint64(bits.LeadingZeros64(*reg(regs, in.a)))
 		case iCtz:
-			regs[in.d] = uint64(bits.TrailingZeros64(regs[in.a]))
+			*reg(regs, in.d) = uint64(bits.TrailingZeros64(*reg(regs, in.a)))
 		case iPopcnt:
-			regs[in.d] = uint64(bits.OnesCount64(regs[in.a]))
+			*reg(regs, in.d) = uint64(bits.OnesCount64(*reg(regs, in.a)))
 		case iExt8S:
-			regs[in.d] = uint64(int64(int8(regs[in.a])))
+			*reg(regs, in.d) = uint64(int64(int8(*reg(regs, in.a))))
 		case iExt16S:
-			regs[in.d] = uint64(int64(int16(regs[in.a])))
+			*reg(regs, in.d) = uint64(int64(int16(*reg(regs, in.a))))
 		case iExt32S:
-			regs[in.d] = uint64(int64(int32(regs[in.a])))
+			*reg(regs, in.d) = uint64(int64(int32(*reg(regs, in.a))))
 		case iExt32U:
-			regs[in.d] = uint64(uint32(regs[in.a]))
+			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)))
 
 		case iEq:
-			regs[in.d] = b2u(regs[in.a] == regs[in.b])
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) == *reg(regs, in.b))
 		case iNe:
-			regs[in.d] = b2u(regs[in.a] != regs[in.b])
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) != *reg(regs, in.b))
 		case iLtS:
-			regs[in.d] = b2u(int64(regs[in.a]) < int64(regs[in.b]))
+			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) < int64(*reg(regs, in.b)))
 		case iLtU:
-			regs[in.d] = b2u(regs[in.a] < regs[in.b])
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) < *reg(regs, in.b))
 		case iLeS:
-			regs[in.d] = b2u(int64(regs[in.a]) <= int64(regs[in.b]))
+			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) <= int64(*reg(regs, in.b)))
 		case iLeU:
-			regs[in.d] = b2u(regs[in.a] <= regs[in.b])
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) <= *reg(regs, in.b))
 		case iGtS:
-			regs[in.d] = b2u(int64(regs[in.a]) > int64(regs[in.b]))
+			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) > int64(*reg(regs, in.b)))
 		case iGtU:
-			regs[in.d] = b2u(regs[in.a] > regs[in.b])
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) > *reg(regs, in.b))
 		case iGeS:
-			regs[in.d] = b2u(int64(regs[in.a]) >= int64(regs[in.b]))
+			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) >= int64(*reg(regs, in.b)))
 		case iGeU:
-			regs[in.d] = b2u(regs[in.a] >= regs[in.b])
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) >= *reg(regs, in.b))
 
 		case iEqI:
-			regs[in.d] = b2u(regs[in.a] == uint64(in.imm))
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) == uint64(in.imm))
 		case iNeI:
-			regs[in.d] = b2u(regs[in.a] != uint64(in.imm))
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) != uint64(in.imm))
 		case iLtSI:
-			regs[in.d] = b2u(int64(regs[in.a]) < in.imm)
+			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) < in.imm)
 		case iLtUI:
-			regs[in.d] = b2u(regs[in.a] < uint64(in.imm))
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) < uint64(in.imm))
 		case iLeSI:
-			regs[in.d] = b2u(int64(regs[in.a]) <= in.imm)
+			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) <= in.imm)
 		case iLeUI:
-			regs[in.d] = b2u(regs[in.a] <= uint64(in.imm))
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) <= uint64(in.imm))
 		case iGtSI:
-			regs[in.d] = b2u(int64(regs[in.a]) > in.imm)
+			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) > in.imm)
 		case iGtUI:
-			regs[in.d] = b2u(regs[in.a] > uint64(in.imm))
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) > uint64(in.imm))
 		case iGeSI:
-			regs[in.d] = b2u(int64(regs[in.a]) >= in.imm)
+			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) >= in.imm)
 		case iGeUI:
-			regs[in.d] = b2u(regs[in.a] >= uint64(in.imm))
+			*reg(regs, in.d) = b2u(*reg(regs, in.a) >= uint64(in.imm))
 
 		case iSelect:
-			if regs[in.a] != 0 {
-				regs[in.d] = regs[in.b]
+			if *reg(regs, in.a) != 0 {
+				*reg(regs, in.d) = *reg(regs, in.b)
 			} else {
-				regs[in.d] = regs[in.c]
+				*reg(regs, in.d) = *reg(regs, in.c)
 			}
 
 		case iFAdd:
-			regs[in.d] = u64(f64(regs[in.a]) + f64(regs[in.b]))
+			*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) + f64(*reg(regs, in.b)))
 		case iFSub:
-			regs[in.d] = u64(f64(regs[in.a]) - f64(regs[in.b]))
+			*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) - f64(*reg(regs, in.b)))
 		case iFMul:
-			regs[in.d] = u64(f64(regs[in.a]) * f64(regs[in.b]))
+			*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) * f64(*reg(regs, in.b)))
 		case iFDiv:
-			regs[in.d] = u64(f64(regs[in.a]) / f64(regs[in.b]))
+			*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) / f64(*reg(regs, in.b)))
 		case iFMin:
-			regs[in.d] = u64(min(f64(regs[in.a]), f64(regs[in.b])))
+			*reg(regs, in.d) = u64(min(f64(*reg(regs, in.a)), f64(*reg(regs, in.b))))
 		case iFMax:
-			regs[in.d] = u64(max(f64(regs[in.a]), f64(regs[in.b])))
+			*reg(regs, in.d) = u64(max(f64(*reg(regs, in.a)), f64(*reg(regs, in.b))))
 		case iFCopysign:
-			regs[in.d] = regs[in.a]&^signBit | regs[in.b]&signBit
+			*reg(regs, in.d) = *reg(regs, in.a)&^signBit | *reg(regs, in.b)&signBit
 		case iFSqrt:
-			regs[in.d] = u64(math.Sqrt(f64(regs[in.a])))
+			*reg(regs, in.d) = u64(math.Sqrt(f64(*reg(regs, in.a))))
 		case iFNeg:
-			regs[in.d] = regs[in.a] ^ signBit
+			*reg(regs, in.d) = *reg(regs, in.a) ^ signBit
 		case iFAbs:
-			regs[in.d] = regs[in.a] &^ signBit
+			*reg(regs, in.d) = *reg(regs, in.a) &^ signBit
 		case iFFloor:
-			regs[in.d] = u64(math.Floor(f64(regs[in.a])))
+			*reg(regs, in.d) = u64(math.Floor(f64(*reg(regs, in.a))))
 		case iFCeil:
-			regs[in.d] = u64(math.Ceil(f64(regs[in.a])))
+			*reg(regs, in.d) = u64(math.Ceil(f64(*reg(regs, in.a))))
 		case iFTrunc:
-			regs[in.d] = u64(math.Trunc(f64(regs[in.a])))
+			*reg(regs, in.d) = u64(math.Trunc(f64(*reg(regs, in.a))))
 		case iFNearest:
-			regs[in.d] = u64(math.RoundToEven(f64(regs[in.a])))
+			*reg(regs, in.d) = u64(math.RoundToEven(f64(*reg(regs, in.a))))
 		case iFEq:
-			regs[in.d] = b2u(f64(regs[in.a]) == f64(regs[in.b]))
+			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) == f64(*reg(regs, in.b)))
 		case iFNe:
-			regs[in.d] = b2u(f64(regs[in.a]) != f64(regs[in.b]))
+			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) != f64(*reg(regs, in.b)))
 		case iFLt:
-			regs[in.d] = b2u(f64(regs[in.a]) < f64(regs[in.b]))
+			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) < f64(*reg(regs, in.b)))
 		case iFLe:
-			regs[in.d] = b2u(f64(regs[in.a]) <= f64(regs[in.b]))
+			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) <= f64(*reg(regs, in.b)))
 		case iFGt:
-			regs[in.d] = b2u(f64(regs[in.a]) > f64(regs[in.b]))
+			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) > f64(*reg(regs, in.b)))
 		case iFGe:
-			regs[in.d] = b2u(f64(regs[in.a]) >= f64(regs[in.b]))
+			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) >= f64(*reg(regs, in.b)))
 
 		case iConvS:
-			regs[in.d] = u64(float64(int64(regs[in.a])))
+			*reg(regs, in.d) = u64(float64(int64(*reg(regs, in.a))))
 		case iConvU:
-			regs[in.d] = u64(float64(regs[in.a]))
+			*reg(regs, in.d) = u64(float64(*reg(regs, in.a)))
 		case iTruncS:
-			v, kind := TruncS(f64(regs[in.a]))
+			v, kind := TruncS(f64(*reg(regs, in.a)))
 			if kind != bytecode.TrapNone {
-				return m.trap(kind, fn, pc)
+				return m.trap(kind, st.fn, st.pc(in))
 			}
-			regs[in.d] = uint64(v)
+			*reg(regs, in.d) = uint64(v)
 		case iTruncU:
-			v, kind := TruncU(f64(regs[in.a]))
+			v, kind := TruncU(f64(*reg(regs, in.a)))
 			if kind != bytecode.TrapNone {
-				return m.trap(kind, fn, pc)
+				return m.trap(kind, st.fn, st.pc(in))
 			}
-			regs[in.d] = v
+			*reg(regs, in.d) = v
 		case iTruncSatS:
-			regs[in.d] = uint64(TruncSatS(f64(regs[in.a])))
+			*reg(regs, in.d) = uint64(TruncSatS(f64(*reg(regs, in.a))))
 		case iTruncSatU:
-			regs[in.d] = TruncSatU(f64(regs[in.a]))
+			*reg(regs, in.d) = TruncSatU(f64(*reg(regs, in.a)))
 
 		case iLoad8S:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 1) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 1) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			regs[in.d] = uint64(int64(int8(mem[ea])))
+			*reg(regs, in.d) = uint64(int64(int8(st.mem[ea])))
 		case iLoad8U:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 1) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 1) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			regs[in.d] = uint64(mem[ea])
+			*reg(regs, in.d) = uint64(st.mem[ea])
 		case iLoad16S:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 2) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 2) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			regs[in.d] = uint64(int64(int16(binary.LittleEndian.Uint16(mem[ea:]))))
+			*reg(regs, in.d) = uint64(int64(int16(binary.LittleEndian.Uint16(st.mem[ea:]))))
 		case iLoad16U:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 2) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 2) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			regs[in.d] = uint64(binary.LittleEndian.Uint16(mem[ea:]))
+			*reg(regs, in.d) = uint64(binary.LittleEndian.Uint16(st.mem[ea:]))
 		case iLoad32S:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 4) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 4) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			regs[in.d] = uint64(int64(int32(binary.LittleEndian.Uint32(mem[ea:]))))
+			*reg(regs, in.d) = uint64(int64(int32(binary.LittleEndian.Uint32(st.mem[ea:]))))
 		case iLoad32U:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 4) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 4) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			regs[in.d] = uint64(binary.LittleEndian.Uint32(mem[ea:]))
+			*reg(regs, in.d) = uint64(binary.LittleEndian.Uint32(st.mem[ea:]))
 		case iLoad64:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 8) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 8) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			regs[in.d] = binary.LittleEndian.Uint64(mem[ea:])
+			*reg(regs, in.d) = binary.LittleEndian.Uint64(st.mem[ea:])
 		case iStore8:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 1) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 1) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			mem[ea] = byte(regs[in.b])
+			st.mem[ea] = byte(*reg(regs, in.b))
 		case iStore16:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 2) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 2) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			binary.LittleEndian.PutUint16(mem[ea:], uint16(regs[in.b]))
+			binary.LittleEndian.PutUint16(st.mem[ea:], uint16(*reg(regs, in.b)))
 		case iStore32:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 4) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 4) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			binary.LittleEndian.PutUint32(mem[ea:], uint32(regs[in.b]))
+			binary.LittleEndian.PutUint32(st.mem[ea:], uint32(*reg(regs, in.b)))
 		case iStore64:
-			ea := regs[in.a] + uint64(in.imm)
-			if !inBounds(mem, ea, 8) {
-				return m.trap(bytecode.TrapOutOfBounds, fn, pc)
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 8) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			binary.LittleEndian.PutUint64(mem[ea:], regs[in.b])
+			binary.LittleEndian.PutUint64(st.mem[ea:], *reg(regs, in.b))
 		case iMemSize:
-			regs[in.d] = uint64(len(mem)) / bytecode.PageSize
+			*reg(regs, in.d) = uint64(len(st.mem)) / bytecode.PageSize
 		case iMemGrow:
-			regs[in.d] = uint64(m.Memory.Grow(regs[in.a]))
-			mem = m.Memory.Bytes
+			*reg(regs, in.d) = uint64(m.Memory.Grow(*reg(regs, in.a)))
+			st.mem = m.Memory.Bytes
 
 		case iJump:
-			cnt[in.c]++
-			if int(in.d) <= pc {
+			count(st.cnt, in.c)
+			if in.back {
 				if m.budget--; m.budget < 0 {
-					if err := m.pollAt(fn, pc); err != nil {
+					if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 						return err
 					}
 				}
 			}
-			pc = int(in.d)
+			in = (*inst)(unsafe.Add(st.code, in.d))
 			continue
 		case iBrIf:
-			if regs[in.a] != 0 {
+			if *reg(regs, in.a) != 0 {
 				goto taken
 			}
 			goto notTaken
 		case iBrEq:
-			if regs[in.a] == regs[in.b] {
+			if *reg(regs, in.a) == *reg(regs, in.b) {
 				goto taken
 			}
 			goto notTaken
 		case iBrNe:
-			if regs[in.a] != regs[in.b] {
+			if *reg(regs, in.a) != *reg(regs, in.b) {
 				goto taken
 			}
 			goto notTaken
 		case iBrLtS:
-			if int64(regs[in.a]) < int64(regs[in.b]) {
+			if int64(*reg(regs, in.a)) < int64(*reg(regs, in.b)) {
 				goto taken
 			}
 			goto notTaken
 		case iBrLtU:
-			if regs[in.a] < regs[in.b] {
+			if *reg(regs, in.a) < *reg(regs, in.b) {
 				goto taken
 			}
 			goto notTaken
 		case iBrLeS:
-			if int64(regs[in.a]) <= int64(regs[in.b]) {
+			if int64(*reg(regs, in.a)) <= int64(*reg(regs, in.b)) {
 				goto taken
 			}
 			goto notTaken
 		case iBrLeU:
-			if regs[in.a] <= regs[in.b] {
+			if *reg(regs, in.a) <= *reg(regs, in.b) {
 				goto taken
 			}
 			goto notTaken
 		case iBrGtS:
-			if int64(regs[in.a]) > int64(regs[in.b]) {
+			if int64(*reg(regs, in.a)) > int64(*reg(regs, in.b)) {
 				goto taken
 			}
 			goto notTaken
 		case iBrGtU:
-			if regs[in.a] > regs[in.b] {
+			if *reg(regs, in.a) > *reg(regs, in.b) {
 				goto taken
 			}
 			goto notTaken
 		case iBrGeS:
-			if int64(regs[in.a]) >= int64(regs[in.b]) {
+			if int64(*reg(regs, in.a)) >= int64(*reg(regs, in.b)) {
 				goto taken
 			}
 			goto notTaken
 		case iBrGeU:
-			if regs[in.a] >= regs[in.b] {
+			if *reg(regs, in.a) >= *reg(regs, in.b) {
 				goto taken
 			}
 			goto notTaken
 		case iBrEqI:
-			if regs[in.a] == uint64(in.imm) {
+			if *reg(regs, in.a) == uint64(in.imm) {
 				goto taken
 			}
 			goto notTaken
 		case iBrNeI:
-			if regs[in.a] != uint64(in.imm) {
+			if *reg(regs, in.a) != uint64(in.imm) {
 				goto taken
 			}
 			goto notTaken
 		case iBrLtSI:
-			if int64(regs[in.a]) < in.imm {
+			if int64(*reg(regs, in.a)) < in.imm {
 				goto taken
 			}
 			goto notTaken
 		case iBrLtUI:
-			if regs[in.a] < uint64(in.imm) {
+			if *reg(regs, in.a) < uint64(in.imm) {
 				goto taken
 			}
 			goto notTaken
 		case iBrLeSI:
-			if int64(regs[in.a]) <= in.imm {
+			if int64(*reg(regs, in.a)) <= in.imm {
 				goto taken
 			}
 			goto notTaken
 		case iBrLeUI:
-			if regs[in.a] <= uint64(in.imm) {
+			if *reg(regs, in.a) <= uint64(in.imm) {
 				goto taken
 			}
 			goto notTaken
 		case iBrGtSI:
-			if int64(regs[in.a]) > in.imm {
+			if int64(*reg(regs, in.a)) > in.imm {
 				goto taken
 			}
 			goto notTaken
 		case iBrGtUI:
-			if regs[in.a] > uint64(in.imm) {
+			if *reg(regs, in.a) > uint64(in.imm) {
 				goto taken
 			}
 			goto notTaken
 		case iBrGeSI:
-			if int64(regs[in.a]) >= in.imm {
+			if int64(*reg(regs, in.a)) >= in.imm {
 				goto taken
 			}
 			goto notTaken
 		case iBrGeUI:
-			if regs[in.a] >= uint64(in.imm) {
+			if *reg(regs, in.a) >= uint64(in.imm) {
 				goto taken
 			}
 			goto notTaken
 
 		case iSwitch:
-			idx := regs[in.a]
+			idx := *reg(regs, in.a)
 			var target int
 			if idx < uint64(in.b) {
-				cnt[uint64(in.c)+idx]++
-				target = int(f.lists[uint64(in.imm)+idx])
+				count(st.cnt, in.c+uint32(idx)*8)
+				target = int(st.f.lists[uint64(in.imm)+idx])
 			} else {
-				cnt[in.c+in.b]++
-				target = int(in.d)
+				count(st.cnt, in.c+in.b*8)
+				target = int(in.d) / instSize
 			}
-			if target <= pc {
+			if target <= st.pc(in) {
 				if m.budget--; m.budget < 0 {
-					if err := m.pollAt(fn, pc); err != nil {
+					if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 						return err
 					}
 				}
 			}
-			pc = target
+			in = (*inst)(unsafe.Add(st.code, target*instSize))
 			continue
 
 		case iCall:
 			if m.budget--; m.budget < 0 {
-				if err := m.pollAt(fn, pc); err != nil {
+				if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 					return err
 				}
 			}
 			if len(m.frames)+m.active >= m.cfg.MaxCallDepth {
-				return m.trap(bytecode.TrapStackOverflow, fn, pc)
+				return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
 			}
-			callee := prog.funcs[in.a]
-			newBase := base + f.nregs
-			need := newBase + callee.nregs
-			if need > len(m.stack) {
-				if !m.ensureStack(need) {
-					return m.trap(bytecode.TrapStackOverflow, fn, pc)
+			f := st.f
+			callee := m.prog.funcs[in.a]
+			newBase := st.base + f.nregs
+			if newBase+callee.nregs >= len(m.stack) {
+				if !m.ensureStack(newBase + callee.nregs) {
+					return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
 				}
-				regs = m.stack[base : base+f.nregs]
+				regs = m.window(st.base)
 			}
+			callRegs := m.window(newBase)
 			args := f.lists[in.imm : in.imm+int64(in.b)]
-			callRegs := m.stack[newBase:need]
 			for i, r := range args {
-				callRegs[i] = regs[r]
+				*reg(callRegs, uint32(i*8)) = *reg(regs, r)
 			}
-			clear(callRegs[len(args):])
-			m.frames = append(m.frames, frame{fn: int32(fn), pc: int32(pc), base: int32(base)})
-			fn, f, base, pc = int(in.a), callee, newBase, 0
-			code, regs, cnt = f.code, callRegs, m.Counters[fn]
-			cnt[0]++
+			for i := len(args); i < callee.nregs; i++ {
+				*reg(callRegs, uint32(i*8)) = 0
+			}
+			m.frames = append(m.frames, frame{fn: int32(st.fn), pc: int32(st.pc(in)), base: int32(st.base)})
+			st.enter(m, int(in.a), newBase)
+			regs = callRegs
+			count(st.cnt, 0)
+			in = (*inst)(st.code)
 			continue
 
 		case iCallHost:
+			f := st.f
 			args := f.lists[in.imm : in.imm+int64(in.b)]
 			res := f.lists[in.imm+int64(in.b) : in.imm+int64(in.b)+int64(in.c)]
-			top := base + f.nregs
+			top := st.base + f.nregs
 			if !m.ensureStack(top + len(args) + len(res)) {
-				return m.trap(bytecode.TrapStackOverflow, fn, pc)
+				return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
 			}
-			regs = m.stack[base : base+f.nregs]
+			regs = m.window(st.base)
 			hostArgs := m.stack[top : top+len(args)]
 			hostRes := m.stack[top+len(args) : top+len(args)+len(res)]
 			for i, r := range args {
-				hostArgs[i] = regs[r]
+				hostArgs[i] = *reg(regs, r)
 			}
 			clear(hostRes)
 			m.sp = top + len(args) + len(res)
 			if err := m.hosts[in.a](m.ctx, hostArgs, hostRes); err != nil {
-				t := m.trap(bytecode.TrapHostError, fn, pc)
+				t := m.trap(bytecode.TrapHostError, st.fn, st.pc(in))
 				t.Cause = err
 				return t
 			}
 			// The host may have called back into the machine, growing the
 			// stack or the memory; hostRes still points at the slots it
 			// wrote.
-			regs = m.stack[base : base+f.nregs]
-			mem = m.Memory.Bytes
+			regs = m.window(st.base)
+			st.mem = m.Memory.Bytes
 			for i, r := range res {
-				regs[r] = hostRes[i]
+				*reg(regs, r) = hostRes[i]
 			}
 
 		case iRet:
-			vals := f.lists[in.imm : in.imm+int64(in.b)]
-			if len(m.frames) == framesBase {
+			vals := st.f.lists[in.imm : in.imm+int64(in.b)]
+			if len(m.frames) == st.framesBase {
 				for i, r := range vals {
-					results[i] = regs[r]
+					st.results[i] = *reg(regs, r)
 				}
 				return nil
 			}
 			fr := m.frames[len(m.frames)-1]
 			m.frames = m.frames[:len(m.frames)-1]
-			fn, base, pc = int(fr.fn), int(fr.base), int(fr.pc)
-			f = prog.funcs[fn]
-			code, cnt = f.code, m.Counters[fn]
-			callerRegs := m.stack[base : base+f.nregs]
-			call := &code[pc]
-			dsts := f.lists[call.imm+int64(call.b) : call.imm+int64(call.b)+int64(call.c)]
+			st.enter(m, int(fr.fn), int(fr.base))
+			callerRegs := m.window(st.base)
+			in = (*inst)(unsafe.Add(st.code, int(fr.pc)*instSize))
+			dsts := st.f.lists[in.imm+int64(in.b) : in.imm+int64(in.b)+int64(in.c)]
 			for i, r := range vals {
-				callerRegs[dsts[i]] = regs[r]
+				*reg(callerRegs, dsts[i]) = *reg(regs, r)
 			}
 			regs = callerRegs
 		case iTrap:
-			t := m.trap(bytecode.TrapExplicit, fn, pc)
+			t := m.trap(bytecode.TrapExplicit, st.fn, st.pc(in))
 			t.Code = in.imm
 			return t
 
 		default:
-			return m.trap(bytecode.TrapNone, fn, pc)
+			return m.trap(bytecode.TrapNone, st.fn, st.pc(in))
 		}
-		pc++
+		in = (*inst)(unsafe.Add(unsafe.Pointer(in), instSize))
 		continue
 
 	taken:
-		cnt[in.c]++
-		if int(in.d) <= pc {
+		count(st.cnt, in.c)
+		if in.back {
 			if m.budget--; m.budget < 0 {
-				if err := m.pollAt(fn, pc); err != nil {
+				if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 					return err
 				}
 			}
 		}
-		pc = int(in.d)
+		in = (*inst)(unsafe.Add(st.code, in.d))
 		continue
 	notTaken:
-		cnt[in.c+1]++
-		pc++
+		count(st.cnt, in.c+8)
+		in = (*inst)(unsafe.Add(unsafe.Pointer(in), instSize))
 	}
 }
 

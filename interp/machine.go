@@ -261,17 +261,18 @@ func (m *Machine) run(fn int, args, results []uint64) error {
 	return err
 }
 
-// ensureStack grows the register stack to at least n slots. It reports
-// false when that would exceed MaxStackSlots.
+// ensureStack grows the register stack to more than n slots (one spare
+// slot keeps the window pointer of an empty frame inside the allocation).
+// It reports false when n would exceed MaxStackSlots.
 func (m *Machine) ensureStack(n int) bool {
-	if n <= len(m.stack) {
+	if n < len(m.stack) {
 		return true
 	}
 	if n > m.cfg.MaxStackSlots {
 		return false
 	}
-	size := max(2*len(m.stack), n, 1024)
-	size = min(size, m.cfg.MaxStackSlots)
+	size := max(2*len(m.stack), n+1, 1024)
+	size = min(size, m.cfg.MaxStackSlots+1)
 	s := make([]uint64, size)
 	copy(s, m.stack)
 	m.stack = s

@@ -28,6 +28,7 @@ package interp
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/profilecounters"
@@ -51,16 +52,27 @@ type funcCode struct {
 	nres    int
 }
 
-// inst is a pre-decoded instruction. The meaning of its fields depends on
-// op; see decodeInstr.
+// inst is a pre-decoded instruction. Register operands (d, a, b, c, and
+// the registers in lists) are byte offsets into the frame's register window
+// (index*8). For branches d is the target's byte offset in the code
+// (offset*instSize), c the byte offset of the first edge counter of the
+// branch's block (taken, then not taken; a switch's cases then its
+// default), and back is set when the target is at or before the branch.
+// Calls keep the callee index in a, the argument and result counts in b and
+// c, and the start of their register lists in imm; switches keep the table
+// length in b and its start in lists in imm; ret keeps its count in b.
 type inst struct {
-	op  opcode
-	d   uint32
-	a   uint32
-	b   uint32
-	c   uint32
-	imm int64
+	op   opcode
+	back bool
+	d    uint32
+	a    uint32
+	b    uint32
+	c    uint32
+	imm  int64
 }
+
+// instSize is the size of an inst in bytes.
+const instSize = int(unsafe.Sizeof(inst{}))
 
 // Prepare pre-decodes a module. The module must not be modified afterwards.
 // Prepare verifies it first and returns the verifier's error if it is
@@ -92,34 +104,46 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 			return nil, fmt.Errorf("instruction %d: no interpreter form for %s", pc, in.Op)
 		}
 		out.op = op
-		out.d, out.a, out.b, out.c, out.imm = uint32(in.Dst), uint32(in.A), uint32(in.B), uint32(in.C), in.Imm
-		// The first counter slot of the block this instruction ends, for
-		// branches; every branch ends its block.
-		edge := uint32(profilecounters.EdgeCounter(layout.Blocks[layout.BlockAt(pc)].FirstEdge))
-		switch in.Op.Info().Format {
+		info := in.Op.Info()
+		scale := func(r bytecode.Reg) uint32 { return uint32(r) * 8 }
+		switch info.Format {
+		case bytecode.FormatConst:
+			out.d, out.imm = scale(in.Dst), in.Imm
+		case bytecode.FormatUnary, bytecode.FormatBinary, bytecode.FormatSelect, bytecode.FormatLoad,
+			bytecode.FormatStore, bytecode.FormatMemorySize:
+			out.d, out.a, out.b, out.c, out.imm = scale(in.Dst), scale(in.A), scale(in.B), scale(in.C), in.Imm
+		}
+		// The first counter of the block this instruction ends, for
+		// branches (every branch ends its block).
+		edge := uint32(profilecounters.EdgeCounter(layout.Blocks[layout.BlockAt(pc)].FirstEdge)) * 8
+		target := func(t uint32) uint32 { return t * uint32(instSize) }
+		switch info.Format {
 		case bytecode.FormatJump:
-			out.d, out.c = in.Target, edge
+			out.d, out.c, out.back = target(in.Target), edge, int(in.Target) <= pc
 		case bytecode.FormatBranch, bytecode.FormatCmpBranch:
-			out.d, out.c = in.Target, edge
+			out.a, out.b, out.imm = scale(in.A), scale(in.B), in.Imm
+			out.d, out.c, out.back = target(in.Target), edge, int(in.Target) <= pc
 		case bytecode.FormatSwitch:
-			out.d, out.b, out.c = in.Target, uint32(len(in.Table)), edge
+			out.a, out.d, out.b, out.c = scale(in.A), target(in.Target), uint32(len(in.Table)), edge
 			out.imm = int64(len(fc.lists))
 			fc.lists = append(fc.lists, in.Table...)
 		case bytecode.FormatCall:
 			out.a, out.b, out.c = in.Callee, uint32(len(in.Args)), uint32(len(in.Results))
 			out.imm = int64(len(fc.lists))
 			for _, r := range in.Args {
-				fc.lists = append(fc.lists, uint32(r))
+				fc.lists = append(fc.lists, scale(r))
 			}
 			for _, r := range in.Results {
-				fc.lists = append(fc.lists, uint32(r))
+				fc.lists = append(fc.lists, scale(r))
 			}
 		case bytecode.FormatReturn:
 			out.b = uint32(len(in.Args))
 			out.imm = int64(len(fc.lists))
 			for _, r := range in.Args {
-				fc.lists = append(fc.lists, uint32(r))
+				fc.lists = append(fc.lists, scale(r))
 			}
+		case bytecode.FormatTrap:
+			out.imm = in.Imm
 		}
 	}
 	return fc, nil
