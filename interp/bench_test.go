@@ -27,18 +27,7 @@ func BenchmarkKernels(b *testing.B) {
 	for _, k := range testprogs.Kernels() {
 		b.Run(k.Name, func(b *testing.B) {
 			m := k.Module
-			p, err := Prepare(m)
-			if err != nil {
-				b.Fatal(err)
-			}
-			mem := NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-			for _, d := range m.Data {
-				copy(mem.Bytes[d.Offset:], d.Bytes)
-			}
-			mach, err := NewMachine(p, Config{}, nil, mem)
-			if err != nil {
-				b.Fatal(err)
-			}
+			mach := newMachine(b, m, Config{})
 			fn := m.ExportedFunc(k.Func)
 			if fn < 0 {
 				b.Fatalf("no export %q", k.Func)
@@ -79,7 +68,7 @@ func BenchmarkKernels(b *testing.B) {
 			nativeTime := time.Since(start)
 
 			var instrs uint64
-			for i, l := range p.Layouts {
+			for i, l := range mach.Program().Layouts {
 				instrs += l.ExecutedInstructions(mach.Counters[i])
 			}
 			if calls == 0 || instrs == 0 {

@@ -77,16 +77,24 @@ func sumImports(printed *[]int64) Imports {
 	}
 }
 
+// sumInstance loads sumSrc under opts and instantiates it; printed
+// collects what its print host function receives.
+func sumInstance(t *testing.T, opts Options, printed *[]int64) *Instance {
+	t.Helper()
+	mod, err := newEngine(t, opts).LoadText([]byte(sumSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := mod.Instantiate(sumImports(printed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
 func TestEndToEnd(t *testing.T) {
-	mod, err := newEngine(t, Options{}).LoadText([]byte(sumSrc))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var printed []int64
-	inst, err := mod.Instantiate(sumImports(&printed))
-	if err != nil {
-		t.Fatal(err)
-	}
+	inst := sumInstance(t, Options{}, &printed)
 	ctx := context.Background()
 	res, err := inst.Call(ctx, "sum", 5)
 	if err != nil || res[0] != 10 {
@@ -126,15 +134,8 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
-	mod, err := newEngine(t, Options{}).LoadText([]byte(sumSrc))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var printed []int64
-	inst, err := mod.Instantiate(sumImports(&printed))
-	if err != nil {
-		t.Fatal(err)
-	}
+	inst := sumInstance(t, Options{}, &printed)
 	f, err := inst.Func("sum")
 	if err != nil {
 		t.Fatal(err)
@@ -394,19 +395,12 @@ func TestConcurrentInstances(t *testing.T) {
 }
 
 func TestFuelOption(t *testing.T) {
-	mod, err := newEngine(t, Options{Fuel: 5}).LoadText([]byte(sumSrc))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var printed []int64
-	inst, err := mod.Instantiate(sumImports(&printed))
-	if err != nil {
-		t.Fatal(err)
-	}
+	inst := sumInstance(t, Options{Fuel: 5}, &printed)
 	if _, err := inst.Call(context.Background(), "sum", 5); err != nil {
 		t.Fatalf("sum(5) with fuel 5: %v", err)
 	}
-	_, err = inst.Call(context.Background(), "sum", 6)
+	_, err := inst.Call(context.Background(), "sum", 6)
 	var trap *bytecode.Trap
 	if !errors.As(err, &trap) || trap.Kind != bytecode.TrapFuelExhausted {
 		t.Fatalf("sum(6) with fuel 5: %v", err)
