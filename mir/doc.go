@@ -1,0 +1,21 @@
+// Package mir is kiln's machine IR: the representation every back-end stage
+// works on, from SSA construction through register allocation to encoding.
+//
+// A Func holds basic blocks of x86-64 machine instructions (Instr) over
+// virtual registers, with φ instructions at block starts in SSA form and
+// parallel copies after out-of-SSA translation. Blocks carry their expected
+// execution frequency and their successor edges' probabilities.
+//
+// The op table (Op.Info, Func.DefSpec, Func.UseSpec) is the single place
+// that says what each machine op needs: operand classes, fixed registers
+// (division in RAX/RDX, variable shifts in CL, the calling convention's
+// argument and result registers), tied two-address operands, early
+// clobbers, clobbered registers, flags read and written, memory access and
+// latency. Every later stage reads constraints only from it.
+//
+// Around the IR the package provides a text form (Print, Parse), a
+// verifier (Verify), the analyses several stages share (reverse postorder,
+// dominators, loops, critical edges, liveness), and an interpreter that
+// runs a function in any form with the semantics of package interp, so
+// each stage can be tested by running its output.
+package mir

@@ -1,0 +1,221 @@
+package mir
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Form says which invariants a function satisfies.
+type Form uint8
+
+// The forms a function passes through.
+const (
+	// FormSSA: every virtual register has exactly one definition, which
+	// dominates its uses; φs at block starts; no parallel copies.
+	FormSSA Form = iota
+	// FormNonSSA: out of SSA. No φs; virtual registers may be defined more
+	// than once; parallel copies may appear.
+	FormNonSSA
+	// FormAllocated: every operand is a physical register (or a stack slot
+	// for spills, reloads and parallel copies).
+	FormAllocated
+)
+
+var formNames = [...]string{"ssa", "nonssa", "allocated"}
+
+// String names the form as the text form writes it.
+func (f Form) String() string {
+	if int(f) < len(formNames) {
+		return formNames[f]
+	}
+	return fmt.Sprintf("form(%d)", int(f))
+}
+
+// Instr is one machine instruction.
+type Instr struct {
+	Op   Op
+	Defs []Reg
+	Uses []Reg
+	// Imm is the immediate operand, the displacement of a memory operand, or
+	// the bits of a constant.
+	Imm int64
+	// Scale is the index scale of a memory operand (1, 2, 4 or 8).
+	Scale uint8
+	// Cond is the condition of SETCC, CMOVQCC and JCC.
+	Cond Cond
+	// Aux is an op-specific number: the argument index of Arg, the callee
+	// of CALL, the host import of CALLHOST, the runtime function of CALLRT,
+	// the trap kind of TRAP, the context field of CtxLoad, the counter slot
+	// of Count, the rounding mode of ROUNDSD.
+	Aux int32
+	// Pos is the bytecode offset the instruction came from (-1 if none);
+	// traps report it.
+	Pos int32
+}
+
+// Clone returns a copy of in that shares no slices with it.
+func (in *Instr) Clone() *Instr {
+	c := *in
+	c.Defs = slices.Clone(in.Defs)
+	c.Uses = slices.Clone(in.Uses)
+	return &c
+}
+
+// Equal reports whether two instructions are identical.
+func (in *Instr) Equal(o *Instr) bool {
+	return in.Op == o.Op && slices.Equal(in.Defs, o.Defs) && slices.Equal(in.Uses, o.Uses) &&
+		in.Imm == o.Imm && in.Scale == o.Scale && in.Cond == o.Cond && in.Aux == o.Aux && in.Pos == o.Pos
+}
+
+// Block is a basic block: φs, then ordinary instructions, then exactly one
+// terminator.
+type Block struct {
+	ID     int
+	Instrs []*Instr
+	// Succs are the successor blocks in the terminator's order (JCC: taken,
+	// then not taken; JMPTABLE: table order). Succs may repeat a block.
+	Succs []int
+	// SuccProb is the probability of each successor edge.
+	SuccProb []float64
+	// Preds are the predecessor blocks, one entry per incoming edge; φ
+	// operands follow this order.
+	Preds []int
+	// Freq is the expected executions per call of the function.
+	Freq float64
+}
+
+// Terminator returns the block's last instruction, or nil for an empty
+// block.
+func (b *Block) Terminator() *Instr {
+	if len(b.Instrs) == 0 {
+		return nil
+	}
+	return b.Instrs[len(b.Instrs)-1]
+}
+
+// Phis returns the block's leading φ instructions.
+func (b *Block) Phis() []*Instr {
+	n := 0
+	for n < len(b.Instrs) && b.Instrs[n].Op == OpPhi {
+		n++
+	}
+	return b.Instrs[:n]
+}
+
+// PredIndex returns the position of the i-th edge from pred among b's
+// predecessor entries (i counts parallel edges), or -1.
+func (b *Block) PredIndex(pred int) int {
+	return slices.Index(b.Preds, pred)
+}
+
+// SlotInfo describes a stack slot: 8 bytes holding a value of a class.
+type SlotInfo struct {
+	Class Class
+}
+
+// Func is a function in machine IR.
+type Func struct {
+	Name string
+	// Index is the function's index in its module (the callee number CALL
+	// instructions use).
+	Index   int
+	Params  []Class
+	Results []Class
+	Form    Form
+	// Blocks holds the blocks; Blocks[i].ID == i and Blocks[0] is the entry,
+	// which has no predecessors.
+	Blocks []*Block
+	// VRegs holds the class of each virtual register.
+	VRegs []Class
+	// Slots holds the stack slots.
+	Slots []SlotInfo
+}
+
+// NewFunc returns an empty function in SSA form.
+func NewFunc(name string, index int, params, results []Class) *Func {
+	return &Func{Name: name, Index: index, Params: params, Results: results}
+}
+
+// NewBlock appends a new, empty block with frequency 0.
+func (f *Func) NewBlock() *Block {
+	b := &Block{ID: len(f.Blocks)}
+	f.Blocks = append(f.Blocks, b)
+	return b
+}
+
+// NewVReg returns a new virtual register of class c.
+func (f *Func) NewVReg(c Class) Reg {
+	f.VRegs = append(f.VRegs, c)
+	return VReg(len(f.VRegs) - 1)
+}
+
+// NewSlot returns a new stack slot holding a value of class c.
+func (f *Func) NewSlot(c Class) Reg {
+	f.Slots = append(f.Slots, SlotInfo{Class: c})
+	return SlotReg(len(f.Slots) - 1)
+}
+
+// RegClass returns the class of a register: a virtual register's declared
+// class, a physical register's class, a stack slot's class. Stack-argument
+// slots and unknown registers have ClassNone.
+func (f *Func) RegClass(r Reg) Class {
+	switch {
+	case r.IsVirtual():
+		if r.Index() < len(f.VRegs) {
+			return f.VRegs[r.Index()]
+		}
+	case r.IsPhys():
+		return r.Class()
+	case r.IsSlot():
+		if r.Index() < len(f.Slots) {
+			return f.Slots[r.Index()].Class
+		}
+	}
+	return ClassNone
+}
+
+// AddEdge adds an edge from block from to block to with probability p,
+// appending to from's successors and to's predecessors.
+func (f *Func) AddEdge(from, to int, p float64) {
+	fb, tb := f.Blocks[from], f.Blocks[to]
+	fb.Succs = append(fb.Succs, to)
+	fb.SuccProb = append(fb.SuccProb, p)
+	tb.Preds = append(tb.Preds, from)
+}
+
+// Append adds an instruction at the end of block b.
+func (b *Block) Append(in *Instr) *Instr {
+	b.Instrs = append(b.Instrs, in)
+	return in
+}
+
+// Clone returns a deep copy of f.
+func (f *Func) Clone() *Func {
+	c := *f
+	c.Params = slices.Clone(f.Params)
+	c.Results = slices.Clone(f.Results)
+	c.VRegs = slices.Clone(f.VRegs)
+	c.Slots = slices.Clone(f.Slots)
+	c.Blocks = make([]*Block, len(f.Blocks))
+	for i, b := range f.Blocks {
+		nb := *b
+		nb.Succs = slices.Clone(b.Succs)
+		nb.SuccProb = slices.Clone(b.SuccProb)
+		nb.Preds = slices.Clone(b.Preds)
+		nb.Instrs = make([]*Instr, len(b.Instrs))
+		for j, in := range b.Instrs {
+			nb.Instrs[j] = in.Clone()
+		}
+		c.Blocks[i] = &nb
+	}
+	return &c
+}
+
+// NumInstrs returns the number of instructions in the function.
+func (f *Func) NumInstrs() int {
+	n := 0
+	for _, b := range f.Blocks {
+		n += len(b.Instrs)
+	}
+	return n
+}

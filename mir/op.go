@@ -1,0 +1,487 @@
+package mir
+
+import "fmt"
+
+// Op is a machine IR opcode: an x86-64 instruction (or a short fixed
+// sequence the encoder expands, marked as such below) or an IR pseudo-op
+// (φ, parallel copy, argument, spill, reload).
+type Op uint16
+
+// The opcodes. Names follow the Go assembler's (Q = 64-bit, SD = scalar
+// double); "const" takes an immediate, "load"/"store" a memory operand
+// [base + index*scale + disp]. Every constraint of every op is in the op
+// table (Op.Info); nothing else in kiln hard-codes them.
+const (
+	OpInvalid Op = iota
+
+	// IR pseudo-ops.
+	OpPhi     // Defs[0] = φ(Uses...), one use per predecessor, in Preds order
+	OpParCopy // Defs[i] = Uses[i] for all i at once
+	OpArg     // Defs[0] = argument Aux, in its calling-convention location
+	OpSpill   // slot Defs[0] = Uses[0] (register to stack slot)
+	OpReload  // Defs[0] = slot Uses[0]
+	OpCopy    // Defs[0] = Uses[0] (any class; a register move after allocation)
+	OpXchg    // swap two registers: Defs = (Uses[1], Uses[0])
+	OpCtxLoad // Defs[0] = a field of the execution context (Aux: CtxField)
+	OpPoll    // preemption/cancellation/fuel check at a backward branch
+	OpCount   // increments edge counter Aux
+
+	// Integer moves and constants.
+	OpMOVQconst
+	OpMOVQ2X // xmm <- bits of a gpr (movq)
+	OpMOVX2Q // gpr <- bits of an xmm (movq)
+
+	// Integer ALU, two-address: Defs[0] is tied to Uses[0].
+	OpADDQ
+	OpSUBQ
+	OpANDQ
+	OpORQ
+	OpXORQ
+	OpIMULQ
+	OpADDQconst
+	OpSUBQconst
+	OpANDQconst
+	OpORQconst
+	OpXORQconst
+	OpADDQload
+	OpSUBQload
+	OpANDQload
+	OpORQload
+	OpXORQload
+	OpIMULQload
+	OpNEGQ
+	OpNOTQ
+	OpSHLQ // count in CL
+	OpSHRQ
+	OpSARQ
+	OpROLQ
+	OpRORQ
+	OpSHLQconst
+	OpSHRQconst
+	OpSARQconst
+	OpROLQconst
+	OpRORQconst
+
+	// Three-address integer ops.
+	OpIMUL3Qconst // Defs[0] = Uses[0] * Imm
+	OpLEAQ        // Defs[0] = Uses[0] + Imm
+	OpLEAQidx     // Defs[0] = Uses[0] + Uses[1]*Scale + Imm
+
+	// Division: the encoder emits CQO (or XOR EDX, EDX) and IDIV (or DIV).
+	// Callers must have excluded division by zero and INT64_MIN / -1.
+	OpIDIVQ // quotient RAX, remainder RDX = RAX / Uses[1], signed
+	OpDIVQ  // likewise, unsigned
+
+	// Compares and flag readers.
+	OpCMPQ
+	OpCMPQconst
+	OpCMPQload // Uses[0] compared with memory [Uses[1] + Uses[2]*Scale + Imm]
+	OpTESTQ
+	OpTESTQconst
+	OpSETCC   // Defs[0] = Cond ? 1 : 0 (SETcc and MOVZX)
+	OpCMOVQCC // Defs[0] = Cond ? Uses[1] : Uses[0]; Defs[0] tied to Uses[0]
+
+	// Bit counting. LZCNT and TZCNT need BMI1/ABM, POPCNT its own feature;
+	// the BSR/BSF forms work everywhere (the lowering picks).
+	OpLZCNTQ
+	OpTZCNTQ
+	OpPOPCNTQ
+	OpBSRQ
+	OpBSFQ
+
+	// Extensions of the low bits of a register.
+	OpMOVBQSX
+	OpMOVBQZX
+	OpMOVWQSX
+	OpMOVWQZX
+	OpMOVLQSX
+	OpMOVLQZX
+
+	// Loads and stores of linear memory: [Uses[0] + Uses[1]*Scale + Imm].
+	OpMOVBQSXload
+	OpMOVBQZXload
+	OpMOVWQSXload
+	OpMOVWQZXload
+	OpMOVLQSXload
+	OpMOVLQZXload
+	OpMOVQload
+	OpMOVSDload
+	OpMOVBstore // store Uses[2]
+	OpMOVWstore
+	OpMOVLstore
+	OpMOVQstore
+	OpMOVSDstore
+
+	// Scalar double arithmetic (SSE2), two-address.
+	OpMOVSDconst // Defs[0] = float64 with bits Imm (constant pool)
+	OpADDSD
+	OpSUBSD
+	OpMULSD
+	OpDIVSD
+	OpADDSDload
+	OpSUBSDload
+	OpMULSDload
+	OpDIVSDload
+	OpSQRTSD
+	OpMINSD      // kiln min: NaN if either is NaN, -0 < +0 (expanded sequence)
+	OpMAXSD      // kiln max (expanded sequence)
+	OpROUNDSD    // SSE4.1; Aux: RoundNearest, RoundFloor, RoundCeil, RoundTrunc
+	OpXORPDconst // Defs[0] = Uses[0] XOR bits Imm (tied; sign flip)
+	OpANDPDconst // Defs[0] = Uses[0] AND bits Imm (tied; absolute value)
+	OpUCOMISD    // flags from comparing Uses[0] with Uses[1]
+
+	// Conversions.
+	OpCVTSQ2SD     // f64 <- signed i64
+	OpCVTUQ2SD     // f64 <- unsigned i64 (expanded sequence; needs a GPR temp)
+	OpCVTTSD2SQ    // i64 <- f64 truncated; 0x8000000000000000 when out of range or NaN
+	OpCVTTSD2SQsat // i64 <- f64 truncated, saturating, NaN -> 0 (expanded)
+	OpCVTTSD2UQsat // u64 <- f64 truncated, saturating, NaN -> 0 (expanded; needs an XMM temp)
+	OpCVTTSD2UQ    // u64 <- f64 truncated for 0 <= x < 2^64 (expanded; needs an XMM temp)
+
+	// Control flow. Terminators end every block.
+	OpJMP      // to Succs[0]
+	OpJCC      // to Succs[0] if Cond, else Succs[1]
+	OpJMPTABLE // to Succs[Uses[0]]; the index is known to be in range
+	OpRET      // return Uses (in the result registers)
+	OpTRAP     // stop with trap kind Aux (code Imm for explicit traps)
+
+	// Calls. Arguments and results sit in the calling convention's
+	// locations; calls clobber the caller-saved registers. CALL and
+	// CALLHOST check the call depth and stack first and may trap with a
+	// stack overflow at their bytecode offset.
+	OpCALL     // kiln function Aux
+	OpCALLHOST // host import Aux (through an exit to Go)
+	OpCALLRT   // runtime function Aux (RTMemoryGrow ...), through an exit to Go
+
+	numOps
+)
+
+// NumOps is the number of opcodes (OpInvalid included).
+const NumOps = int(numOps)
+
+// CtxField names a field of the execution context that OpCtxLoad reads.
+type CtxField int32
+
+// The context fields compiled code reads.
+const (
+	CtxMemBase CtxField = iota // address of linear memory
+	CtxMemLen                  // size of linear memory in bytes
+	numCtxFields
+)
+
+// Runtime functions OpCALLRT can call.
+const (
+	RTMemoryGrow = iota // (delta pages) -> old pages or -1
+	numRuntimeFuncs
+)
+
+// Rounding modes of OpROUNDSD (the immediate of ROUNDSD).
+const (
+	RoundNearest = 0
+	RoundFloor   = 1
+	RoundCeil    = 2
+	RoundTrunc   = 3
+)
+
+// Role says what a use operand is for.
+type Role uint8
+
+// The operand roles.
+const (
+	RoleValue    Role = iota
+	RoleMemBase       // base register of a memory operand
+	RoleMemIndex      // index register of a memory operand
+)
+
+// OperandSpec is the constraint on one operand.
+type OperandSpec struct {
+	// Class is the register class, or ClassNone for "either class, the
+	// same as the other operands" (φ, copies).
+	Class Class
+	// Fixed is the physical register the operand must be in, or NoReg.
+	Fixed Reg
+	// Tied, for a def, is the index of the use whose location the def must
+	// share (x86 two-address form), or -1.
+	Tied int8
+	// EarlyClobber, for a def, says the instruction writes it before it has
+	// read all its uses, so no use may share its register.
+	EarlyClobber bool
+	// Role says whether a use is a value or part of a memory address.
+	Role Role
+}
+
+// Latency classes: the expected cycles from issue to result, used by the
+// scheduler.
+const (
+	LatNone   = 0
+	LatALU    = 1
+	LatMul    = 3
+	LatLoad   = 4
+	LatFP     = 4
+	LatCvt    = 5
+	LatFPDiv  = 14
+	LatSqrt   = 18
+	LatDiv    = 30
+	LatCall   = 5
+	LatBranch = 1
+)
+
+// OpInfo describes an opcode.
+type OpInfo struct {
+	Name string
+	// Defs and Uses give the operand constraints, in operand order. When
+	// Variadic is set the operand counts vary per instruction and the
+	// specs are computed by Instr.DefSpec/UseSpec (φ, copies, calls).
+	Defs, Uses []OperandSpec
+	Variadic   bool
+	// Clobbers lists physical registers the op destroys besides its defs.
+	Clobbers RegSet
+	// ReadsFlags and WritesFlags describe EFLAGS. An op that writes the
+	// flags clobbers them for any later reader.
+	ReadsFlags, WritesFlags bool
+	// HasImm says the op uses Imm; HasCond that it uses Cond; HasMem that
+	// its uses include a memory operand (base, index, Scale, Imm).
+	HasImm, HasCond, HasMem bool
+	// MemSize is the number of bytes a memory operand accesses.
+	MemSize int
+	// Loads and Stores mark memory reads and writes (linear memory).
+	Loads, Stores bool
+	// Terminator ends a block; NumSuccs is its number of successors (-1:
+	// one per jump table entry).
+	Terminator bool
+	NumSuccs   int
+	// Call marks calls (clobbering CallerSaved); MayTrap ops can stop
+	// execution with a trap; SideEffects ops must not be removed even when
+	// their results are unused.
+	Call, MayTrap, SideEffects bool
+	// Expanded marks ops the encoder emits as a multi-instruction sequence.
+	Expanded bool
+	// Latency is the op's latency class.
+	Latency int
+	// Feature names a CPU feature the op needs ("" for baseline x86-64).
+	Feature string
+}
+
+var opTable [numOps]OpInfo
+
+// Info returns the op-table entry of op.
+func (op Op) Info() *OpInfo {
+	if int(op) < len(opTable) {
+		return &opTable[op]
+	}
+	return &opTable[OpInvalid]
+}
+
+// String returns the op's name.
+func (op Op) String() string {
+	if int(op) < len(opTable) && opTable[op].Name != "" {
+		return opTable[op].Name
+	}
+	return fmt.Sprintf("op(%d)", int(op))
+}
+
+var opByName = map[string]Op{}
+
+// OpByName looks up an opcode by name.
+func OpByName(name string) (Op, bool) {
+	op, ok := opByName[name]
+	return op, ok && op != OpInvalid
+}
+
+// Operand spec constructors for the table.
+func gp() OperandSpec                        { return OperandSpec{Class: GPR, Fixed: NoReg, Tied: -1} }
+func xm() OperandSpec                        { return OperandSpec{Class: XMM, Fixed: NoReg, Tied: -1} }
+func anyClass() OperandSpec                  { return OperandSpec{Class: ClassNone, Fixed: NoReg, Tied: -1} }
+func fixed(r Reg) OperandSpec                { s := OperandSpec{Class: r.Class(), Fixed: r, Tied: -1}; return s }
+func (s OperandSpec) tied(i int) OperandSpec { s.Tied = int8(i); return s }
+func (s OperandSpec) early() OperandSpec     { s.EarlyClobber = true; return s }
+func (s OperandSpec) role(r Role) OperandSpec {
+	s.Role = r
+	return s
+}
+
+func specs(s ...OperandSpec) []OperandSpec { return s }
+
+// memUses returns the two address operands of a memory operand.
+func memUses() []OperandSpec {
+	return []OperandSpec{gp().role(RoleMemBase), gp().role(RoleMemIndex)}
+}
+
+func init() {
+	def := func(op Op, info OpInfo) {
+		if opTable[op].Name != "" {
+			panic("mir: op defined twice: " + info.Name)
+		}
+		opTable[op] = info
+	}
+	def(OpInvalid, OpInfo{Name: "Invalid"})
+
+	// Pseudo-ops.
+	def(OpPhi, OpInfo{Name: "Phi", Variadic: true})
+	def(OpParCopy, OpInfo{Name: "ParCopy", Variadic: true})
+	def(OpArg, OpInfo{Name: "Arg", Variadic: true})
+	def(OpSpill, OpInfo{Name: "Spill", Defs: specs(anyClass()), Uses: specs(anyClass()), Latency: LatALU})
+	def(OpReload, OpInfo{Name: "Reload", Defs: specs(anyClass()), Uses: specs(anyClass()), Latency: LatLoad})
+	def(OpCopy, OpInfo{Name: "Copy", Defs: specs(anyClass()), Uses: specs(anyClass()), Latency: LatALU})
+	def(OpXchg, OpInfo{Name: "Xchg", Defs: specs(gp(), gp()), Uses: specs(gp(), gp()), Latency: LatALU * 2})
+	def(OpCtxLoad, OpInfo{Name: "CtxLoad", Defs: specs(gp()), Latency: LatLoad})
+	def(OpPoll, OpInfo{Name: "Poll", WritesFlags: true, MayTrap: true, SideEffects: true, Latency: LatALU})
+	def(OpCount, OpInfo{Name: "Count", WritesFlags: true, SideEffects: true, Latency: LatALU})
+
+	def(OpMOVQconst, OpInfo{Name: "MOVQconst", Defs: specs(gp()), HasImm: true, Latency: LatALU})
+	def(OpMOVQ2X, OpInfo{Name: "MOVQ2X", Defs: specs(xm()), Uses: specs(gp()), Latency: LatCvt})
+	def(OpMOVX2Q, OpInfo{Name: "MOVX2Q", Defs: specs(gp()), Uses: specs(xm()), Latency: LatCvt})
+
+	alu2 := func(op Op, name string, lat int) {
+		def(op, OpInfo{Name: name, Defs: specs(gp().tied(0)), Uses: specs(gp(), gp()), WritesFlags: true, Latency: lat})
+	}
+	alu2(OpADDQ, "ADDQ", LatALU)
+	alu2(OpSUBQ, "SUBQ", LatALU)
+	alu2(OpANDQ, "ANDQ", LatALU)
+	alu2(OpORQ, "ORQ", LatALU)
+	alu2(OpXORQ, "XORQ", LatALU)
+	alu2(OpIMULQ, "IMULQ", LatMul)
+	aluc := func(op Op, name string) {
+		def(op, OpInfo{Name: name, Defs: specs(gp().tied(0)), Uses: specs(gp()), HasImm: true, WritesFlags: true, Latency: LatALU})
+	}
+	aluc(OpADDQconst, "ADDQconst")
+	aluc(OpSUBQconst, "SUBQconst")
+	aluc(OpANDQconst, "ANDQconst")
+	aluc(OpORQconst, "ORQconst")
+	aluc(OpXORQconst, "XORQconst")
+	alum := func(op Op, name string, lat int) {
+		def(op, OpInfo{Name: name, Defs: specs(gp().tied(0)), Uses: append(specs(gp()), memUses()...),
+			HasImm: true, HasMem: true, MemSize: 8, Loads: true, WritesFlags: true, Latency: lat + LatLoad})
+	}
+	alum(OpADDQload, "ADDQload", LatALU)
+	alum(OpSUBQload, "SUBQload", LatALU)
+	alum(OpANDQload, "ANDQload", LatALU)
+	alum(OpORQload, "ORQload", LatALU)
+	alum(OpXORQload, "XORQload", LatALU)
+	alum(OpIMULQload, "IMULQload", LatMul)
+	def(OpNEGQ, OpInfo{Name: "NEGQ", Defs: specs(gp().tied(0)), Uses: specs(gp()), WritesFlags: true, Latency: LatALU})
+	def(OpNOTQ, OpInfo{Name: "NOTQ", Defs: specs(gp().tied(0)), Uses: specs(gp()), Latency: LatALU})
+	shift := func(op Op, name string) {
+		def(op, OpInfo{Name: name, Defs: specs(gp().tied(0)), Uses: specs(gp(), fixed(RCX)), WritesFlags: true, Latency: LatALU})
+	}
+	shift(OpSHLQ, "SHLQ")
+	shift(OpSHRQ, "SHRQ")
+	shift(OpSARQ, "SARQ")
+	shift(OpROLQ, "ROLQ")
+	shift(OpRORQ, "RORQ")
+	aluc(OpSHLQconst, "SHLQconst")
+	aluc(OpSHRQconst, "SHRQconst")
+	aluc(OpSARQconst, "SARQconst")
+	aluc(OpROLQconst, "ROLQconst")
+	aluc(OpRORQconst, "RORQconst")
+
+	def(OpIMUL3Qconst, OpInfo{Name: "IMUL3Qconst", Defs: specs(gp()), Uses: specs(gp()), HasImm: true, WritesFlags: true, Latency: LatMul})
+	def(OpLEAQ, OpInfo{Name: "LEAQ", Defs: specs(gp()), Uses: specs(gp()), HasImm: true, Latency: LatALU})
+	def(OpLEAQidx, OpInfo{Name: "LEAQidx", Defs: specs(gp()), Uses: specs(gp(), gp()), HasImm: true, HasMem: true, Latency: LatALU})
+	def(OpIDIVQ, OpInfo{Name: "IDIVQ", Defs: specs(fixed(RAX), fixed(RDX).early()), Uses: specs(fixed(RAX), gp()),
+		WritesFlags: true, Expanded: true, Latency: LatDiv})
+	def(OpDIVQ, OpInfo{Name: "DIVQ", Defs: specs(fixed(RAX), fixed(RDX).early()), Uses: specs(fixed(RAX), gp()),
+		WritesFlags: true, Expanded: true, Latency: LatDiv})
+
+	def(OpCMPQ, OpInfo{Name: "CMPQ", Uses: specs(gp(), gp()), WritesFlags: true, Latency: LatALU})
+	def(OpCMPQconst, OpInfo{Name: "CMPQconst", Uses: specs(gp()), HasImm: true, WritesFlags: true, Latency: LatALU})
+	def(OpCMPQload, OpInfo{Name: "CMPQload", Uses: append(specs(gp()), memUses()...), HasImm: true, HasMem: true,
+		MemSize: 8, Loads: true, WritesFlags: true, Latency: LatALU + LatLoad})
+	def(OpTESTQ, OpInfo{Name: "TESTQ", Uses: specs(gp(), gp()), WritesFlags: true, Latency: LatALU})
+	def(OpTESTQconst, OpInfo{Name: "TESTQconst", Uses: specs(gp()), HasImm: true, WritesFlags: true, Latency: LatALU})
+	def(OpSETCC, OpInfo{Name: "SETCC", Defs: specs(gp()), HasCond: true, ReadsFlags: true, Expanded: true, Latency: LatALU})
+	def(OpCMOVQCC, OpInfo{Name: "CMOVQCC", Defs: specs(gp().tied(0)), Uses: specs(gp(), gp()), HasCond: true,
+		ReadsFlags: true, Expanded: true, Latency: LatALU})
+
+	bitop := func(op Op, name, feature string) {
+		def(op, OpInfo{Name: name, Defs: specs(gp()), Uses: specs(gp()), WritesFlags: true, Latency: LatMul, Feature: feature})
+	}
+	bitop(OpLZCNTQ, "LZCNTQ", "lzcnt")
+	bitop(OpTZCNTQ, "TZCNTQ", "bmi1")
+	bitop(OpPOPCNTQ, "POPCNTQ", "popcnt")
+	bitop(OpBSRQ, "BSRQ", "")
+	bitop(OpBSFQ, "BSFQ", "")
+
+	ext := func(op Op, name string) {
+		def(op, OpInfo{Name: name, Defs: specs(gp()), Uses: specs(gp()), Latency: LatALU})
+	}
+	ext(OpMOVBQSX, "MOVBQSX")
+	ext(OpMOVBQZX, "MOVBQZX")
+	ext(OpMOVWQSX, "MOVWQSX")
+	ext(OpMOVWQZX, "MOVWQZX")
+	ext(OpMOVLQSX, "MOVLQSX")
+	ext(OpMOVLQZX, "MOVLQZX")
+
+	load := func(op Op, name string, size int, dst OperandSpec) {
+		def(op, OpInfo{Name: name, Defs: specs(dst), Uses: memUses(), HasImm: true, HasMem: true, MemSize: size, Loads: true, Latency: LatLoad})
+	}
+	load(OpMOVBQSXload, "MOVBQSXload", 1, gp())
+	load(OpMOVBQZXload, "MOVBQZXload", 1, gp())
+	load(OpMOVWQSXload, "MOVWQSXload", 2, gp())
+	load(OpMOVWQZXload, "MOVWQZXload", 2, gp())
+	load(OpMOVLQSXload, "MOVLQSXload", 4, gp())
+	load(OpMOVLQZXload, "MOVLQZXload", 4, gp())
+	load(OpMOVQload, "MOVQload", 8, gp())
+	load(OpMOVSDload, "MOVSDload", 8, xm())
+	store := func(op Op, name string, size int, val OperandSpec) {
+		def(op, OpInfo{Name: name, Uses: append(memUses(), val), HasImm: true, HasMem: true, MemSize: size,
+			Stores: true, SideEffects: true, Latency: LatALU})
+	}
+	store(OpMOVBstore, "MOVBstore", 1, gp())
+	store(OpMOVWstore, "MOVWstore", 2, gp())
+	store(OpMOVLstore, "MOVLstore", 4, gp())
+	store(OpMOVQstore, "MOVQstore", 8, gp())
+	store(OpMOVSDstore, "MOVSDstore", 8, xm())
+
+	def(OpMOVSDconst, OpInfo{Name: "MOVSDconst", Defs: specs(xm()), HasImm: true, Latency: LatLoad})
+	fp2 := func(op Op, name string, lat int) {
+		def(op, OpInfo{Name: name, Defs: specs(xm().tied(0)), Uses: specs(xm(), xm()), Latency: lat})
+	}
+	fp2(OpADDSD, "ADDSD", LatFP)
+	fp2(OpSUBSD, "SUBSD", LatFP)
+	fp2(OpMULSD, "MULSD", LatFP)
+	fp2(OpDIVSD, "DIVSD", LatFPDiv)
+	fpm := func(op Op, name string, lat int) {
+		def(op, OpInfo{Name: name, Defs: specs(xm().tied(0)), Uses: append(specs(xm()), memUses()...),
+			HasImm: true, HasMem: true, MemSize: 8, Loads: true, Latency: lat + LatLoad})
+	}
+	fpm(OpADDSDload, "ADDSDload", LatFP)
+	fpm(OpSUBSDload, "SUBSDload", LatFP)
+	fpm(OpMULSDload, "MULSDload", LatFP)
+	fpm(OpDIVSDload, "DIVSDload", LatFPDiv)
+	def(OpSQRTSD, OpInfo{Name: "SQRTSD", Defs: specs(xm()), Uses: specs(xm()), Latency: LatSqrt})
+	def(OpMINSD, OpInfo{Name: "MINSD", Defs: specs(xm().tied(0)), Uses: specs(xm(), xm()), WritesFlags: true, Expanded: true, Latency: LatFP})
+	def(OpMAXSD, OpInfo{Name: "MAXSD", Defs: specs(xm().tied(0)), Uses: specs(xm(), xm()), WritesFlags: true, Expanded: true, Latency: LatFP})
+	def(OpROUNDSD, OpInfo{Name: "ROUNDSD", Defs: specs(xm()), Uses: specs(xm()), Latency: LatFP, Feature: "sse4.1"})
+	def(OpXORPDconst, OpInfo{Name: "XORPDconst", Defs: specs(xm().tied(0)), Uses: specs(xm()), HasImm: true, Latency: LatALU})
+	def(OpANDPDconst, OpInfo{Name: "ANDPDconst", Defs: specs(xm().tied(0)), Uses: specs(xm()), HasImm: true, Latency: LatALU})
+	def(OpUCOMISD, OpInfo{Name: "UCOMISD", Uses: specs(xm(), xm()), WritesFlags: true, Latency: LatFP})
+
+	def(OpCVTSQ2SD, OpInfo{Name: "CVTSQ2SD", Defs: specs(xm()), Uses: specs(gp()), Latency: LatCvt})
+	def(OpCVTUQ2SD, OpInfo{Name: "CVTUQ2SD", Defs: specs(xm(), gp().early()), Uses: specs(gp()),
+		WritesFlags: true, Expanded: true, Latency: LatCvt * 2})
+	def(OpCVTTSD2SQ, OpInfo{Name: "CVTTSD2SQ", Defs: specs(gp()), Uses: specs(xm()), Latency: LatCvt})
+	def(OpCVTTSD2SQsat, OpInfo{Name: "CVTTSD2SQsat", Defs: specs(gp().early()), Uses: specs(xm()),
+		WritesFlags: true, Expanded: true, Latency: LatCvt * 2})
+	def(OpCVTTSD2UQsat, OpInfo{Name: "CVTTSD2UQsat", Defs: specs(gp().early(), xm().early()), Uses: specs(xm()),
+		WritesFlags: true, Expanded: true, Latency: LatCvt * 3})
+	def(OpCVTTSD2UQ, OpInfo{Name: "CVTTSD2UQ", Defs: specs(gp().early(), xm().early()), Uses: specs(xm()),
+		WritesFlags: true, Expanded: true, Latency: LatCvt * 3})
+
+	def(OpJMP, OpInfo{Name: "JMP", Terminator: true, NumSuccs: 1, Latency: LatBranch})
+	def(OpJCC, OpInfo{Name: "JCC", HasCond: true, ReadsFlags: true, Terminator: true, NumSuccs: 2, Latency: LatBranch})
+	def(OpJMPTABLE, OpInfo{Name: "JMPTABLE", Uses: specs(gp()), Terminator: true, NumSuccs: -1, Expanded: true, Latency: LatBranch})
+	def(OpRET, OpInfo{Name: "RET", Variadic: true, Terminator: true, SideEffects: true, Latency: LatBranch})
+	def(OpTRAP, OpInfo{Name: "TRAP", HasImm: true, Terminator: true, MayTrap: true, SideEffects: true, Latency: LatBranch})
+	for op, name := range map[Op]string{OpCALL: "CALL", OpCALLHOST: "CALLHOST", OpCALLRT: "CALLRT"} {
+		def(op, OpInfo{Name: name, Variadic: true, Clobbers: CallerSaved, WritesFlags: true, Call: true,
+			MayTrap: true, SideEffects: true, Latency: LatCall})
+	}
+
+	for op := range opTable {
+		if opTable[op].Name == "" {
+			panic(fmt.Sprintf("mir: opcode %d has no op-table entry", op))
+		}
+		opByName[opTable[op].Name] = Op(op)
+	}
+}
