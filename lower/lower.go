@@ -1,0 +1,407 @@
+// Package lower turns a bytecode function into SSA machine IR for x86-64.
+//
+// It builds SSA directly from the register bytecode with the algorithm of
+// Braun et al. ("Simple and Efficient Construction of Static Single
+// Assignment Form", CC 2013): bytecode registers are the variables; a move
+// only rebinds its destination to the source's value (copies are folded
+// while SSA is built, as the fast copy coalescer expects); φs are created
+// on demand, completed when a block is sealed, and removed as soon as they
+// turn out trivial. Instruction selection happens in the same pass:
+// constants are folded, immediates that fit go into instruction forms that
+// take them, compare-and-branch pairs are fused, and every trap condition
+// (division by zero and overflow, memory bounds, float-to-int conversions)
+// becomes an explicit compare and branch to a cold trap block. Calls,
+// returns and arguments carry their calling-convention registers as
+// operand constraints from the op table, not as hidden moves. Afterwards
+// dead code is removed.
+//
+// Block frequencies and edge probabilities come from a profilecounters
+// profile when one is given, and from the static estimate otherwise; the
+// extra blocks lowering creates (trap blocks, the blocks after a check,
+// blocks on backward edges that hold a poll) get frequencies derived from
+// the block or edge they split.
+//
+// Linear memory is addressed as [base + address], where the base and the
+// length of memory are SSA values read from the execution context at entry
+// and again after anything that may grow memory.
+package lower
+
+import (
+	"errors"
+	"fmt"
+
+	bc "github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/mir"
+	"github.com/kiln-jit/kiln/profilecounters"
+)
+
+// ProbTrap is the probability given to the edge into a trap block.
+const ProbTrap = 1e-6
+
+// ErrUnsupported is returned (wrapped) when a function needs a CPU feature
+// the target lacks and has no fallback; such a function stays in the
+// interpreter.
+var ErrUnsupported = errors.New("lower: unsupported on this target")
+
+// Options configure lowering.
+type Options struct {
+	// Profile is the function's profile; nil means the static estimate.
+	Profile *profilecounters.Profile
+	// Target lists the CPU features code may use.
+	Target Target
+}
+
+// Module lowers every function of a verified module with the static
+// estimate. The returned functions are indexed like m.Funcs.
+func Module(m *bc.Module, target Target) ([]*mir.Func, error) {
+	out := make([]*mir.Func, len(m.Funcs))
+	for i := range m.Funcs {
+		f, err := Func(m, i, Options{Target: target})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = f
+	}
+	return out, nil
+}
+
+// HostSigs returns the register-class signatures of m's host imports, for
+// mir.VerifyModule.
+func HostSigs(m *bc.Module) []mir.HostSig {
+	out := make([]mir.HostSig, len(m.Hosts))
+	for i, h := range m.Hosts {
+		out[i] = mir.HostSig{Params: Classes(h.Sig.Params), Results: Classes(h.Sig.Results)}
+	}
+	return out
+}
+
+// Classes maps bytecode types to register classes.
+func Classes(ts []bc.Type) []mir.Class {
+	cs := make([]mir.Class, len(ts))
+	for i, t := range ts {
+		cs[i] = classOf(t)
+	}
+	return cs
+}
+
+func classOf(t bc.Type) mir.Class {
+	if t == bc.F64 {
+		return mir.XMM
+	}
+	return mir.GPR
+}
+
+// Func lowers function fn of the verified module m to SSA machine IR.
+func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
+	if fn < 0 || fn >= len(m.Funcs) {
+		return nil, fmt.Errorf("lower: function index %d out of range", fn)
+	}
+	bf := m.Funcs[fn]
+	layout := profilecounters.NewLayout(bf)
+	prof := opts.Profile
+	if prof == nil || prof.Layout == nil || len(prof.EdgeProb) != len(layout.Edges) || len(prof.BlockFreq) != len(layout.Blocks) {
+		prof = layout.Profile(nil)
+	}
+	l := &lowerer{
+		m: m, bf: bf, layout: layout, prof: prof, target: opts.Target,
+		f: mir.NewFunc(bf.Name, fn, Classes(bf.Sig.Params), Classes(bf.Sig.Results)),
+	}
+	l.memoryMoves = moduleGrowsMemory(m)
+	if err := l.run(); err != nil {
+		return nil, fmt.Errorf("lower func %s: %w", bf.Name, err)
+	}
+	return l.f, nil
+}
+
+// moduleGrowsMemory reports whether linear memory can ever move or change
+// size: only memory.grow changes it, and only when the maximum exceeds the
+// minimum.
+func moduleGrowsMemory(m *bc.Module) bool {
+	if m.Memory.MaxPages == m.Memory.MinPages {
+		return false
+	}
+	for _, f := range m.Funcs {
+		for i := range f.Code {
+			if f.Code[i].Op == bc.OpMemoryGrow {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lowerer holds the state of one function's lowering.
+type lowerer struct {
+	m      *bc.Module
+	bf     *bc.Function
+	layout *profilecounters.Layout
+	prof   *profilecounters.Profile
+	target Target
+	f      *mir.Func
+
+	// memoryMoves is set when memory may be grown, so its base and length
+	// must be read again after calls.
+	memoryMoves bool
+
+	ssa ssaBuilder
+
+	// head is the mir block of each bytecode block (-1 when unreachable);
+	// pendingPreds counts the edges into it not yet lowered or dropped, and
+	// edgeDone marks the bytecode edges already accounted for.
+	head         []int
+	pendingPreds []int
+	edgeDone     []bool
+
+	cur     *mir.Block // the block instructions go to; nil after a terminator
+	curFreq float64
+	pc      int // bytecode offset being lowered
+
+	// consts records the value of virtual registers known to be constant
+	// (by register number); compares records the compare that computed a
+	// 0/1 value, for fusing it into a later branch or select.
+	consts   map[int]int64
+	compares map[int]compareInfo
+
+	entryBlock *mir.Block
+	zero       [3]mir.Reg // lazily made zero constants, by class
+}
+
+type compareInfo struct {
+	cond  mir.Cond
+	a, b  mir.Reg
+	imm   int64
+	isImm bool
+	float bool
+	block int
+}
+
+// Variables: the bytecode registers, then the memory base and length.
+func (l *lowerer) varMemBase() int { return len(l.bf.Regs) }
+func (l *lowerer) varMemLen() int  { return len(l.bf.Regs) + 1 }
+
+func (l *lowerer) varClass(v int) mir.Class {
+	if v < len(l.bf.Regs) {
+		return classOf(l.bf.Regs[v])
+	}
+	return mir.GPR
+}
+
+func (l *lowerer) run() error {
+	l.consts = map[int]int64{}
+	l.compares = map[int]compareInfo{}
+	nvars := len(l.bf.Regs) + 2
+	l.ssa.init(l, nvars)
+
+	// The entry block: arguments, the memory base and length, then a jump
+	// to the first bytecode block.
+	entry := l.f.NewBlock()
+	entry.Freq = 1
+	l.entryBlock = entry
+	l.ssa.addBlock(entry.ID, true)
+	l.cur, l.curFreq = entry, 1
+	for i, t := range l.bf.Sig.Params {
+		v := l.f.NewVReg(classOf(t))
+		l.emit(&mir.Instr{Op: mir.OpArg, Defs: []mir.Reg{v}, Aux: int32(i), Pos: -1})
+		l.ssa.write(i, entry.ID, v)
+	}
+	l.loadMemoryState()
+
+	// One head block per reachable bytecode block.
+	g := l.layout.Graph()
+	reach := g.Reachable()
+	l.head = make([]int, len(l.layout.Blocks))
+	l.pendingPreds = make([]int, len(l.layout.Blocks))
+	for b := range l.layout.Blocks {
+		l.head[b] = -1
+		if !reach[b] {
+			continue
+		}
+		hb := l.f.NewBlock()
+		hb.Freq = l.prof.BlockFreq[b]
+		l.head[b] = hb.ID
+		l.ssa.addBlock(hb.ID, false)
+		for _, e := range l.layout.Blocks[b].Preds {
+			if reach[l.layout.Edges[e].From] {
+				l.pendingPreds[b]++
+			}
+		}
+	}
+	l.edgeDone = make([]bool, len(l.layout.Edges))
+	// The entry block jumps to bytecode block 0.
+	l.pendingPreds[0]++
+	l.emit(&mir.Instr{Op: mir.OpJMP, Pos: -1})
+	l.f.AddEdge(entry.ID, l.head[0], 1)
+	l.ssa.seal(entry.ID)
+	l.predArrived(0)
+	l.cur = nil
+
+	for _, b := range g.ReversePostorder() {
+		if err := l.lowerBlock(b); err != nil {
+			return err
+		}
+	}
+	l.ssa.finish()
+	removeUnreachable(l.f)
+	eliminateDeadCode(l.f)
+	return nil
+}
+
+// loadMemoryState reads the memory base and length from the context into
+// their variables.
+func (l *lowerer) loadMemoryState() {
+	base := l.f.NewVReg(mir.GPR)
+	l.emit(&mir.Instr{Op: mir.OpCtxLoad, Defs: []mir.Reg{base}, Aux: int32(mir.CtxMemBase), Pos: -1})
+	length := l.f.NewVReg(mir.GPR)
+	l.emit(&mir.Instr{Op: mir.OpCtxLoad, Defs: []mir.Reg{length}, Aux: int32(mir.CtxMemLen), Pos: -1})
+	l.ssa.write(l.varMemBase(), l.cur.ID, base)
+	l.ssa.write(l.varMemLen(), l.cur.ID, length)
+}
+
+// emit appends an instruction to the current block.
+func (l *lowerer) emit(in *mir.Instr) *mir.Instr {
+	return l.cur.Append(in)
+}
+
+// newBlock creates a block with a single predecessor edge from the current
+// block (added by the caller's terminator) and seals it.
+func (l *lowerer) newSealedBlock(freq float64) *mir.Block {
+	b := l.f.NewBlock()
+	b.Freq = freq
+	l.ssa.addBlock(b.ID, false)
+	return b
+}
+
+// predArrived notes that one of the edges into bytecode block b's head has
+// been lowered or dropped, and seals the head when it was the last.
+func (l *lowerer) predArrived(b int) {
+	l.pendingPreds[b]--
+	if l.pendingPreds[b] == 0 {
+		l.ssa.seal(l.head[b])
+	}
+}
+
+// lowerEdge accounts for bytecode edge e: it now exists in mir.
+func (l *lowerer) lowerEdge(e int) {
+	l.edgeDone[e] = true
+	l.predArrived(l.layout.Edges[e].To)
+}
+
+// edgeTarget returns the mir block bytecode edge e should enter from the
+// branch at the current offset: the target's head, or, for a backward
+// branch, a new block that polls and then jumps to the head. freq is the
+// edge's frequency.
+func (l *lowerer) edgeTarget(e int, freq float64) (target int, viaPoll *mir.Block) {
+	to := l.layout.Edges[e].To
+	if l.layout.Blocks[to].Start > l.pc {
+		return l.head[to], nil
+	}
+	pb := l.newSealedBlock(freq)
+	return pb.ID, pb
+}
+
+// connect adds the mir edge for bytecode edge e from the current block to
+// target (from edgeTarget), completing the poll block if there is one. The
+// current block's terminator must already be emitted.
+func (l *lowerer) connect(from *mir.Block, e, target int, poll *mir.Block, prob float64) {
+	l.f.AddEdge(from.ID, target, prob)
+	if poll == nil {
+		l.lowerEdge(e)
+		return
+	}
+	l.ssa.seal(poll.ID)
+	saved, savedFreq := l.cur, l.curFreq
+	l.cur, l.curFreq = poll, poll.Freq
+	l.emit(&mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
+	l.emit(&mir.Instr{Op: mir.OpJMP, Pos: int32(l.pc)})
+	l.f.AddEdge(poll.ID, l.head[l.layout.Edges[e].To], 1)
+	l.lowerEdge(e)
+	l.cur, l.curFreq = saved, savedFreq
+}
+
+// jumpEdge ends the current block with a jump along bytecode edge e; a
+// backward jump polls first.
+func (l *lowerer) jumpEdge(e int) {
+	to := l.layout.Edges[e].To
+	if l.layout.Blocks[to].Start <= l.pc {
+		l.emit(&mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
+	}
+	l.emit(&mir.Instr{Op: mir.OpJMP, Pos: int32(l.pc)})
+	l.f.AddEdge(l.cur.ID, l.head[to], 1)
+	l.lowerEdge(e)
+	l.cur = nil
+}
+
+// branchEdges ends the current block with a conditional branch (the flags
+// set by the previous instruction) along bytecode edges taken and
+// notTaken.
+func (l *lowerer) branchEdges(cond mir.Cond, taken, notTaken int) {
+	pTaken := l.prof.EdgeProb[taken]
+	if sum := pTaken + l.prof.EdgeProb[notTaken]; sum > 0 {
+		pTaken /= sum
+	} else {
+		pTaken = 0.5
+	}
+	freq := l.curFreq
+	tTarget, tPoll := l.edgeTarget(taken, freq*pTaken)
+	nTarget, nPoll := l.edgeTarget(notTaken, freq*(1-pTaken))
+	from := l.cur
+	l.emit(&mir.Instr{Op: mir.OpJCC, Cond: cond, Pos: int32(l.pc)})
+	l.connect(from, taken, tTarget, tPoll, pTaken)
+	l.connect(from, notTaken, nTarget, nPoll, 1-pTaken)
+	l.cur = nil
+}
+
+// checkTrap branches to a new trap block of the given kind when cond holds
+// (on the flags the previous instruction set), and continues in a new
+// block otherwise.
+func (l *lowerer) checkTrap(cond mir.Cond, kind bc.TrapKind) {
+	freq := l.curFreq
+	trap := l.newSealedBlock(freq * ProbTrap)
+	cont := l.newSealedBlock(freq)
+	l.emit(&mir.Instr{Op: mir.OpJCC, Cond: cond, Pos: int32(l.pc)})
+	l.f.AddEdge(l.cur.ID, trap.ID, ProbTrap)
+	l.f.AddEdge(l.cur.ID, cont.ID, 1-ProbTrap)
+	l.ssa.seal(trap.ID)
+	l.ssa.seal(cont.ID)
+	trap.Append(&mir.Instr{Op: mir.OpTRAP, Aux: int32(kind), Pos: int32(l.pc)})
+	l.cur = cont
+}
+
+// trapAlways ends the current block with a trap: the instruction always
+// traps (for example, a division by the constant zero).
+func (l *lowerer) trapAlways(kind bc.TrapKind) {
+	l.emit(&mir.Instr{Op: mir.OpTRAP, Aux: int32(kind), Pos: int32(l.pc)})
+	l.cur = nil
+}
+
+// lowerBlock lowers bytecode block b into its head block (and the blocks
+// checks split it into).
+func (l *lowerer) lowerBlock(b int) error {
+	blk := &l.layout.Blocks[b]
+	l.cur = l.f.Blocks[l.head[b]]
+	l.curFreq = l.cur.Freq
+	for pc := blk.Start; pc < blk.End; pc++ {
+		if l.cur == nil {
+			// An earlier instruction always traps; the rest is dead.
+			break
+		}
+		l.pc = pc
+		if err := l.instr(&l.bf.Code[pc], b); err != nil {
+			return fmt.Errorf("instruction %d (%s): %w", pc, l.bf.Code[pc].Op, err)
+		}
+	}
+	if l.cur != nil {
+		// The block falls through into the next one.
+		l.pc = blk.End - 1
+		l.jumpEdge(blk.FirstEdge)
+	}
+	// Edges of this block that were not lowered (folded branches, or code
+	// cut short by a trap) never arrive.
+	for e := blk.FirstEdge; e < blk.FirstEdge+blk.NumEdges; e++ {
+		if !l.edgeDone[e] {
+			l.edgeDone[e] = true
+			l.predArrived(l.layout.Edges[e].To)
+		}
+	}
+	return nil
+}
