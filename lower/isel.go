@@ -9,6 +9,28 @@ import (
 	"github.com/kiln-jit/kiln/mir"
 )
 
+// constTable maps virtual registers to the constants they are known to
+// hold.
+type constTable struct {
+	val   []int64
+	known []bool
+}
+
+func (t *constTable) set(r mir.Reg, v int64) {
+	for len(t.val) <= r.Index() {
+		t.val = append(t.val, 0)
+		t.known = append(t.known, false)
+	}
+	t.val[r.Index()], t.known[r.Index()] = v, true
+}
+
+func (t *constTable) get(r mir.Reg) (int64, bool) {
+	if i := r.Index(); r.IsVirtual() && i < len(t.val) && t.known[i] {
+		return t.val[i], true
+	}
+	return 0, false
+}
+
 func fitsImm32(x int64) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
 
 // read returns the current value of bytecode register r.
@@ -22,8 +44,7 @@ func (l *lowerer) newX() mir.Reg { return l.f.NewVReg(mir.XMM) }
 
 // constOf returns the constant value of v, if v is known to be constant.
 func (l *lowerer) constOf(v mir.Reg) (int64, bool) {
-	c, ok := l.consts[l.ssa.find(v).Index()]
-	return c, ok
+	return l.consts.get(l.ssa.find(v))
 }
 
 func (l *lowerer) pos() int32 { return int32(l.pc) }
@@ -32,7 +53,7 @@ func (l *lowerer) pos() int32 { return int32(l.pc) }
 func (l *lowerer) iconst(v int64) mir.Reg {
 	d := l.newG()
 	l.emit(&mir.Instr{Op: mir.OpMOVQconst, Defs: []mir.Reg{d}, Imm: v, Pos: l.pos()})
-	l.consts[d.Index()] = v
+	l.consts.set(d, v)
 	return d
 }
 
@@ -40,7 +61,7 @@ func (l *lowerer) iconst(v int64) mir.Reg {
 func (l *lowerer) fconst(bits uint64) mir.Reg {
 	d := l.newX()
 	l.emit(&mir.Instr{Op: mir.OpMOVSDconst, Defs: []mir.Reg{d}, Imm: int64(bits), Pos: l.pos()})
-	l.consts[d.Index()] = int64(bits)
+	l.consts.set(d, int64(bits))
 	return d
 }
 
@@ -62,7 +83,7 @@ func (l *lowerer) zeroOf(c mir.Class) mir.Reg {
 	} else {
 		e.Append(in)
 	}
-	l.consts[d.Index()] = 0
+	l.consts.set(d, 0)
 	l.zero[c] = d
 	return d
 }
@@ -371,6 +392,9 @@ func (l *lowerer) overflowCheck(a mir.Reg) {
 	l.f.AddEdge(l.cur.ID, minusOne.ID, ProbTrap)
 	l.f.AddEdge(l.cur.ID, cont.ID, 1-ProbTrap)
 	l.ssa.seal(minusOne.ID)
+	// Neither path writes a variable: both blocks see the same bindings.
+	l.ssa.inherit(minusOne.ID, l.cur.ID)
+	l.ssa.inherit(cont.ID, l.cur.ID)
 	l.cur, l.curFreq = minusOne, minusOne.Freq
 	min := l.iconst(math.MinInt64)
 	l.emit(&mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, min}, Pos: l.pos()})
@@ -590,11 +614,9 @@ func (l *lowerer) memAddress(r bc.Reg, off int64, size int) (base, ea mir.Reg, o
 	} else {
 		ea = av
 	}
-	// end = ea + size must not wrap around and must not exceed the length.
-	end := l.opImm(mir.OpADDQconst, ea, int64(size))
-	l.checkTrap(mir.CondB, bc.TrapOutOfBounds)
-	length := l.read(bc.Reg(l.varMemLen()))
-	l.emit(&mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{end, length}, Pos: l.pos()})
-	l.checkTrap(mir.CondA, bc.TrapOutOfBounds)
+	// In bounds exactly when ea < max(0, length - size + 1), unsigned.
+	bound := l.read(bc.Reg(l.varMemBound(size)))
+	l.emit(&mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{ea, bound}, Pos: l.pos()})
+	l.checkTrap(mir.CondAE, bc.TrapOutOfBounds)
 	return l.read(bc.Reg(l.varMemBase())), ea, true
 }

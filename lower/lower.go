@@ -159,11 +159,19 @@ type lowerer struct {
 	// consts records the value of virtual registers known to be constant
 	// (by register number); compares records the compare that computed a
 	// 0/1 value, for fusing it into a later branch or select.
-	consts   map[int]int64
+	consts   constTable
 	compares map[int]compareInfo
+
+	trapBlocks map[trapKey]*mir.Block
 
 	entryBlock *mir.Block
 	zero       [3]mir.Reg // lazily made zero constants, by class
+}
+
+// trapKey identifies the trap blocks of one instruction.
+type trapKey struct {
+	kind bc.TrapKind
+	pc   int
 }
 
 type compareInfo struct {
@@ -175,9 +183,16 @@ type compareInfo struct {
 	block int
 }
 
-// Variables: the bytecode registers, then the memory base and length.
+// Variables: the bytecode registers, then the memory base, the memory
+// length and the four access bounds (context fields CtxMemBase onwards).
 func (l *lowerer) varMemBase() int { return len(l.bf.Regs) }
 func (l *lowerer) varMemLen() int  { return len(l.bf.Regs) + 1 }
+func (l *lowerer) varMemBound(size int) int {
+	return len(l.bf.Regs) + int(mir.MemBoundField(size))
+}
+
+// numMemoryVars is the number of variables describing memory.
+const numMemoryVars = 6
 
 func (l *lowerer) varClass(v int) mir.Class {
 	if v < len(l.bf.Regs) {
@@ -187,9 +202,8 @@ func (l *lowerer) varClass(v int) mir.Class {
 }
 
 func (l *lowerer) run() error {
-	l.consts = map[int]int64{}
 	l.compares = map[int]compareInfo{}
-	nvars := len(l.bf.Regs) + 2
+	nvars := len(l.bf.Regs) + numMemoryVars
 	l.ssa.init(l, nvars)
 
 	// The entry block: arguments, the memory base and length, then a jump
@@ -246,15 +260,15 @@ func (l *lowerer) run() error {
 	return nil
 }
 
-// loadMemoryState reads the memory base and length from the context into
-// their variables.
+// loadMemoryState reads the memory base, length and bounds from the
+// context into their variables (dead code elimination drops the ones no
+// access uses).
 func (l *lowerer) loadMemoryState() {
-	base := l.f.NewVReg(mir.GPR)
-	l.emit(&mir.Instr{Op: mir.OpCtxLoad, Defs: []mir.Reg{base}, Aux: int32(mir.CtxMemBase), Pos: -1})
-	length := l.f.NewVReg(mir.GPR)
-	l.emit(&mir.Instr{Op: mir.OpCtxLoad, Defs: []mir.Reg{length}, Aux: int32(mir.CtxMemLen), Pos: -1})
-	l.ssa.write(l.varMemBase(), l.cur.ID, base)
-	l.ssa.write(l.varMemLen(), l.cur.ID, length)
+	for field := mir.CtxMemBase; field <= mir.CtxMemBound8; field++ {
+		v := l.f.NewVReg(mir.GPR)
+		l.emit(&mir.Instr{Op: mir.OpCtxLoad, Defs: []mir.Reg{v}, Aux: int32(field), Pos: -1})
+		l.ssa.write(l.varMemBase()+int(field), l.cur.ID, v)
+	}
 }
 
 // emit appends an instruction to the current block.
@@ -356,14 +370,28 @@ func (l *lowerer) branchEdges(cond mir.Cond, taken, notTaken int) {
 // block otherwise.
 func (l *lowerer) checkTrap(cond mir.Cond, kind bc.TrapKind) {
 	freq := l.curFreq
-	trap := l.newSealedBlock(freq * ProbTrap)
+	// Checks of one instruction that trap the same way share a trap block.
+	key := trapKey{kind, l.pc}
+	trap, shared := l.trapBlocks[key]
+	if shared {
+		trap.Freq += freq * ProbTrap
+	} else {
+		trap = l.newSealedBlock(freq * ProbTrap)
+		if l.trapBlocks == nil {
+			l.trapBlocks = map[trapKey]*mir.Block{}
+		}
+		l.trapBlocks[key] = trap
+	}
 	cont := l.newSealedBlock(freq)
 	l.emit(&mir.Instr{Op: mir.OpJCC, Cond: cond, Pos: int32(l.pc)})
 	l.f.AddEdge(l.cur.ID, trap.ID, ProbTrap)
 	l.f.AddEdge(l.cur.ID, cont.ID, 1-ProbTrap)
-	l.ssa.seal(trap.ID)
+	if !shared {
+		l.ssa.seal(trap.ID)
+		trap.Append(&mir.Instr{Op: mir.OpTRAP, Aux: int32(kind), Pos: int32(l.pc)})
+	}
 	l.ssa.seal(cont.ID)
-	trap.Append(&mir.Instr{Op: mir.OpTRAP, Aux: int32(kind), Pos: int32(l.pc)})
+	l.ssa.inherit(cont.ID, l.cur.ID)
 	l.cur = cont
 }
 

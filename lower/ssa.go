@@ -26,13 +26,26 @@ type ssaBuilder struct {
 	// phis lists each block's φ instructions (placed before its other
 	// instructions at the end).
 	phis [][]*mir.Instr
-	// Per virtual register: the replacement of a removed φ (NoReg if none),
-	// the φ instruction defining it, and the φs that use it.
-	alias    []mir.Reg
-	phiInstr map[mir.Reg]*mir.Instr
-	phiBlock map[mir.Reg]int
-	phiUsers map[mir.Reg][]mir.Reg
-	removed  map[*mir.Instr]bool
+	// Per virtual register: the replacement of a removed φ (NoReg if
+	// none), and the φ that defines it, if any.
+	alias []mir.Reg
+	phi   []phiInfo
+}
+
+// phiInfo describes the φ defining a virtual register.
+type phiInfo struct {
+	instr   *mir.Instr // nil when the register is not defined by a φ
+	block   int
+	users   []mir.Reg // the φs that use this one
+	removed bool
+}
+
+// phiOf returns the φ information of r, or nil when r is not a φ.
+func (s *ssaBuilder) phiOf(r mir.Reg) *phiInfo {
+	if i := r.Index(); r.IsVirtual() && i < len(s.phi) && s.phi[i].instr != nil {
+		return &s.phi[i]
+	}
+	return nil
 }
 
 type pendingPhi struct {
@@ -42,10 +55,6 @@ type pendingPhi struct {
 
 func (s *ssaBuilder) init(l *lowerer, nvars int) {
 	s.l, s.nvars = l, nvars
-	s.phiInstr = map[mir.Reg]*mir.Instr{}
-	s.phiBlock = map[mir.Reg]int{}
-	s.phiUsers = map[mir.Reg][]mir.Reg{}
-	s.removed = map[*mir.Instr]bool{}
 }
 
 // addBlock registers a new mir block (IDs must be added in order).
@@ -61,7 +70,7 @@ func (s *ssaBuilder) addBlock(id int, sealed bool) {
 
 // find resolves aliases of removed φs.
 func (s *ssaBuilder) find(r mir.Reg) mir.Reg {
-	if !r.IsVirtual() {
+	if !r.IsVirtual() || r == marker {
 		return r
 	}
 	root := r
@@ -83,6 +92,17 @@ func (s *ssaBuilder) setAlias(r, to mir.Reg) {
 	s.alias[r.Index()] = to
 }
 
+// inherit makes block b start with the variable bindings of block from, by
+// sharing from's table. It is used for the blocks a check splits a block
+// into: from's only other successors are trap blocks, which read nothing,
+// so from's bindings are never needed apart from b's again.
+func (s *ssaBuilder) inherit(b, from int) {
+	if s.defs[from] == nil {
+		s.defs[from] = map[int32]mir.Reg{}
+	}
+	s.defs[b] = s.defs[from]
+}
+
 // write records v as variable x's current value in block b.
 func (s *ssaBuilder) write(x, b int, v mir.Reg) {
 	if s.defs[b] == nil {
@@ -94,6 +114,13 @@ func (s *ssaBuilder) write(x, b int, v mir.Reg) {
 // read returns variable x's value at the current point of block b.
 func (s *ssaBuilder) read(x, b int) mir.Reg {
 	if v, ok := s.defs[b][int32(x)]; ok {
+		if v == marker {
+			// Around a loop back to a join being read: the φ breaks
+			// the cycle; readJoin fills in its operands.
+			phi := s.newPhi(x, b)
+			s.write(x, b, phi)
+			return phi
+		}
 		return s.find(v)
 	}
 	return s.readRecursive(x, b)
@@ -112,32 +139,82 @@ func (s *ssaBuilder) readRecursive(x, b int) mir.Reg {
 	case len(blk.Preds) == 1:
 		v = s.read(x, blk.Preds[0])
 	default:
-		phi := s.newPhi(x, b)
-		s.write(x, b, phi) // breaks cycles through loops
-		v = s.addOperands(x, phi)
+		v = s.readJoin(x, b)
 	}
 	s.write(x, b, v)
 	return v
+}
+
+// marker is bound to a variable in a sealed join block while its
+// predecessors are being read; reaching it again means the read went around
+// a loop, and only then is a φ needed to break the cycle.
+const marker = mir.NoReg - 1
+
+// readJoin reads variable x at the start of sealed block b with several
+// predecessors. It reads the predecessors first and creates a φ only when
+// they disagree or a loop leads back to b, so that the common trivial φs of
+// acyclic joins are never built (Braun et al., section 3.3).
+func (s *ssaBuilder) readJoin(x, b int) mir.Reg {
+	s.write(x, b, marker)
+	preds := s.l.f.Blocks[b].Preds
+	vals := make([]mir.Reg, len(preds))
+	for i, p := range preds {
+		vals[i] = s.read(x, p)
+	}
+	if cur := s.defs[b][int32(x)]; cur != marker {
+		// A loop came back here and made the φ; give it its operands.
+		phi := s.find(cur)
+		if info := s.phiOf(phi); info != nil && !info.removed && len(info.instr.Uses) == 0 {
+			for _, op := range vals {
+				op = s.find(op)
+				info.instr.Uses = append(info.instr.Uses, op)
+				if opInfo := s.phiOf(op); opInfo != nil {
+					opInfo.users = append(opInfo.users, phi)
+				}
+			}
+			return s.tryRemoveTrivial(phi)
+		}
+		return phi
+	}
+	same := s.find(vals[0])
+	for _, v := range vals[1:] {
+		if s.find(v) != same {
+			phi := s.newPhi(x, b)
+			info := s.phiOf(phi)
+			for _, op := range vals {
+				op = s.find(op)
+				info.instr.Uses = append(info.instr.Uses, op)
+				if opInfo := s.phiOf(op); opInfo != nil {
+					opInfo.users = append(opInfo.users, phi)
+				}
+			}
+			return phi
+		}
+	}
+	return same
 }
 
 func (s *ssaBuilder) newPhi(x, b int) mir.Reg {
 	v := s.l.f.NewVReg(s.l.varClass(x))
 	in := &mir.Instr{Op: mir.OpPhi, Defs: []mir.Reg{v}, Pos: -1}
 	s.phis[b] = append(s.phis[b], in)
-	s.phiInstr[v] = in
-	s.phiBlock[v] = b
+	for len(s.phi) <= v.Index() {
+		s.phi = append(s.phi, phiInfo{})
+	}
+	s.phi[v.Index()] = phiInfo{instr: in, block: b}
 	return v
 }
 
 // addOperands fills a φ from the block's predecessors and removes it if it
 // is trivial.
 func (s *ssaBuilder) addOperands(x int, phi mir.Reg) mir.Reg {
-	in := s.phiInstr[phi]
-	for _, p := range s.l.f.Blocks[s.phiBlock[phi]].Preds {
+	info := s.phiOf(phi)
+	in := info.instr
+	for _, p := range s.l.f.Blocks[info.block].Preds {
 		op := s.read(x, p)
 		in.Uses = append(in.Uses, op)
-		if _, isPhi := s.phiInstr[op]; isPhi {
-			s.phiUsers[op] = append(s.phiUsers[op], phi)
+		if opInfo := s.phiOf(op); opInfo != nil {
+			opInfo.users = append(opInfo.users, phi)
 		}
 	}
 	return s.tryRemoveTrivial(phi)
@@ -146,7 +223,8 @@ func (s *ssaBuilder) addOperands(x int, phi mir.Reg) mir.Reg {
 // tryRemoveTrivial replaces a φ whose operands are all one value (or the φ
 // itself) by that value.
 func (s *ssaBuilder) tryRemoveTrivial(phi mir.Reg) mir.Reg {
-	in := s.phiInstr[phi]
+	info := s.phiOf(phi)
+	in := info.instr
 	same := mir.NoReg
 	for _, op := range in.Uses {
 		op = s.find(op)
@@ -162,16 +240,16 @@ func (s *ssaBuilder) tryRemoveTrivial(phi mir.Reg) mir.Reg {
 		// Unreachable, or only defined by itself: the initial zero.
 		same = s.l.zeroOf(s.l.f.VRegs[phi.Index()])
 	}
-	s.removed[in] = true
+	info.removed = true
 	s.setAlias(phi, same)
-	users := s.phiUsers[phi]
-	delete(s.phiUsers, phi)
-	if _, isPhi := s.phiInstr[same]; isPhi {
-		s.phiUsers[same] = append(s.phiUsers[same], users...)
+	users := info.users
+	info.users = nil
+	if sameInfo := s.phiOf(same); sameInfo != nil {
+		sameInfo.users = append(sameInfo.users, users...)
 	}
 	for _, u := range users {
-		if u = s.find(u); u != same && !s.removed[s.phiInstr[u]] {
-			if _, isPhi := s.phiInstr[u]; isPhi {
+		if u = s.find(u); u != same {
+			if ui := s.phiOf(u); ui != nil && !ui.removed {
 				s.tryRemoveTrivial(u)
 			}
 		}
@@ -199,7 +277,7 @@ func (s *ssaBuilder) finish() {
 	for b, list := range s.phis {
 		var keep []*mir.Instr
 		for _, in := range list {
-			if !s.removed[in] {
+			if !s.phiOf(in.Defs[0]).removed {
 				keep = append(keep, in)
 			}
 		}

@@ -160,12 +160,42 @@ const (
 const NumOps = int(numOps)
 
 // CtxField names a field of the execution context that OpCtxLoad reads.
+// The bounds let a memory access check its address with one unsigned
+// comparison: an access of n bytes at address a is in bounds exactly when
+// a < max(0, length - n + 1).
 type CtxField int32
+
+// MemBoundField returns the context field bounding accesses of size bytes
+// (1, 2, 4 or 8).
+func MemBoundField(size int) CtxField {
+	switch size {
+	case 1:
+		return CtxMemBound1
+	case 2:
+		return CtxMemBound2
+	case 4:
+		return CtxMemBound4
+	}
+	return CtxMemBound8
+}
+
+// MemBound returns the value of a bound field for a memory of length bytes.
+func MemBound(field CtxField, length uint64) uint64 {
+	size := uint64(1) << (field - CtxMemBound1)
+	if length < size {
+		return 0
+	}
+	return length - size + 1
+}
 
 // The context fields compiled code reads.
 const (
-	CtxMemBase CtxField = iota // address of linear memory
-	CtxMemLen                  // size of linear memory in bytes
+	CtxMemBase   CtxField = iota // address of linear memory
+	CtxMemLen                    // size of linear memory in bytes
+	CtxMemBound1                 // accesses of 1 byte are in bounds at addresses below this
+	CtxMemBound2                 // ... of 2 bytes: max(0, length - 1)
+	CtxMemBound4                 // ... of 4 bytes: max(0, length - 3)
+	CtxMemBound8                 // ... of 8 bytes: max(0, length - 7)
 	numCtxFields
 )
 
