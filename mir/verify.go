@@ -384,9 +384,6 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 			return err
 		}
 	}
-	if in.Op == OpArg && f.RegClass(in.Defs[0]) != f.Params[in.Aux] && !in.Defs[0].IsArgSlot() {
-		return v.errf("argument %d has class %s, the parameter is %s", in.Aux, f.RegClass(in.Defs[0]), f.Params[in.Aux])
-	}
 	if in.Op == OpRET {
 		for i, r := range in.Uses {
 			if c := f.RegClass(r); c != f.Results[i] && !r.IsArgSlot() {
