@@ -1,0 +1,375 @@
+package mir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/interp"
+)
+
+// The mir interpreter (Machine) runs machine IR in any form with exactly
+// the semantics of package interp, so that every back-end stage can be
+// tested by running its output and comparing it with the reference
+// interpreter.
+//
+// Model. Values are uint64 (f64 values as their bits). Each frame has one
+// window of cells: the 32 physical registers, the virtual registers, the
+// stack slots, the outgoing and incoming stack-argument areas and the
+// arguments of the call. Every cell is either defined or undefined; a frame
+// starts with every cell undefined (except the arguments, and in allocated
+// form their calling-convention locations). Pure moves (φ, ParCopy, Copy,
+// Spill, Reload, Xchg, MOVQ2X, MOVX2Q, Arg, the selected operand of CMOVQCC
+// and the arguments and results of calls between kiln functions) copy
+// definedness along with the value, as real machine code copies garbage
+// without harm; every other read of an undefined cell, and every value that
+// leaves the machine (host-call arguments, results returned to Go, stored
+// values, addresses, divisors, branch conditions), is a Fault.
+//
+// Calls emulate kiln's calling convention: after a CALL, CALLHOST or CALLRT
+// the caller's CallerSaved registers are undefined except those receiving
+// results, and its callee-saved registers keep their values (the callee
+// runs in its own window). The callee's incoming stack-argument area is a
+// copy of the caller's outgoing area, copied back when the callee returns.
+
+// InterpMemBase is the address the interpreter reports as the base of
+// linear memory (OpCtxLoad #CtxMemBase). Loads and stores subtract it from
+// their effective address to find the byte they access.
+const InterpMemBase uint64 = 0x7f0000000000
+
+// Fault reports something the interpreted code did that real machine code
+// would do wrong, or that shows the IR was miscompiled: reading an
+// undefined register or flags, accessing memory outside linear memory,
+// dividing by zero, a jump-table index out of range, malformed operands.
+// Block and Instr locate the instruction (Instr may equal the block's
+// length for a block without terminator; both are -1 when the fault is
+// about the function as a whole).
+type Fault struct {
+	Func         string
+	Block, Instr int
+	Op           Op
+	Msg          string
+}
+
+// Error formats the fault, e.g. "mir: fault in fib b3[2] (MOVQload):
+// address 0x7f0000010000 outside memory".
+func (e *Fault) Error() string {
+	switch {
+	case e.Block < 0:
+		return fmt.Sprintf("mir: fault in %s: %s", e.Func, e.Msg)
+	case e.Instr < 0:
+		return fmt.Sprintf("mir: fault in %s b%d: %s", e.Func, e.Block, e.Msg)
+	}
+	return fmt.Sprintf("mir: fault in %s b%d[%d] (%s): %s", e.Func, e.Block, e.Instr, e.Op, e.Msg)
+}
+
+// Machine interprets a set of mir functions (one per bytecode function of a
+// module, funcs[i].Index == i) against host functions and a linear memory,
+// with the limits, fuel and polling of interp.Machine. It is not safe for
+// concurrent use; host functions may call back into it on the same
+// goroutine. The functions must not change while the machine uses them.
+type Machine struct {
+	funcs    []*Func
+	resolved []*irFunc
+	// Memory is the linear memory the code accesses.
+	Memory *interp.Memory
+	// Counters holds each function's counters, incremented by OpCount
+	// (Counters[fn][Aux]). NewMachine sizes Counters[fn] to the largest
+	// Aux of fn's OpCount instructions plus one; callers may replace the
+	// slices before running. A Count beyond its slice is a Fault.
+	Counters [][]uint64
+	hosts    []interp.HostFunc
+	cfg      interp.Config
+
+	cells  []irCell  // the windows of all active frames
+	frames []irFrame // suspended callers of the running exec loops
+	sp     int       // first free cell during host calls
+	vals   []uint64  // host-call argument and result buffers
+	valTop int       // first free entry of vals
+	tmp    []irCell  // scratch for parallel moves
+	marks  []uint32  // scratch for resolution
+	active int       // exec loops running (nested through host calls)
+
+	ctx    context.Context
+	done   <-chan struct{}
+	budget int64 // polls left before the next slow-path check
+	fuel   int64 // fuel not yet moved into budget; -1 when unlimited
+}
+
+// irCell is one location of a frame: a value and whether it is defined.
+type irCell struct {
+	v  uint64
+	ok bool
+}
+
+// irFrame records a caller while its callee runs.
+type irFrame struct {
+	fn   int32 // the caller's function index
+	ip   int32 // index of the CALL in the caller's code
+	base int32 // first cell of the caller's window
+}
+
+// NewMachine returns a machine running funcs (funcs[i].Index must be i)
+// with the given host functions (indexed by CALLHOST's Aux) and memory.
+// Zero limits in cfg take interp's defaults. Functions are prepared for
+// execution on their first call.
+func NewMachine(funcs []*Func, cfg interp.Config, hosts []interp.HostFunc, mem *interp.Memory) (*Machine, error) {
+	for i, f := range funcs {
+		if f == nil {
+			return nil, fmt.Errorf("mir: function %d is nil", i)
+		}
+		if f.Index != i {
+			return nil, fmt.Errorf("mir: function %s has index %d at position %d", f.Name, f.Index, i)
+		}
+	}
+	for i, h := range hosts {
+		if h == nil {
+			return nil, fmt.Errorf("mir: host function %d is nil", i)
+		}
+	}
+	if mem == nil {
+		return nil, errors.New("mir: nil memory")
+	}
+	if cfg.MaxCallDepth <= 0 {
+		cfg.MaxCallDepth = interp.DefaultMaxCallDepth
+	}
+	if cfg.MaxStackSlots <= 0 {
+		cfg.MaxStackSlots = interp.DefaultMaxStackSlots
+	}
+	m := &Machine{
+		funcs:    funcs,
+		resolved: make([]*irFunc, len(funcs)),
+		Memory:   mem,
+		Counters: make([][]uint64, len(funcs)),
+		hosts:    hosts,
+		cfg:      cfg,
+	}
+	for i, f := range funcs {
+		n := -1
+		for _, b := range f.Blocks {
+			if b == nil {
+				continue
+			}
+			for _, in := range b.Instrs {
+				if in != nil && in.Op == OpCount && int(in.Aux) > n && in.Aux < irMaxCounters {
+					n = int(in.Aux)
+				}
+			}
+		}
+		if n >= 0 {
+			m.Counters[i] = make([]uint64, n+1)
+		}
+	}
+	return m, nil
+}
+
+// irMaxCounters bounds the counter slices NewMachine allocates.
+const irMaxCounters = 1 << 24
+
+// Call runs function fn with args and stores its results in results, with
+// the contract of interp.Machine.Call: f64 values as their bits; a
+// *bytecode.Trap (Offset = the trapping instruction's Pos) when execution
+// traps; a *Fault when the code misbehaves. Call may be used re-entrantly
+// from a host function; the nested call shares the depth limit and fuel of
+// the outermost call and is polled against its own ctx.
+func (m *Machine) Call(ctx context.Context, fn int, args, results []uint64) error {
+	if fn < 0 || fn >= len(m.funcs) {
+		return fmt.Errorf("mir: function index %d out of range", fn)
+	}
+	f := m.funcs[fn]
+	if len(args) != len(f.Params) || len(results) != len(f.Results) {
+		return fmt.Errorf("mir: func %s takes %d arguments and returns %d results; got %d and %d",
+			f.Name, len(f.Params), len(f.Results), len(args), len(results))
+	}
+	savedCtx, savedDone := m.ctx, m.done
+	if m.active == 0 {
+		m.fuel = -1
+		if m.cfg.Fuel > 0 {
+			m.fuel = m.cfg.Fuel
+		}
+	} else {
+		m.returnBudget()
+	}
+	m.ctx, m.done = ctx, ctx.Done()
+	m.budget = 0
+	if m.done == nil && m.fuel < 0 {
+		m.budget = math.MaxInt64
+	}
+	// A cancelled context stops the call before it starts.
+	if m.done != nil {
+		select {
+		case <-m.done:
+			m.ctx, m.done = savedCtx, savedDone
+			return &bytecode.Trap{Kind: bytecode.TrapInterrupted, Func: uint32(fn), FuncName: f.Name, Cause: ctx.Err()}
+		default:
+		}
+	}
+	err := m.run(fn, args, results)
+	if m.active > 0 {
+		m.returnBudget()
+		m.ctx, m.done = savedCtx, savedDone
+		if m.done == nil && m.fuel < 0 {
+			m.budget = math.MaxInt64
+		}
+	} else {
+		m.ctx, m.done = nil, nil
+	}
+	return err
+}
+
+// returnBudget moves unspent budget back into fuel, so that the next
+// slow-path check allots fuel afresh (under a possibly different context).
+func (m *Machine) returnBudget() {
+	if m.fuel >= 0 && m.budget > 0 {
+		m.fuel += m.budget
+	}
+	m.budget = 0
+}
+
+// poll is the slow path of the budget: it checks the context and allots
+// fuel. It returns a trap kind, or TrapNone to continue.
+func (m *Machine) poll() (bytecode.TrapKind, error) {
+	if m.done != nil {
+		select {
+		case <-m.done:
+			return bytecode.TrapInterrupted, m.ctx.Err()
+		default:
+		}
+	}
+	switch {
+	case m.fuel < 0 && m.done == nil:
+		m.budget = math.MaxInt64
+	case m.fuel < 0:
+		m.budget = interp.PollInterval
+	case m.fuel == 0:
+		return bytecode.TrapFuelExhausted, nil
+	default:
+		take := int64(interp.PollInterval)
+		if m.fuel < take {
+			take = m.fuel
+		}
+		m.fuel -= take
+		m.budget = take
+	}
+	return bytecode.TrapNone, nil
+}
+
+// pollAt runs the budget's slow path for the Poll at ip of f.
+func (m *Machine) pollAt(f *irFunc, ip int) error {
+	m.budget = 0
+	kind, cause := m.poll()
+	if kind == bytecode.TrapNone {
+		m.budget--
+		return nil
+	}
+	t := m.trap(kind, f, ip)
+	t.Cause = cause
+	return t
+}
+
+// FuelLeft returns the fuel the last (or running) outermost call has not
+// spent, or -1 when it had no fuel limit.
+func (m *Machine) FuelLeft() int64 {
+	if m.fuel < 0 {
+		return -1
+	}
+	return m.fuel + max(m.budget, 0)
+}
+
+// run sets up fn's frame above the cells in use and executes it.
+func (m *Machine) run(fn int, args, results []uint64) error {
+	g := m.prepare(fn)
+	base := m.sp
+	if len(m.frames)+m.active >= m.cfg.MaxCallDepth {
+		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: g.name}
+	}
+	m.ensureCells(base + g.nCells)
+	regs := m.cells[base : base+g.nCells]
+	irEnter(regs)
+	for k, a := range args {
+		c := irCell{a, true}
+		regs[g.argOff+k] = c
+		if g.argLocs != nil {
+			regs[g.argLocs[k]] = c
+		}
+	}
+	framesBase := len(m.frames)
+	m.active++
+	err := m.exec(g, base, framesBase, results)
+	m.active--
+	m.frames = m.frames[:framesBase]
+	m.sp = base
+	return err
+}
+
+// irEnter initialises a new frame's window: everything undefined but the
+// zero cell.
+func irEnter(regs []irCell) {
+	clear(regs)
+	regs[0].ok = true
+}
+
+// ensureCells grows the cell stack to at least n cells.
+func (m *Machine) ensureCells(n int) {
+	if n <= len(m.cells) {
+		return
+	}
+	c := make([]irCell, max(2*len(m.cells), n, 1024))
+	copy(c, m.cells)
+	m.cells = c
+}
+
+// prepare returns the resolved form of function fn, resolving it on first
+// use.
+func (m *Machine) prepare(fn int) *irFunc {
+	if r := m.resolved[fn]; r != nil {
+		return r
+	}
+	r := m.resolve(m.funcs[fn])
+	m.resolved[fn] = r
+	return r
+}
+
+// trap returns a trap of the given kind at the instruction at ip of f.
+func (m *Machine) trap(kind bytecode.TrapKind, f *irFunc, ip int) *bytecode.Trap {
+	return &bytecode.Trap{Kind: kind, Func: uint32(f.index), FuncName: f.name, Offset: int(f.loc[ip].pos)}
+}
+
+// fault returns a Fault at the instruction at ip of f.
+func (m *Machine) fault(f *irFunc, ip int, format string, args ...any) *Fault {
+	l := &f.loc[ip]
+	return &Fault{Func: f.name, Block: int(l.blk), Instr: int(l.idx), Op: l.op, Msg: fmt.Sprintf(format, args...)}
+}
+
+// faultUndef returns the Fault for an instruction at ip that read an
+// undefined cell, naming the first undefined operand.
+func (m *Machine) faultUndef(f *irFunc, ip int, regs []irCell) *Fault {
+	l := &f.loc[ip]
+	if l.in != nil {
+		for i, r := range l.in.Uses {
+			if c, ok := f.cellOf(r, true); ok && !regs[c].ok {
+				return m.fault(f, ip, "use %d (%s) is undefined", i, r)
+			}
+		}
+	}
+	return m.fault(f, ip, "reads an undefined value")
+}
+
+// faultFlags returns the Fault for a flag reader at ip whose flags are
+// undefined; fw is the last flag writer of the frame or -1.
+func (m *Machine) faultFlags(f *irFunc, ip int, fw int32, c Cond) *Fault {
+	if fw < 0 {
+		return m.fault(f, ip, "reads flags (condition %s) no instruction of the frame has set", c)
+	}
+	w := &f.loc[fw]
+	return m.fault(f, ip, "reads flags (condition %s) left undefined by b%d[%d] (%s)", c, w.blk, w.idx, w.op)
+}
+
+// faultMem returns the Fault for an access of size bytes at offset off from
+// the memory base.
+func (m *Machine) faultMem(f *irFunc, ip int, off uint64, size int, memLen int) *Fault {
+	return m.fault(f, ip, "address %#x (%d bytes) outside memory [%#x, %#x)",
+		off+InterpMemBase, size, InterpMemBase, InterpMemBase+uint64(memLen))
+}

@@ -1,0 +1,774 @@
+package mir
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/interp"
+)
+
+// Flag states: the flags are kept lazily as the operands of the last flag
+// producer and computed when a condition reads them.
+const (
+	irFlagsUndef uint8 = iota // undefined (no producer, or an op that leaves them undefined)
+	irFlagsSub                // a - b (CMPQ, SUBQ, NEGQ as 0 - a)
+	irFlagsAdd                // a + b
+	irFlagsLogic              // result a, CF = OF = 0 (AND, OR, XOR, TEST)
+	irFlagsUcomi              // UCOMISD a, b (float bits)
+	irFlagsZF                 // only ZF is defined: ZF = (a == 0) (BSR, BSF)
+)
+
+// irParity returns x86's PF for a result: set when its low byte has an even
+// number of one bits.
+func irParity(r uint64) bool { return bits.OnesCount8(uint8(r))&1 == 0 }
+
+// irHolds evaluates condition c on the lazily kept flags. ok is false when
+// the flags c reads are undefined.
+func irHolds(c Cond, kind uint8, a, b uint64) (holds, ok bool) {
+	var fl Flags
+	switch kind {
+	case irFlagsSub:
+		r := a - b
+		fl = Flags{CF: a < b, ZF: r == 0, SF: int64(r) < 0, OF: int64((a^b)&(a^r)) < 0, PF: irParity(r)}
+	case irFlagsAdd:
+		r := a + b
+		fl = Flags{CF: r < a, ZF: r == 0, SF: int64(r) < 0, OF: int64((a^r)&(b^r)) < 0, PF: irParity(r)}
+	case irFlagsLogic:
+		fl = Flags{ZF: a == 0, SF: int64(a) < 0, PF: irParity(a)}
+	case irFlagsUcomi:
+		x, y := math.Float64frombits(a), math.Float64frombits(b)
+		switch {
+		case x != x || y != y:
+			fl = Flags{ZF: true, PF: true, CF: true}
+		case x < y:
+			fl.CF = true
+		case x == y:
+			fl.ZF = true
+		}
+	case irFlagsZF:
+		if c != CondE && c != CondNE {
+			return false, false
+		}
+		fl.ZF = a == 0
+	default:
+		return false, false
+	}
+	return c.Holds(fl), true
+}
+
+// irEA returns the offset from InterpMemBase of the memory operand of in
+// (base u1, index u2), and whether its registers are defined.
+func irEA(regs []irCell, in *irInst) (uint64, bool) {
+	b, x := regs[in.u1], regs[in.u2]
+	return b.v + x.v*uint64(in.scale) + uint64(in.imm) - InterpMemBase, b.ok && x.ok
+}
+
+// irInMem reports whether size bytes at offset off lie inside mem.
+func irInMem(mem []byte, off, size uint64) bool {
+	n := uint64(len(mem))
+	return off < n && n-off >= size
+}
+
+func irF(v uint64) float64  { return math.Float64frombits(v) }
+func irB(x float64) uint64  { return math.Float64bits(x) }
+func irDef(v uint64) irCell { return irCell{v, true} }
+
+// irMoves runs a parallel move list.
+func (m *Machine) irMoves(regs []irCell, mv []irMove, seq bool) {
+	if seq {
+		for _, x := range mv {
+			regs[x.dst] = regs[x.src]
+		}
+		return
+	}
+	t := m.tmp[:0]
+	for _, x := range mv {
+		t = append(t, regs[x.src])
+	}
+	for i, x := range mv {
+		regs[x.dst] = t[i]
+	}
+	m.tmp = t
+}
+
+// irClobber makes the caller-saved registers of a window undefined.
+func irClobber(regs []irCell) {
+	for _, c := range irCallerSavedCells {
+		regs[c].ok = false
+	}
+}
+
+// exec is the dispatch loop. It runs f, whose window starts at cell base,
+// until it returns (writing its results to results) or stops with a trap
+// or fault. Calls between kiln functions push a frame above framesBase and
+// switch windows without recursing in Go.
+func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err error) {
+	inHost := false
+	outer := f.name
+	defer func() {
+		if p := recover(); p != nil {
+			if inHost {
+				panic(p)
+			}
+			err = &Fault{Func: outer, Block: -1, Instr: -1, Msg: fmt.Sprintf("internal error: %v", p)}
+		}
+	}()
+
+	regs := m.cells[base : base+f.nCells]
+	code := f.code
+	ip := int(f.entry)
+	mem := m.Memory.Bytes
+	var (
+		fk     uint8
+		fa, fb uint64
+		fw     int32 = -1
+		e      *irEdge
+	)
+
+	for {
+		in := &code[ip]
+		switch in.op {
+		case OpCopy:
+			regs[in.d0] = regs[in.u0]
+		case OpXchg:
+			a, b := regs[in.u0], regs[in.u1]
+			regs[in.d0], regs[in.d1] = b, a
+		case OpParCopy:
+			m.irMoves(regs, f.moves[in.aux:in.imm], in.scale != 0)
+		case OpMOVQconst, OpMOVSDconst:
+			regs[in.d0] = irDef(uint64(in.imm))
+		case OpCtxLoad:
+			switch CtxField(in.aux) {
+			case CtxMemBase:
+				regs[in.d0] = irDef(InterpMemBase)
+			case CtxMemLen:
+				regs[in.d0] = irDef(uint64(len(mem)))
+			default:
+				regs[in.d0] = irDef(MemBound(CtxField(in.aux), uint64(len(mem))))
+			}
+		case OpPoll:
+			if m.budget--; m.budget < 0 {
+				if err := m.pollAt(f, ip); err != nil {
+					return err
+				}
+			}
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpCount:
+			var cnt []uint64
+			if f.index < len(m.Counters) {
+				cnt = m.Counters[f.index]
+			}
+			if uint64(in.aux) >= uint64(len(cnt)) {
+				return m.fault(f, ip, "counter %d out of range (%d counters)", in.aux, len(cnt))
+			}
+			cnt[in.aux]++
+			fk, fw = irFlagsUndef, int32(ip)
+
+		// Two-operand integer ALU.
+		case OpADDQ, OpSUBQ, OpANDQ, OpORQ, OpXORQ, OpIMULQ:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			var r uint64
+			r, fk, fa, fb = irALU(in.op, a.v, b.v)
+			regs[in.d0] = irDef(r)
+			fw = int32(ip)
+		case OpADDQconst, OpSUBQconst, OpANDQconst, OpORQconst, OpXORQconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			var r uint64
+			r, fk, fa, fb = irALU(in.op, a.v, uint64(in.imm))
+			regs[in.d0] = irDef(r)
+			fw = int32(ip)
+		case OpADDQload, OpSUBQload, OpANDQload, OpORQload, OpXORQload, OpIMULQload:
+			a := regs[in.u0]
+			off, ok := irEA(regs, in)
+			if !a.ok || !ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 8) {
+				return m.faultMem(f, ip, off, 8, len(mem))
+			}
+			var r uint64
+			r, fk, fa, fb = irALU(in.op, a.v, binary.LittleEndian.Uint64(mem[off:]))
+			regs[in.d0] = irDef(r)
+			fw = int32(ip)
+		case OpNEGQ:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(-a.v)
+			fk, fa, fb, fw = irFlagsSub, 0, a.v, int32(ip)
+		case OpNOTQ:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(^a.v)
+		case OpSHLQ, OpSHRQ, OpSARQ, OpROLQ, OpRORQ:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(irShift(in.op, a.v, b.v&63))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpSHLQconst, OpSHRQconst, OpSARQconst, OpROLQconst, OpRORQconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(irShift(in.op, a.v, uint64(in.imm)&63))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpIMUL3Qconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(a.v * uint64(in.imm))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpLEAQ:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(a.v + uint64(in.imm))
+		case OpLEAQidx:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(a.v + b.v*uint64(in.scale) + uint64(in.imm))
+		case OpIDIVQ:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			x, y := int64(a.v), int64(b.v)
+			if y == 0 {
+				return m.fault(f, ip, "#DE: signed division of %d by zero", x)
+			}
+			if y == -1 && x == math.MinInt64 {
+				return m.fault(f, ip, "#DE: signed division overflows (INT64_MIN / -1)")
+			}
+			regs[in.d0], regs[in.d1] = irDef(uint64(x/y)), irDef(uint64(x%y))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpDIVQ:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if b.v == 0 {
+				return m.fault(f, ip, "#DE: unsigned division of %d by zero", a.v)
+			}
+			regs[in.d0], regs[in.d1] = irDef(a.v/b.v), irDef(a.v%b.v)
+			fk, fw = irFlagsUndef, int32(ip)
+
+		// Compares and flag readers.
+		case OpCMPQ:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			fk, fa, fb, fw = irFlagsSub, a.v, b.v, int32(ip)
+		case OpCMPQconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			fk, fa, fb, fw = irFlagsSub, a.v, uint64(in.imm), int32(ip)
+		case OpCMPQload:
+			a := regs[in.u0]
+			off, ok := irEA(regs, in)
+			if !a.ok || !ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 8) {
+				return m.faultMem(f, ip, off, 8, len(mem))
+			}
+			fk, fa, fb, fw = irFlagsSub, a.v, binary.LittleEndian.Uint64(mem[off:]), int32(ip)
+		case OpTESTQ:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			fk, fa, fw = irFlagsLogic, a.v&b.v, int32(ip)
+		case OpTESTQconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			fk, fa, fw = irFlagsLogic, a.v&uint64(in.imm), int32(ip)
+		case OpUCOMISD:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			fk, fa, fb, fw = irFlagsUcomi, a.v, b.v, int32(ip)
+		case OpSETCC:
+			h, ok := irHolds(in.cond, fk, fa, fb)
+			if !ok {
+				return m.faultFlags(f, ip, fw, in.cond)
+			}
+			if h {
+				regs[in.d0] = irDef(1)
+			} else {
+				regs[in.d0] = irDef(0)
+			}
+		case OpCMOVQCC:
+			h, ok := irHolds(in.cond, fk, fa, fb)
+			if !ok {
+				return m.faultFlags(f, ip, fw, in.cond)
+			}
+			if h {
+				regs[in.d0] = regs[in.u1]
+			} else {
+				regs[in.d0] = regs[in.u0]
+			}
+
+		// Bit counts.
+		case OpLZCNTQ, OpTZCNTQ, OpPOPCNTQ:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			var r int
+			switch in.op {
+			case OpLZCNTQ:
+				r = bits.LeadingZeros64(a.v)
+			case OpTZCNTQ:
+				r = bits.TrailingZeros64(a.v)
+			default:
+				r = bits.OnesCount64(a.v)
+			}
+			regs[in.d0] = irDef(uint64(r))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpBSRQ, OpBSFQ:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			switch {
+			case a.v == 0:
+				regs[in.d0] = irCell{}
+			case in.op == OpBSRQ:
+				regs[in.d0] = irDef(uint64(63 - bits.LeadingZeros64(a.v)))
+			default:
+				regs[in.d0] = irDef(uint64(bits.TrailingZeros64(a.v)))
+			}
+			fk, fa, fw = irFlagsZF, a.v, int32(ip)
+
+		// Extensions.
+		case OpMOVBQSX, OpMOVBQZX, OpMOVWQSX, OpMOVWQZX, OpMOVLQSX, OpMOVLQZX:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			var r uint64
+			switch in.op {
+			case OpMOVBQSX:
+				r = uint64(int64(int8(a.v)))
+			case OpMOVBQZX:
+				r = uint64(uint8(a.v))
+			case OpMOVWQSX:
+				r = uint64(int64(int16(a.v)))
+			case OpMOVWQZX:
+				r = uint64(uint16(a.v))
+			case OpMOVLQSX:
+				r = uint64(int64(int32(a.v)))
+			default:
+				r = uint64(uint32(a.v))
+			}
+			regs[in.d0] = irDef(r)
+
+		// Loads and stores.
+		case OpMOVQload, OpMOVSDload:
+			off, ok := irEA(regs, in)
+			if !ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 8) {
+				return m.faultMem(f, ip, off, 8, len(mem))
+			}
+			regs[in.d0] = irDef(binary.LittleEndian.Uint64(mem[off:]))
+		case OpMOVBQSXload, OpMOVBQZXload:
+			off, ok := irEA(regs, in)
+			if !ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 1) {
+				return m.faultMem(f, ip, off, 1, len(mem))
+			}
+			if in.op == OpMOVBQSXload {
+				regs[in.d0] = irDef(uint64(int64(int8(mem[off]))))
+			} else {
+				regs[in.d0] = irDef(uint64(mem[off]))
+			}
+		case OpMOVWQSXload, OpMOVWQZXload:
+			off, ok := irEA(regs, in)
+			if !ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 2) {
+				return m.faultMem(f, ip, off, 2, len(mem))
+			}
+			v := binary.LittleEndian.Uint16(mem[off:])
+			if in.op == OpMOVWQSXload {
+				regs[in.d0] = irDef(uint64(int64(int16(v))))
+			} else {
+				regs[in.d0] = irDef(uint64(v))
+			}
+		case OpMOVLQSXload, OpMOVLQZXload:
+			off, ok := irEA(regs, in)
+			if !ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 4) {
+				return m.faultMem(f, ip, off, 4, len(mem))
+			}
+			v := binary.LittleEndian.Uint32(mem[off:])
+			if in.op == OpMOVLQSXload {
+				regs[in.d0] = irDef(uint64(int64(int32(v))))
+			} else {
+				regs[in.d0] = irDef(uint64(v))
+			}
+		case OpMOVBstore, OpMOVWstore, OpMOVLstore, OpMOVQstore, OpMOVSDstore:
+			val := regs[in.u0]
+			off, ok := irEA(regs, in)
+			if !ok || !val.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			var size uint64
+			switch in.op {
+			case OpMOVBstore:
+				size = 1
+			case OpMOVWstore:
+				size = 2
+			case OpMOVLstore:
+				size = 4
+			default:
+				size = 8
+			}
+			if !irInMem(mem, off, size) {
+				return m.faultMem(f, ip, off, int(size), len(mem))
+			}
+			switch size {
+			case 1:
+				mem[off] = byte(val.v)
+			case 2:
+				binary.LittleEndian.PutUint16(mem[off:], uint16(val.v))
+			case 4:
+				binary.LittleEndian.PutUint32(mem[off:], uint32(val.v))
+			default:
+				binary.LittleEndian.PutUint64(mem[off:], val.v)
+			}
+
+		// Scalar doubles.
+		case OpADDSD, OpSUBSD, OpMULSD, OpDIVSD:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(irFP(in.op, a.v, b.v))
+		case OpADDSDload, OpSUBSDload, OpMULSDload, OpDIVSDload:
+			a := regs[in.u0]
+			off, ok := irEA(regs, in)
+			if !a.ok || !ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 8) {
+				return m.faultMem(f, ip, off, 8, len(mem))
+			}
+			regs[in.d0] = irDef(irFP(in.op, a.v, binary.LittleEndian.Uint64(mem[off:])))
+		case OpMINSD, OpMAXSD:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if in.op == OpMINSD {
+				regs[in.d0] = irDef(irB(min(irF(a.v), irF(b.v))))
+			} else {
+				regs[in.d0] = irDef(irB(max(irF(a.v), irF(b.v))))
+			}
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpSQRTSD, OpROUNDSD:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			x := irF(a.v)
+			switch {
+			case in.op == OpSQRTSD:
+				x = math.Sqrt(x)
+			case in.aux == RoundNearest:
+				x = math.RoundToEven(x)
+			case in.aux == RoundFloor:
+				x = math.Floor(x)
+			case in.aux == RoundCeil:
+				x = math.Ceil(x)
+			default:
+				x = math.Trunc(x)
+			}
+			regs[in.d0] = irDef(irB(x))
+		case OpXORPDconst, OpANDPDconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if in.op == OpXORPDconst {
+				regs[in.d0] = irDef(a.v ^ uint64(in.imm))
+			} else {
+				regs[in.d0] = irDef(a.v & uint64(in.imm))
+			}
+
+		// Conversions.
+		case OpCVTSQ2SD:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(irB(float64(int64(a.v))))
+		case OpCVTUQ2SD:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0], regs[in.d1] = irDef(irB(float64(a.v))), irCell{}
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpCVTTSD2SQ:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			v, kind := interp.TruncS(irF(a.v))
+			if kind != bytecode.TrapNone {
+				v = math.MinInt64
+			}
+			regs[in.d0] = irDef(uint64(v))
+		case OpCVTTSD2SQsat:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(uint64(interp.TruncSatS(irF(a.v))))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpCVTTSD2UQsat, OpCVTTSD2UQ:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0], regs[in.d1] = irDef(interp.TruncSatU(irF(a.v))), irCell{}
+			fk, fw = irFlagsUndef, int32(ip)
+
+		// Control flow.
+		case OpJMP:
+			e = &f.edges[in.aux]
+			goto edge
+		case OpJCC:
+			h, ok := irHolds(in.cond, fk, fa, fb)
+			if !ok {
+				return m.faultFlags(f, ip, fw, in.cond)
+			}
+			if h {
+				e = &f.edges[in.aux]
+			} else {
+				e = &f.edges[in.aux+1]
+			}
+			goto edge
+		case OpJMPTABLE:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if a.v >= uint64(in.imm) {
+				return m.fault(f, ip, "jump-table index %d out of range (%d entries)", a.v, in.imm)
+			}
+			e = &f.edges[int(in.aux)+int(a.v)]
+			goto edge
+		case OpTRAP:
+			t := m.trap(bytecode.TrapKind(in.aux), f, ip)
+			t.Code = in.imm
+			return t
+
+		case OpRET:
+			c := &f.calls[in.aux]
+			if len(m.frames) == framesBase {
+				for k, u := range c.args {
+					v := regs[u]
+					if !v.ok {
+						return m.fault(f, ip, "result %d (%s) is undefined", k, f.loc[ip].in.Uses[k])
+					}
+					results[k] = v.v
+				}
+				return nil
+			}
+			fr := m.frames[len(m.frames)-1]
+			m.frames = m.frames[:len(m.frames)-1]
+			cf := m.resolved[fr.fn]
+			cregs := m.cells[fr.base : int(fr.base)+cf.nCells]
+			cc := &cf.calls[cf.code[fr.ip].aux]
+			irClobber(cregs)
+			if n := min(f.nIn, cf.nOut); n > 0 {
+				copy(cregs[cf.outOff:cf.outOff+n], regs[f.inOff:f.inOff+n])
+			}
+			for k, u := range c.args {
+				cregs[cc.results[k]] = regs[u]
+			}
+			f, base, regs, code = cf, int(fr.base), cregs, cf.code
+			ip = int(fr.ip) + 1
+			fk, fw = irFlagsUndef, fr.ip
+			continue
+
+		case OpCALL:
+			if len(m.frames)+m.active >= m.cfg.MaxCallDepth {
+				return m.trap(bytecode.TrapStackOverflow, f, ip)
+			}
+			c := &f.calls[in.aux]
+			g := c.fn
+			if g == nil {
+				g = m.prepare(int(c.target))
+				c.fn = g
+			}
+			nb := base + len(regs)
+			if nb+g.nCells > len(m.cells) {
+				m.ensureCells(nb + g.nCells)
+				regs = m.cells[base:nb]
+			}
+			gr := m.cells[nb : nb+g.nCells]
+			irEnter(gr)
+			if n := min(g.nIn, f.nOut); n > 0 {
+				copy(gr[g.inOff:g.inOff+n], regs[f.outOff:f.outOff+n])
+			}
+			for k, u := range c.args {
+				v := regs[u]
+				gr[g.argOff+k] = v
+				if g.argLocs != nil {
+					gr[g.argLocs[k]] = v
+				}
+			}
+			m.frames = append(m.frames, irFrame{fn: int32(f.index), ip: int32(ip), base: int32(base)})
+			f, base, regs, code = g, nb, gr, g.code
+			ip = int(g.entry)
+			fk, fw = irFlagsUndef, -1
+			continue
+
+		case OpCALLHOST:
+			c := &f.calls[in.aux]
+			top := m.valTop
+			na, nr := len(c.args), len(c.results)
+			if top+na+nr > len(m.vals) {
+				v := make([]uint64, max(2*len(m.vals), top+na+nr, 64))
+				copy(v, m.vals)
+				m.vals = v
+			}
+			args := m.vals[top : top+na : top+na]
+			res := m.vals[top+na : top+na+nr : top+na+nr]
+			for k, u := range c.args {
+				v := regs[u]
+				if !v.ok {
+					return m.fault(f, ip, "host argument %d (%s) is undefined", k, f.loc[ip].in.Uses[k])
+				}
+				args[k] = v.v
+			}
+			clear(res)
+			savedSP := m.sp
+			m.valTop, m.sp = top+na+nr, base+len(regs)
+			inHost = true
+			herr := m.hosts[c.target](m.ctx, args, res)
+			inHost = false
+			m.valTop, m.sp = top, savedSP
+			if herr != nil {
+				t := m.trap(bytecode.TrapHostError, f, ip)
+				t.Cause = herr
+				return t
+			}
+			// The host may have called back into the machine, growing the
+			// cells or the memory.
+			regs = m.cells[base : base+f.nCells]
+			mem = m.Memory.Bytes
+			irClobber(regs)
+			for k, d := range c.results {
+				regs[d] = irDef(res[k])
+			}
+			fk, fw = irFlagsUndef, int32(ip)
+
+		case OpCALLRT:
+			c := &f.calls[in.aux]
+			a := regs[c.args[0]]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			r := m.Memory.Grow(a.v)
+			mem = m.Memory.Bytes
+			irClobber(regs)
+			regs[c.results[0]] = irDef(uint64(r))
+			fk, fw = irFlagsUndef, int32(ip)
+
+		case irOpFault:
+			return m.fault(f, ip, "%s", f.msgs[in.aux])
+		default:
+			return m.fault(f, ip, "no interpreter support for %s", in.op)
+		}
+		ip++
+		continue
+
+	edge:
+		if e.ms != e.me {
+			m.irMoves(regs, f.moves[e.ms:e.me], e.seq)
+		}
+		ip = int(e.target)
+	}
+}
+
+// irALU computes a two-operand integer op and returns the flags it leaves.
+func irALU(op Op, a, b uint64) (r uint64, fk uint8, fa, fb uint64) {
+	switch op {
+	case OpADDQ, OpADDQconst, OpADDQload:
+		return a + b, irFlagsAdd, a, b
+	case OpSUBQ, OpSUBQconst, OpSUBQload:
+		return a - b, irFlagsSub, a, b
+	case OpANDQ, OpANDQconst, OpANDQload:
+		return a & b, irFlagsLogic, a & b, 0
+	case OpORQ, OpORQconst, OpORQload:
+		return a | b, irFlagsLogic, a | b, 0
+	case OpXORQ, OpXORQconst, OpXORQload:
+		return a ^ b, irFlagsLogic, a ^ b, 0
+	}
+	// IMULQ, IMULQload
+	return a * b, irFlagsUndef, 0, 0
+}
+
+// irShift computes a shift or rotate by n (0..63).
+func irShift(op Op, a, n uint64) uint64 {
+	switch op {
+	case OpSHLQ, OpSHLQconst:
+		return a << n
+	case OpSHRQ, OpSHRQconst:
+		return a >> n
+	case OpSARQ, OpSARQconst:
+		return uint64(int64(a) >> n)
+	case OpROLQ, OpROLQconst:
+		return bits.RotateLeft64(a, int(n))
+	}
+	return bits.RotateLeft64(a, -int(n))
+}
+
+// irFP computes a scalar double arithmetic op on bit patterns.
+func irFP(op Op, a, b uint64) uint64 {
+	x, y := irF(a), irF(b)
+	switch op {
+	case OpADDSD, OpADDSDload:
+		return irB(x + y)
+	case OpSUBSD, OpSUBSDload:
+		return irB(x - y)
+	case OpMULSD, OpMULSDload:
+		return irB(x * y)
+	}
+	return irB(x / y)
+}
