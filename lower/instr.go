@@ -103,14 +103,14 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 			op, mask = mir.OpANDPDconst, notSignMask
 		}
 		d := l.newX()
-		l.emit(&mir.Instr{Op: op, Defs: []mir.Reg{d}, Uses: []mir.Reg{l.read(in.A)}, Imm: mask, Pos: l.pos()})
+		l.emit(mir.Instr{Op: op, Defs: []mir.Reg{d}, Uses: []mir.Reg{l.read(in.A)}, Imm: mask, Pos: l.pos()})
 		l.write(in.Dst, d)
 	case bc.OpF64Floor, bc.OpF64Ceil, bc.OpF64Trunc, bc.OpF64Nearest:
 		if !l.target.SSE41 {
 			return fmt.Errorf("%w: %s needs SSE4.1", ErrUnsupported, in.Op)
 		}
 		d := l.newX()
-		l.emit(&mir.Instr{Op: mir.OpROUNDSD, Defs: []mir.Reg{d}, Uses: []mir.Reg{l.read(in.A)}, Aux: roundModes[in.Op], Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpROUNDSD, Defs: []mir.Reg{d}, Uses: []mir.Reg{l.read(in.A)}, Aux: roundModes[in.Op], Pos: l.pos()})
 		l.write(in.Dst, d)
 	case bc.OpF64Eq, bc.OpF64Ne, bc.OpF64Lt, bc.OpF64Le, bc.OpF64Gt, bc.OpF64Ge:
 		cond := l.floatCond(in.Op, l.read(in.A), l.read(in.B))
@@ -122,7 +122,7 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 		l.write(in.Dst, l.op(mir.OpCVTSQ2SD, mir.XMM, l.read(in.A)))
 	case bc.OpF64ConvertI64U:
 		d := l.newX()
-		l.emit(&mir.Instr{Op: mir.OpCVTUQ2SD, Defs: []mir.Reg{d, l.newG()}, Uses: []mir.Reg{l.read(in.A)}, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpCVTUQ2SD, Defs: []mir.Reg{d, l.newG()}, Uses: []mir.Reg{l.read(in.A)}, Pos: l.pos()})
 		l.write(in.Dst, d)
 	case bc.OpI64TruncF64S, bc.OpI64TruncF64U, bc.OpI64TruncSatF64S, bc.OpI64TruncSatF64U:
 		if v, ok := l.truncF64(in.Op, l.read(in.A)); ok {
@@ -144,7 +144,7 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 			c = mir.XMM
 		}
 		d := l.f.NewVReg(c)
-		l.emit(&mir.Instr{Op: loadOps[in.Op], Defs: []mir.Reg{d}, Uses: []mir.Reg{base, ea}, Scale: 1, Pos: l.pos()})
+		l.emit(mir.Instr{Op: loadOps[in.Op], Defs: []mir.Reg{d}, Uses: []mir.Reg{base, ea}, Scale: 1, Pos: l.pos()})
 		l.write(in.Dst, d)
 	case bc.OpI64Store8, bc.OpI64Store16, bc.OpI64Store32, bc.OpI64Store, bc.OpF64Store:
 		val := l.read(in.B)
@@ -152,12 +152,12 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 		if !ok {
 			break
 		}
-		l.emit(&mir.Instr{Op: storeOps[in.Op], Uses: []mir.Reg{base, ea, val}, Scale: 1, Pos: l.pos()})
+		l.emit(mir.Instr{Op: storeOps[in.Op], Uses: []mir.Reg{base, ea, val}, Scale: 1, Pos: l.pos()})
 	case bc.OpMemorySize:
 		l.write(in.Dst, l.opImm(mir.OpSHRQconst, l.read(bc.Reg(l.varMemLen())), 16))
 	case bc.OpMemoryGrow:
 		d := l.newG()
-		l.emit(&mir.Instr{Op: mir.OpCALLRT, Aux: mir.RTMemoryGrow, Defs: []mir.Reg{d}, Uses: []mir.Reg{l.read(in.A)}, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpCALLRT, Aux: mir.RTMemoryGrow, Defs: []mir.Reg{d}, Uses: []mir.Reg{l.read(in.A)}, Pos: l.pos()})
 		l.write(in.Dst, d)
 		l.loadMemoryState()
 
@@ -182,7 +182,7 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 	case bc.OpSwitch:
 		l.switchOn(in, blk)
 	case bc.OpCall:
-		l.emit(&mir.Instr{Op: mir.OpPoll, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpPoll, Pos: l.pos()})
 		callee := l.m.Funcs[in.Callee]
 		l.call(mir.OpCALL, in, Classes(callee.Sig.Results))
 	case bc.OpCallHost:
@@ -192,10 +192,10 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 		for i, r := range in.Args {
 			uses[i] = l.read(r)
 		}
-		l.emit(&mir.Instr{Op: mir.OpRET, Uses: uses, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpRET, Uses: uses, Pos: l.pos()})
 		l.cur = nil
 	case bc.OpTrap:
-		l.emit(&mir.Instr{Op: mir.OpTRAP, Aux: int32(bc.TrapExplicit), Imm: in.Imm, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpTRAP, Aux: int32(bc.TrapExplicit), Imm: in.Imm, Pos: l.pos()})
 		l.cur = nil
 	default:
 		return fmt.Errorf("no lowering for %s", in.Op)
@@ -220,7 +220,7 @@ func (l *lowerer) call(op mir.Op, in *bc.Instr, results []mir.Class) {
 	for i, c := range results {
 		defs[i] = l.f.NewVReg(c)
 	}
-	l.emit(&mir.Instr{Op: op, Aux: int32(in.Callee), Uses: uses, Defs: defs, Pos: l.pos()})
+	l.emit(mir.Instr{Op: op, Aux: int32(in.Callee), Uses: uses, Defs: defs, Pos: l.pos()})
 	for i, r := range in.Results {
 		l.write(r, defs[i])
 	}
@@ -369,11 +369,11 @@ func (l *lowerer) switchOn(in *bc.Instr, blk *profilecounters.Block) {
 	}
 	pDef := l.prof.EdgeProb[def]
 	freq := l.curFreq
-	l.emit(&mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{idx}, Imm: int64(n), Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{idx}, Imm: int64(n), Pos: l.pos()})
 	defTarget, defPoll := l.edgeTarget(def, freq*pDef)
 	table := l.newSealedBlock(freq * (1 - pDef))
 	from := l.cur
-	l.emit(&mir.Instr{Op: mir.OpJCC, Cond: mir.CondAE, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpJCC, Cond: mir.CondAE, Pos: l.pos()})
 	l.connect(from, def, defTarget, defPoll, pDef)
 	l.f.AddEdge(from.ID, table.ID, 1-pDef)
 	l.ssa.seal(table.ID)
@@ -389,7 +389,7 @@ func (l *lowerer) switchOn(in *bc.Instr, blk *profilecounters.Block) {
 		}
 		return l.prof.EdgeProb[e] / sum
 	}
-	l.emit(&mir.Instr{Op: mir.OpJMPTABLE, Uses: []mir.Reg{idx}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpJMPTABLE, Uses: []mir.Reg{idx}, Pos: l.pos()})
 	from = l.cur
 	for e := blk.FirstEdge; e < def; e++ {
 		target, poll := l.edgeTarget(e, table.Freq*prob(e))

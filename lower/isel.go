@@ -52,7 +52,7 @@ func (l *lowerer) pos() int32 { return int32(l.pc) }
 // iconst materializes an i64 constant.
 func (l *lowerer) iconst(v int64) mir.Reg {
 	d := l.newG()
-	l.emit(&mir.Instr{Op: mir.OpMOVQconst, Defs: []mir.Reg{d}, Imm: v, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpMOVQconst, Defs: []mir.Reg{d}, Imm: v, Pos: l.pos()})
 	l.consts.set(d, v)
 	return d
 }
@@ -60,7 +60,7 @@ func (l *lowerer) iconst(v int64) mir.Reg {
 // fconst materializes an f64 constant from its bits.
 func (l *lowerer) fconst(bits uint64) mir.Reg {
 	d := l.newX()
-	l.emit(&mir.Instr{Op: mir.OpMOVSDconst, Defs: []mir.Reg{d}, Imm: int64(bits), Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpMOVSDconst, Defs: []mir.Reg{d}, Imm: int64(bits), Pos: l.pos()})
 	l.consts.set(d, int64(bits))
 	return d
 }
@@ -76,7 +76,7 @@ func (l *lowerer) zeroOf(c mir.Class) mir.Reg {
 	if c == mir.XMM {
 		op = mir.OpMOVSDconst
 	}
-	in := &mir.Instr{Op: op, Defs: []mir.Reg{d}, Pos: -1}
+	in := l.f.NewInstr(mir.Instr{Op: op, Defs: []mir.Reg{d}, Pos: -1})
 	e := l.entryBlock
 	if t := e.Terminator(); t != nil && t.Op.Info().Terminator {
 		e.Instrs = append(e.Instrs[:len(e.Instrs)-1], in, t)
@@ -91,14 +91,14 @@ func (l *lowerer) zeroOf(c mir.Class) mir.Reg {
 // op emits op with the given uses and one new def of class c.
 func (l *lowerer) op(op mir.Op, c mir.Class, uses ...mir.Reg) mir.Reg {
 	d := l.f.NewVReg(c)
-	l.emit(&mir.Instr{Op: op, Defs: []mir.Reg{d}, Uses: uses, Pos: l.pos()})
+	l.emit(mir.Instr{Op: op, Defs: []mir.Reg{d}, Uses: uses, Pos: l.pos()})
 	return d
 }
 
 // opImm emits op with one use, an immediate and one new GPR def.
 func (l *lowerer) opImm(op mir.Op, a mir.Reg, imm int64) mir.Reg {
 	d := l.newG()
-	l.emit(&mir.Instr{Op: op, Defs: []mir.Reg{d}, Uses: []mir.Reg{a}, Imm: imm, Pos: l.pos()})
+	l.emit(mir.Instr{Op: op, Defs: []mir.Reg{d}, Uses: []mir.Reg{a}, Imm: imm, Pos: l.pos()})
 	return d
 }
 
@@ -331,7 +331,7 @@ func (l *lowerer) divide(op bc.Op, a mir.Reg, b operand) (mir.Reg, bool) {
 		}
 		// a / -1 = -a, trapping for INT64_MIN.
 		min := l.iconst(math.MinInt64)
-		l.emit(&mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, min}, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, min}, Pos: l.pos()})
 		l.checkTrap(mir.CondE, bc.TrapIntegerOverflow)
 		return l.op(mir.OpNEGQ, mir.GPR, a), true
 	case b.isConst:
@@ -346,15 +346,15 @@ func (l *lowerer) divide(op bc.Op, a mir.Reg, b operand) (mir.Reg, bool) {
 		divisor = l.materialize(b)
 	default:
 		divisor = b.reg
-		l.emit(&mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{divisor, divisor}, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{divisor, divisor}, Pos: l.pos()})
 		l.checkTrap(mir.CondE, bc.TrapDivideByZero)
 		if signed && !rem {
-			l.emit(&mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{divisor}, Imm: -1, Pos: l.pos()})
+			l.emit(mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{divisor}, Imm: -1, Pos: l.pos()})
 			l.overflowCheck(a)
 		}
 		if signed && rem {
 			one := l.iconst(1)
-			l.emit(&mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{divisor}, Imm: -1, Pos: l.pos()})
+			l.emit(mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{divisor}, Imm: -1, Pos: l.pos()})
 			divisor = l.newDefCMOV(mir.CondE, divisor, one)
 		}
 	}
@@ -363,7 +363,7 @@ func (l *lowerer) divide(op bc.Op, a mir.Reg, b operand) (mir.Reg, bool) {
 	if signed {
 		div = mir.OpIDIVQ
 	}
-	l.emit(&mir.Instr{Op: div, Defs: []mir.Reg{quo, remainder}, Uses: []mir.Reg{a, divisor}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: div, Defs: []mir.Reg{quo, remainder}, Uses: []mir.Reg{a, divisor}, Pos: l.pos()})
 	if rem {
 		return remainder, true
 	}
@@ -378,7 +378,7 @@ func (l *lowerer) intBinaryNoFold(op bc.Op, a mir.Reg, imm int64) mir.Reg {
 // newDefCMOV returns cond ? ifTrue : ifFalse on the current flags.
 func (l *lowerer) newDefCMOV(cond mir.Cond, ifFalse, ifTrue mir.Reg) mir.Reg {
 	d := l.newG()
-	l.emit(&mir.Instr{Op: mir.OpCMOVQCC, Cond: cond, Defs: []mir.Reg{d}, Uses: []mir.Reg{ifFalse, ifTrue}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpCMOVQCC, Cond: cond, Defs: []mir.Reg{d}, Uses: []mir.Reg{ifFalse, ifTrue}, Pos: l.pos()})
 	return d
 }
 
@@ -388,7 +388,7 @@ func (l *lowerer) overflowCheck(a mir.Reg) {
 	freq := l.curFreq
 	minusOne := l.newSealedBlock(freq * ProbTrap)
 	cont := l.newSealedBlock(freq)
-	l.emit(&mir.Instr{Op: mir.OpJCC, Cond: mir.CondE, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpJCC, Cond: mir.CondE, Pos: l.pos()})
 	l.f.AddEdge(l.cur.ID, minusOne.ID, ProbTrap)
 	l.f.AddEdge(l.cur.ID, cont.ID, 1-ProbTrap)
 	l.ssa.seal(minusOne.ID)
@@ -397,9 +397,9 @@ func (l *lowerer) overflowCheck(a mir.Reg) {
 	l.ssa.inherit(cont.ID, l.cur.ID)
 	l.cur, l.curFreq = minusOne, minusOne.Freq
 	min := l.iconst(math.MinInt64)
-	l.emit(&mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, min}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, min}, Pos: l.pos()})
 	l.checkTrap(mir.CondE, bc.TrapIntegerOverflow)
-	l.emit(&mir.Instr{Op: mir.OpJMP, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpJMP, Pos: l.pos()})
 	l.f.AddEdge(l.cur.ID, cont.ID, 1)
 	l.ssa.seal(cont.ID)
 	l.cur, l.curFreq = cont, freq
@@ -414,13 +414,13 @@ func (l *lowerer) cmpFlags(cond bc.Cond, a mir.Reg, b operand) mir.Cond {
 	}
 	if b.isConst && fitsImm32(b.c) {
 		if b.c == 0 && (cond == bc.CondEq || cond == bc.CondNe) {
-			l.emit(&mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{a, a}, Pos: l.pos()})
+			l.emit(mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{a, a}, Pos: l.pos()})
 		} else {
-			l.emit(&mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{a}, Imm: b.c, Pos: l.pos()})
+			l.emit(mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{a}, Imm: b.c, Pos: l.pos()})
 		}
 	} else {
 		bv := l.materialize(b)
-		l.emit(&mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, bv}, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, bv}, Pos: l.pos()})
 	}
 	return intCond[cond]
 }
@@ -476,7 +476,7 @@ func (l *lowerer) floatCond(op bc.Op, a, b mir.Reg) mir.Cond {
 	case bc.OpF64Le:
 		a, b, cond = b, a, mir.CondAE
 	}
-	l.emit(&mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{a, b}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{a, b}, Pos: l.pos()})
 	return cond
 }
 
@@ -487,19 +487,19 @@ func (l *lowerer) flagsFor(c mir.Reg) mir.Cond {
 	c = l.ssa.find(c)
 	if ci, ok := l.compares[c.Index()]; ok {
 		if ci.float {
-			l.emit(&mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{ci.a, ci.b}, Pos: l.pos()})
+			l.emit(mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{ci.a, ci.b}, Pos: l.pos()})
 		} else if ci.isImm {
 			if ci.imm == 0 && (ci.cond == mir.CondE || ci.cond == mir.CondNE) {
-				l.emit(&mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{ci.a, ci.a}, Pos: l.pos()})
+				l.emit(mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{ci.a, ci.a}, Pos: l.pos()})
 			} else {
-				l.emit(&mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{ci.a}, Imm: ci.imm, Pos: l.pos()})
+				l.emit(mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{ci.a}, Imm: ci.imm, Pos: l.pos()})
 			}
 		} else {
-			l.emit(&mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{ci.a, ci.b}, Pos: l.pos()})
+			l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{ci.a, ci.b}, Pos: l.pos()})
 		}
 		return ci.cond
 	}
-	l.emit(&mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{c, c}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{c, c}, Pos: l.pos()})
 	return mir.CondNE
 }
 
@@ -521,7 +521,7 @@ func (l *lowerer) recordCompare(d mir.Reg, cond mir.Cond, float bool) {
 
 func (l *lowerer) setcc(cond mir.Cond) mir.Reg {
 	d := l.newG()
-	l.emit(&mir.Instr{Op: mir.OpSETCC, Cond: cond, Defs: []mir.Reg{d}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpSETCC, Cond: cond, Defs: []mir.Reg{d}, Pos: l.pos()})
 	return d
 }
 
@@ -565,29 +565,29 @@ func (l *lowerer) truncF64(op bc.Op, x mir.Reg) (mir.Reg, bool) {
 		return l.op(mir.OpCVTTSD2SQsat, mir.GPR, x), true
 	case bc.OpI64TruncSatF64U:
 		d := l.newG()
-		l.emit(&mir.Instr{Op: mir.OpCVTTSD2UQsat, Defs: []mir.Reg{d, l.newX()}, Uses: []mir.Reg{x}, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpCVTTSD2UQsat, Defs: []mir.Reg{d, l.newX()}, Uses: []mir.Reg{x}, Pos: l.pos()})
 		return d, true
 	}
 	// Trapping conversions: NaN, then the range, then convert.
-	l.emit(&mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{x, x}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{x, x}, Pos: l.pos()})
 	l.checkTrap(mir.CondP, bc.TrapInvalidConversion)
 	if op == bc.OpI64TruncF64S {
 		hi := l.fconstOf(two63)
-		l.emit(&mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{x, hi}, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{x, hi}, Pos: l.pos()})
 		l.checkTrap(mir.CondAE, bc.TrapIntegerOverflow) // x >= 2^63
 		lo := l.fconstOf(-two63)
-		l.emit(&mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{x, lo}, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{x, lo}, Pos: l.pos()})
 		l.checkTrap(mir.CondB, bc.TrapIntegerOverflow) // x < -2^63
 		return l.op(mir.OpCVTTSD2SQ, mir.GPR, x), true
 	}
 	hi := l.fconstOf(two64)
-	l.emit(&mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{x, hi}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{x, hi}, Pos: l.pos()})
 	l.checkTrap(mir.CondAE, bc.TrapIntegerOverflow) // x >= 2^64
 	lo := l.fconstOf(-1)
-	l.emit(&mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{x, lo}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{x, lo}, Pos: l.pos()})
 	l.checkTrap(mir.CondBE, bc.TrapIntegerOverflow) // x <= -1
 	d := l.newG()
-	l.emit(&mir.Instr{Op: mir.OpCVTTSD2UQ, Defs: []mir.Reg{d, l.newX()}, Uses: []mir.Reg{x}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpCVTTSD2UQ, Defs: []mir.Reg{d, l.newX()}, Uses: []mir.Reg{x}, Pos: l.pos()})
 	return d, true
 }
 
@@ -616,7 +616,7 @@ func (l *lowerer) memAddress(r bc.Reg, off int64, size int) (base, ea mir.Reg, o
 	}
 	// In bounds exactly when ea < max(0, length - size + 1), unsigned.
 	bound := l.read(bc.Reg(l.varMemBound(size)))
-	l.emit(&mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{ea, bound}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{ea, bound}, Pos: l.pos()})
 	l.checkTrap(mir.CondAE, bc.TrapOutOfBounds)
 	return l.read(bc.Reg(l.varMemBase())), ea, true
 }

@@ -97,9 +97,14 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 		return nil, fmt.Errorf("lower: function index %d out of range", fn)
 	}
 	bf := m.Funcs[fn]
-	layout := profilecounters.NewLayout(bf)
 	prof := opts.Profile
-	if prof == nil || prof.Layout == nil || len(prof.EdgeProb) != len(layout.Edges) || len(prof.BlockFreq) != len(layout.Blocks) {
+	var layout *profilecounters.Layout
+	if prof != nil && prof.Layout != nil && len(prof.EdgeProb) == len(prof.Layout.Edges) &&
+		len(prof.BlockFreq) == len(prof.Layout.Blocks) && len(prof.Layout.Blocks) > 0 &&
+		prof.Layout.Blocks[len(prof.Layout.Blocks)-1].End == len(bf.Code) {
+		layout = prof.Layout
+	} else {
+		layout = profilecounters.NewLayout(bf)
 		prof = layout.Profile(nil)
 	}
 	l := &lowerer{
@@ -215,7 +220,7 @@ func (l *lowerer) run() error {
 	l.cur, l.curFreq = entry, 1
 	for i, t := range l.bf.Sig.Params {
 		v := l.f.NewVReg(classOf(t))
-		l.emit(&mir.Instr{Op: mir.OpArg, Defs: []mir.Reg{v}, Aux: int32(i), Pos: -1})
+		l.emit(mir.Instr{Op: mir.OpArg, Defs: []mir.Reg{v}, Aux: int32(i), Pos: -1})
 		l.ssa.write(i, entry.ID, v)
 	}
 	l.loadMemoryState()
@@ -243,7 +248,7 @@ func (l *lowerer) run() error {
 	l.edgeDone = make([]bool, len(l.layout.Edges))
 	// The entry block jumps to bytecode block 0.
 	l.pendingPreds[0]++
-	l.emit(&mir.Instr{Op: mir.OpJMP, Pos: -1})
+	l.emit(mir.Instr{Op: mir.OpJMP, Pos: -1})
 	l.f.AddEdge(entry.ID, l.head[0], 1)
 	l.ssa.seal(entry.ID)
 	l.predArrived(0)
@@ -266,14 +271,15 @@ func (l *lowerer) run() error {
 func (l *lowerer) loadMemoryState() {
 	for field := mir.CtxMemBase; field <= mir.CtxMemBound8; field++ {
 		v := l.f.NewVReg(mir.GPR)
-		l.emit(&mir.Instr{Op: mir.OpCtxLoad, Defs: []mir.Reg{v}, Aux: int32(field), Pos: -1})
+		l.emit(mir.Instr{Op: mir.OpCtxLoad, Defs: []mir.Reg{v}, Aux: int32(field), Pos: -1})
 		l.ssa.write(l.varMemBase()+int(field), l.cur.ID, v)
 	}
 }
 
-// emit appends an instruction to the current block.
-func (l *lowerer) emit(in *mir.Instr) *mir.Instr {
-	return l.cur.Append(in)
+// emit appends an instruction to the current block, allocated in the
+// function's arena.
+func (l *lowerer) emit(in mir.Instr) *mir.Instr {
+	return l.cur.Append(l.f.NewInstr(in))
 }
 
 // newBlock creates a block with a single predecessor edge from the current
@@ -325,8 +331,8 @@ func (l *lowerer) connect(from *mir.Block, e, target int, poll *mir.Block, prob 
 	l.ssa.seal(poll.ID)
 	saved, savedFreq := l.cur, l.curFreq
 	l.cur, l.curFreq = poll, poll.Freq
-	l.emit(&mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
-	l.emit(&mir.Instr{Op: mir.OpJMP, Pos: int32(l.pc)})
+	l.emit(mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
+	l.emit(mir.Instr{Op: mir.OpJMP, Pos: int32(l.pc)})
 	l.f.AddEdge(poll.ID, l.head[l.layout.Edges[e].To], 1)
 	l.lowerEdge(e)
 	l.cur, l.curFreq = saved, savedFreq
@@ -337,9 +343,9 @@ func (l *lowerer) connect(from *mir.Block, e, target int, poll *mir.Block, prob 
 func (l *lowerer) jumpEdge(e int) {
 	to := l.layout.Edges[e].To
 	if l.layout.Blocks[to].Start <= l.pc {
-		l.emit(&mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
+		l.emit(mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
 	}
-	l.emit(&mir.Instr{Op: mir.OpJMP, Pos: int32(l.pc)})
+	l.emit(mir.Instr{Op: mir.OpJMP, Pos: int32(l.pc)})
 	l.f.AddEdge(l.cur.ID, l.head[to], 1)
 	l.lowerEdge(e)
 	l.cur = nil
@@ -359,7 +365,7 @@ func (l *lowerer) branchEdges(cond mir.Cond, taken, notTaken int) {
 	tTarget, tPoll := l.edgeTarget(taken, freq*pTaken)
 	nTarget, nPoll := l.edgeTarget(notTaken, freq*(1-pTaken))
 	from := l.cur
-	l.emit(&mir.Instr{Op: mir.OpJCC, Cond: cond, Pos: int32(l.pc)})
+	l.emit(mir.Instr{Op: mir.OpJCC, Cond: cond, Pos: int32(l.pc)})
 	l.connect(from, taken, tTarget, tPoll, pTaken)
 	l.connect(from, notTaken, nTarget, nPoll, 1-pTaken)
 	l.cur = nil
@@ -383,12 +389,12 @@ func (l *lowerer) checkTrap(cond mir.Cond, kind bc.TrapKind) {
 		l.trapBlocks[key] = trap
 	}
 	cont := l.newSealedBlock(freq)
-	l.emit(&mir.Instr{Op: mir.OpJCC, Cond: cond, Pos: int32(l.pc)})
+	l.emit(mir.Instr{Op: mir.OpJCC, Cond: cond, Pos: int32(l.pc)})
 	l.f.AddEdge(l.cur.ID, trap.ID, ProbTrap)
 	l.f.AddEdge(l.cur.ID, cont.ID, 1-ProbTrap)
 	if !shared {
 		l.ssa.seal(trap.ID)
-		trap.Append(&mir.Instr{Op: mir.OpTRAP, Aux: int32(kind), Pos: int32(l.pc)})
+		trap.Append(l.f.NewInstr(mir.Instr{Op: mir.OpTRAP, Aux: int32(kind), Pos: int32(l.pc)}))
 	}
 	l.ssa.seal(cont.ID)
 	l.ssa.inherit(cont.ID, l.cur.ID)
@@ -398,7 +404,7 @@ func (l *lowerer) checkTrap(cond mir.Cond, kind bc.TrapKind) {
 // trapAlways ends the current block with a trap: the instruction always
 // traps (for example, a division by the constant zero).
 func (l *lowerer) trapAlways(kind bc.TrapKind) {
-	l.emit(&mir.Instr{Op: mir.OpTRAP, Aux: int32(kind), Pos: int32(l.pc)})
+	l.emit(mir.Instr{Op: mir.OpTRAP, Aux: int32(kind), Pos: int32(l.pc)})
 	l.cur = nil
 }
 

@@ -116,62 +116,67 @@ func simplifyPhis(f *mir.Func) {
 // that set its flags), then renumbers the virtual registers
 // densely in order of definition.
 func eliminateDeadCode(f *mir.Func) {
-	def := make([]*mir.Instr, len(f.VRegs))
+	// Number the instructions; record each register's defining instruction
+	// and each flag reader's flag producer.
+	var all []*mir.Instr
+	def := make([]int32, len(f.VRegs))
+	for i := range def {
+		def[i] = -1
+	}
+	var producer []int32
 	for _, b := range f.Blocks {
+		last := int32(-1)
 		for _, in := range b.Instrs {
+			n := int32(len(all))
+			all = append(all, in)
+			p := int32(-1)
+			info := in.Op.Info()
+			if info.ReadsFlags {
+				p = last
+			}
+			producer = append(producer, p)
+			if info.WritesFlags {
+				last = n
+			}
 			for _, d := range in.Defs {
 				if d.IsVirtual() {
-					def[d.Index()] = in
+					def[d.Index()] = n
 				}
 			}
 		}
 	}
-	// A flag reader needs the instruction that set the flags before it.
-	producer := map[*mir.Instr]*mir.Instr{}
-	for _, b := range f.Blocks {
-		var last *mir.Instr
-		for _, in := range b.Instrs {
-			info := in.Op.Info()
-			if info.ReadsFlags {
-				producer[in] = last
-			}
-			if info.WritesFlags {
-				last = in
-			}
+	live := make([]bool, len(all))
+	var work []int32
+	mark := func(n int32) {
+		if n >= 0 && !live[n] {
+			live[n] = true
+			work = append(work, n)
 		}
 	}
-	live := map[*mir.Instr]bool{}
-	var work []*mir.Instr
-	mark := func(in *mir.Instr) {
-		if in != nil && !live[in] {
-			live[in] = true
-			work = append(work, in)
-		}
-	}
-	for _, b := range f.Blocks {
-		for _, in := range b.Instrs {
-			info := in.Op.Info()
-			if info.SideEffects || info.Terminator || info.Stores || info.Call || in.Op == mir.OpArg {
-				mark(in)
-			}
+	for n, in := range all {
+		info := in.Op.Info()
+		if info.SideEffects || info.Terminator || info.Stores || info.Call || in.Op == mir.OpArg {
+			mark(int32(n))
 		}
 	}
 	for len(work) > 0 {
-		in := work[len(work)-1]
+		n := work[len(work)-1]
 		work = work[:len(work)-1]
-		for _, u := range in.Uses {
+		for _, u := range all[n].Uses {
 			if u.IsVirtual() {
 				mark(def[u.Index()])
 			}
 		}
-		mark(producer[in])
+		mark(producer[n])
 	}
+	n := 0
 	for _, b := range f.Blocks {
 		instrs := b.Instrs[:0]
 		for _, in := range b.Instrs {
-			if live[in] {
+			if live[n] {
 				instrs = append(instrs, in)
 			}
+			n++
 		}
 		b.Instrs = instrs
 	}

@@ -196,7 +196,8 @@ func (s *ssaBuilder) readJoin(x, b int) mir.Reg {
 
 func (s *ssaBuilder) newPhi(x, b int) mir.Reg {
 	v := s.l.f.NewVReg(s.l.varClass(x))
-	in := &mir.Instr{Op: mir.OpPhi, Defs: []mir.Reg{v}, Pos: -1}
+	in := s.l.f.NewInstr(mir.Instr{Op: mir.OpPhi, Defs: []mir.Reg{v}, Pos: -1})
+	in.Uses = s.l.f.RegSlice(len(s.l.f.Blocks[b].Preds))
 	s.phis[b] = append(s.phis[b], in)
 	for len(s.phi) <= v.Index() {
 		s.phi = append(s.phi, phiInfo{})

@@ -1,6 +1,6 @@
 package cfg
 
-import "sort"
+import "slices"
 
 // Loop is one loop of a LoopForest: a strongly connected region of the
 // graph. A reducible loop has one header, which dominates every block of the
@@ -108,11 +108,11 @@ func (f *LoopForest) decompose(s *sccFinder, nodes []int, parent int, rpoNum []i
 	}
 	comps := s.components(nodes, setID, cutID)
 	for _, comp := range comps {
-		sort.Slice(comp, func(i, j int) bool { return rpoNum[comp[i]] < rpoNum[comp[j]] })
+		slices.SortFunc(comp, func(a, b int) int { return rpoNum[a] - rpoNum[b] })
 	}
 	// Visit sibling loops in reverse postorder of their first block, so the
 	// forest does not depend on the order Tarjan's algorithm emits them.
-	sort.Slice(comps, func(i, j int) bool { return rpoNum[comps[i][0]] < rpoNum[comps[j][0]] })
+	slices.SortFunc(comps, func(a, b []int) int { return rpoNum[a[0]] - rpoNum[b[0]] })
 	for _, comp := range comps {
 		if len(comp) == 1 && !s.selfLoop(comp[0], setID, cutID) {
 			continue
