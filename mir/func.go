@@ -239,6 +239,7 @@ func (b *Block) Append(in *Instr) *Instr {
 // Clone returns a deep copy of f.
 func (f *Func) Clone() *Func {
 	c := *f
+	c.instrArena, c.regArena = nil, nil // the clone must not share free storage
 	c.Params = slices.Clone(f.Params)
 	c.Results = slices.Clone(f.Results)
 	c.VRegs = slices.Clone(f.VRegs)
