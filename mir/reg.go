@@ -277,12 +277,22 @@ const (
 	// CtxReg holds the execution context pointer in all compiled code; it
 	// is never allocated.
 	CtxReg = R15
+	// ScratchGPR and ScratchXMM are never allocated either: the encoder's
+	// expansions, call sequences and the moves that realise parallel copies
+	// (memory-to-memory moves, cycles) use them as temporaries. Only moves
+	// may name them in allocated code.
+	ScratchGPR = R11
+	ScratchXMM = X15
 )
 
 // Allocatable lists the registers the allocator may assign: every GPR but
-// RSP (the stack pointer) and R15 (the context), and every XMM register.
-var Allocatable = MakeRegSet(RAX, RCX, RDX, RBX, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14) |
-	RegSet(0xffff0000)
+// RSP (the stack pointer), R15 (the context) and R11 (scratch), and every
+// XMM register but XMM15 (scratch).
+var Allocatable = MakeRegSet(RAX, RCX, RDX, RBX, RBP, RSI, RDI, R8, R9, R10, R12, R13, R14) |
+	RegSet(0x7fff0000)
+
+// IsScratch reports whether r is one of the scratch registers.
+func (r Reg) IsScratch() bool { return r == ScratchGPR || r == ScratchXMM }
 
 // CalleeSaved lists the registers a function must preserve for its caller
 // under kiln's internal calling convention.

@@ -266,7 +266,7 @@ func (v *verifier) regOK(what string, r Reg, s OperandSpec, memOK bool) (Class, 
 		if f.Form != FormAllocated {
 			return 0, v.errf("%s %s is a physical register before allocation", what, r)
 		}
-		if r == RSP || r == CtxReg {
+		if r == RSP || r == CtxReg || (r.IsScratch() && !v.in.Op.isMove()) {
 			return 0, v.errf("%s %s is reserved", what, r)
 		}
 	case r.IsSlot():
@@ -422,6 +422,12 @@ func (v *verifier) class(what string, r Reg, c Class, s OperandSpec, shared *Cla
 		return v.errf("%s %s has class %s, want %s", what, r, c, s.Class)
 	}
 	return nil
+}
+
+// isMove reports whether op only moves values between locations (the ops
+// that may use the scratch registers in allocated code).
+func (op Op) isMove() bool {
+	return op == OpCopy || op == OpSpill || op == OpReload || op == OpXchg || op == OpParCopy
 }
 
 func fitsImm32(x int64) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
