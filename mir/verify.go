@@ -329,8 +329,12 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 		if b.ID != 0 {
 			return v.errf("Arg outside the entry block")
 		}
-		if idx > 0 && b.Instrs[idx-1].Op != OpArg {
-			return v.errf("Arg after another instruction")
+		for _, prev := range b.Instrs[:idx] {
+			// In allocated form the moves that save the arguments may sit
+			// between the (no-op) Arg instructions.
+			if prev.Op != OpArg && !(f.Form == FormAllocated && prev.Op.isMove()) {
+				return v.errf("Arg after another instruction")
+			}
 		}
 	case OpRET:
 		if len(in.Defs) != 0 || len(in.Uses) != len(f.Results) {
@@ -347,6 +351,14 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 	}
 	// Registers and classes.
 	memCopy := in.Op == OpParCopy || in.Op == OpCopy
+	// bitsMove reports whether operand pair i of a move touches memory,
+	// which holds 64 bits of either class.
+	bitsMove := func(i int) bool {
+		if !in.Op.isMove() || in.Op == OpXchg || i >= len(in.Defs) || i >= len(in.Uses) {
+			return false
+		}
+		return in.Defs[i].IsMem() || in.Uses[i].IsMem()
+	}
 	var shared Class
 	for i, r := range in.Defs {
 		s := f.DefSpec(in, i)
@@ -358,8 +370,10 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 		if in.Op == OpSpill && !r.IsMem() {
 			return v.errf("spill to %s, not a stack slot", r)
 		}
-		if err := v.class(fmt.Sprintf("def %d", i), r, c, s, &shared); err != nil {
-			return err
+		if !bitsMove(i) {
+			if err := v.class(fmt.Sprintf("def %d", i), r, c, s, &shared); err != nil {
+				return err
+			}
 		}
 		for _, e := range in.Defs[:i] {
 			if e == r && in.Op != OpParCopy {
@@ -379,6 +393,9 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 		}
 		if in.Op == OpReload && !r.IsMem() {
 			return v.errf("reload from %s, not a stack slot", r)
+		}
+		if bitsMove(i) {
+			continue
 		}
 		if err := v.class(fmt.Sprintf("use %d", i), r, c, s, &shared); err != nil {
 			return err

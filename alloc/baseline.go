@@ -1,0 +1,176 @@
+package alloc
+
+import (
+	"fmt"
+
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// Baseline allocates registers for an SSA function the naive way: it takes
+// the function out of SSA (NaiveDestruct), gives every virtual register its
+// own stack slot, and rewrites every instruction to load its operands into
+// registers just before it and store its results right after. Operands get
+// the registers the op table asks for (fixed registers, tied two-address
+// operands, early clobbers); the rest come from the caller-saved registers,
+// so no value is ever live in a register between instructions and calls
+// need no saving. Parallel copies become sequences of moves.
+//
+// It is the fast tier's allocator and the reference the optimizing
+// allocator is measured against. f itself is not modified.
+func Baseline(f *mir.Func) (*mir.Func, error) {
+	if err := mir.Verify(f); err != nil {
+		return nil, fmt.Errorf("alloc: baseline: input: %w", err)
+	}
+	g := f.Clone()
+	if err := NaiveDestruct(g); err != nil {
+		return nil, err
+	}
+	return BaselineNonSSA(g)
+}
+
+// BaselineNonSSA allocates a function already out of SSA form (for
+// example by Destruct) in place with the baseline strategy, and returns it.
+func BaselineNonSSA(g *mir.Func) (*mir.Func, error) {
+	if g.Form != mir.FormNonSSA {
+		return nil, fmt.Errorf("alloc: baseline of %s needs non-SSA form, not %s", g.Name, g.Form)
+	}
+	// Virtual register v lives in stack slot v.
+	g.Slots = make([]mir.SlotInfo, len(g.VRegs))
+	for i, c := range g.VRegs {
+		g.Slots[i] = mir.SlotInfo{Class: c}
+	}
+	b := &baseline{f: g}
+	for _, blk := range g.Blocks {
+		out := make([]*mir.Instr, 0, 3*len(blk.Instrs))
+		for _, in := range blk.Instrs {
+			var err error
+			out, err = b.rewrite(out, in)
+			if err != nil {
+				return nil, fmt.Errorf("alloc: baseline %s b%d: %w", g.Name, blk.ID, err)
+			}
+		}
+		blk.Instrs = out
+	}
+	g.Form = mir.FormAllocated
+	return g, nil
+}
+
+// Registers the baseline may load operands into: caller-saved only, so
+// that the function saves no callee-saved register.
+var (
+	baselineGPRs = []mir.Reg{mir.RAX, mir.RCX, mir.RDX, mir.RSI, mir.RDI, mir.R8, mir.R9, mir.R10}
+	baselineXMMs = []mir.Reg{mir.X0, mir.X1, mir.X2, mir.X3, mir.X4, mir.X5, mir.X6, mir.X7,
+		mir.X8, mir.X9, mir.X10, mir.X11, mir.X12, mir.X13, mir.X14}
+)
+
+type baseline struct {
+	f *mir.Func
+}
+
+// slotOf returns the stack slot of a virtual register.
+func slotOf(r mir.Reg) mir.Reg { return mir.SlotReg(r.Index()) }
+
+// move appends the instruction moving a value from src to dst (registers
+// or memory), going through the scratch register for memory to memory.
+func (b *baseline) move(out []*mir.Instr, dst, src mir.Reg) ([]*mir.Instr, error) {
+	seq, err := Sequentialize([]Move{{Dst: dst, Src: src}})
+	if err != nil {
+		return nil, err
+	}
+	return append(out, seq...), nil
+}
+
+func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, error) {
+	f := b.f
+	if in.Op == mir.OpParCopy {
+		moves := make([]Move, len(in.Defs))
+		for i := range in.Defs {
+			moves[i] = Move{Dst: slotOf(in.Defs[i]), Src: slotOf(in.Uses[i])}
+		}
+		seq, err := Sequentialize(moves)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, seq...), nil
+	}
+	// Choose a location for every operand. Fixed locations first, then tied
+	// defs share their use's register, then the free registers in order.
+	taken := mir.RegSet(0)
+	useLoc := make([]mir.Reg, len(in.Uses))
+	defLoc := make([]mir.Reg, len(in.Defs))
+	for i := range useLoc {
+		useLoc[i] = mir.NoReg
+	}
+	for i := range defLoc {
+		defLoc[i] = mir.NoReg
+	}
+	for i := range in.Uses {
+		if s := f.UseSpec(in, i); s.Fixed != mir.NoReg {
+			useLoc[i] = s.Fixed
+			if s.Fixed.IsPhys() {
+				taken = taken.Add(s.Fixed)
+			}
+		}
+	}
+	for i := range in.Defs {
+		if s := f.DefSpec(in, i); s.Fixed != mir.NoReg {
+			defLoc[i] = s.Fixed
+			if s.Fixed.IsPhys() {
+				taken = taken.Add(s.Fixed)
+			}
+		}
+	}
+	pick := func(c mir.Class) (mir.Reg, error) {
+		pool := baselineGPRs
+		if c == mir.XMM {
+			pool = baselineXMMs
+		}
+		for _, r := range pool {
+			if !taken.Has(r) {
+				taken = taken.Add(r)
+				return r, nil
+			}
+		}
+		return mir.NoReg, fmt.Errorf("%s: out of %s registers", in.Op, c)
+	}
+	var err error
+	for i, r := range in.Uses {
+		if useLoc[i] == mir.NoReg {
+			if useLoc[i], err = pick(f.RegClass(r)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i, r := range in.Defs {
+		s := f.DefSpec(in, i)
+		switch {
+		case s.Fixed != mir.NoReg:
+		case s.Tied >= 0:
+			defLoc[i] = useLoc[s.Tied]
+		default:
+			if defLoc[i], err = pick(f.RegClass(r)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Load the uses, run the instruction, store the defs.
+	for i, r := range in.Uses {
+		if r.IsVirtual() {
+			if out, err = b.move(out, useLoc[i], slotOf(r)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	alloc := *in
+	alloc.Uses = useLoc
+	alloc.Defs = defLoc
+	out = append(out, f.NewInstr(alloc))
+	for i, r := range in.Defs {
+		if r.IsVirtual() {
+			if out, err = b.move(out, slotOf(r), defLoc[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}

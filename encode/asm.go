@@ -1,0 +1,165 @@
+package encode
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/twitchyliquid64/golang-asm/asm/arch"
+	"github.com/twitchyliquid64/golang-asm/obj"
+	"github.com/twitchyliquid64/golang-asm/obj/x86"
+	"github.com/twitchyliquid64/golang-asm/objabi"
+
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// golang-asm is Go's own assembler back end. kiln drives its lower layers
+// directly (not its Builder) so that:
+//   - an instruction it cannot encode is an error (its DiagFunc records the
+//     message; the Builder prints it and silently drops the instruction);
+//   - the Go 1.15 JCC-erratum padding is off (IsAsm);
+//   - one obj.Link context is reused for many functions (a Builder costs
+//     ~80 µs and ~127 KB to create), with a pool of contexts because a
+//     context is not safe for concurrent use;
+//   - the first initialisation of its global instruction tables, which is
+//     racy, happens once under a sync.Once.
+
+type assembler struct {
+	arch        *arch.Arch
+	ctxt        *obj.Link
+	errs        []string
+	first, last *obj.Prog
+}
+
+var (
+	warmOnce   sync.Once
+	warmArch   *arch.Arch
+	assemblers = sync.Pool{New: func() any { return newAssembler() }}
+)
+
+func newAssembler() *assembler {
+	warmOnce.Do(func() { warmArch = arch.Set("amd64") })
+	a := &assembler{arch: warmArch}
+	a.ctxt = obj.Linknew(warmArch.LinkArch)
+	a.ctxt.Headtype = objabi.Hlinux
+	a.ctxt.IsAsm = true
+	a.ctxt.DiagFunc = func(format string, args ...interface{}) {
+		a.errs = append(a.errs, fmt.Sprintf(format, args...))
+	}
+	initMu.Lock()
+	warmArch.Init(a.ctxt)
+	initMu.Unlock()
+	return a
+}
+
+// initMu serialises the architecture's per-context initialisation, which
+// touches shared tables on first use.
+var initMu sync.Mutex
+
+func getAssembler() *assembler {
+	a := assemblers.Get().(*assembler)
+	a.errs = a.errs[:0]
+	a.first, a.last = nil, nil
+	return a
+}
+
+func putAssembler(a *assembler) {
+	a.first, a.last = nil, nil
+	assemblers.Put(a)
+}
+
+// add appends an instruction.
+func (a *assembler) add(as obj.As) *obj.Prog {
+	p := a.ctxt.NewProg()
+	p.As = as
+	p.Ctxt = a.ctxt
+	if a.first == nil {
+		a.first = p
+	} else {
+		a.last.Link = p
+	}
+	a.last = p
+	return p
+}
+
+// label returns a new label: a zero-size instruction branches can target,
+// appended when bind is called.
+func (a *assembler) label() *obj.Prog {
+	p := a.ctxt.NewProg()
+	p.As = obj.ANOP
+	p.Ctxt = a.ctxt
+	return p
+}
+
+// bind places a label at the current end of the instruction list.
+func (a *assembler) bind(l *obj.Prog) {
+	if a.first == nil {
+		a.first = l
+	} else {
+		a.last.Link = l
+	}
+	a.last = l
+}
+
+// assemble encodes the instruction list, returning the bytes and the
+// relocations the assembler left (PC-relative references to our pool
+// symbols).
+func (a *assembler) assemble() ([]byte, []obj.Reloc, error) {
+	if a.first == nil {
+		return nil, nil, nil
+	}
+	s := &obj.LSym{Func: &obj.FuncInfo{Text: a.first}}
+	a.arch.Assemble(a.ctxt, s, a.ctxt.NewProg)
+	if len(a.errs) > 0 {
+		return nil, nil, errors.New("golang-asm: " + a.errs[0])
+	}
+	return s.P, s.R, nil
+}
+
+// Registers of golang-asm, by mir encoding number.
+var gprAddr = [16]int16{x86.REG_AX, x86.REG_CX, x86.REG_DX, x86.REG_BX, x86.REG_SP, x86.REG_BP, x86.REG_SI, x86.REG_DI,
+	x86.REG_R8, x86.REG_R9, x86.REG_R10, x86.REG_R11, x86.REG_R12, x86.REG_R13, x86.REG_R14, x86.REG_R15}
+
+var xmmAddr = [16]int16{x86.REG_X0, x86.REG_X1, x86.REG_X2, x86.REG_X3, x86.REG_X4, x86.REG_X5, x86.REG_X6, x86.REG_X7,
+	x86.REG_X8, x86.REG_X9, x86.REG_X10, x86.REG_X11, x86.REG_X12, x86.REG_X13, x86.REG_X14, x86.REG_X15}
+
+func asmReg(r mir.Reg) int16 {
+	if r >= mir.X0 {
+		return xmmAddr[r-mir.X0]
+	}
+	return gprAddr[r]
+}
+
+func regOp(r mir.Reg) obj.Addr { return obj.Addr{Type: obj.TYPE_REG, Reg: asmReg(r)} }
+
+func constOp(v int64) obj.Addr { return obj.Addr{Type: obj.TYPE_CONST, Offset: v} }
+
+func memOp(base mir.Reg, off int64) obj.Addr {
+	return obj.Addr{Type: obj.TYPE_MEM, Reg: asmReg(base), Offset: off}
+}
+
+func memIdxOp(base, index mir.Reg, scale uint8, off int64) obj.Addr {
+	return obj.Addr{Type: obj.TYPE_MEM, Reg: asmReg(base), Index: asmReg(index), Scale: int16(scale), Offset: off}
+}
+
+func ctxOp(off int64) obj.Addr { return memOp(mir.CtxReg, off) }
+
+// symOp references an offset in one of our pool symbols, RIP-relative.
+func symOp(s *obj.LSym, off int64) obj.Addr {
+	return obj.Addr{Type: obj.TYPE_MEM, Name: obj.NAME_EXTERN, Sym: s, Offset: off}
+}
+
+func branchTo(p *obj.Prog, target *obj.Prog) {
+	p.To.Type = obj.TYPE_BRANCH
+	p.To.SetTarget(target)
+}
+
+// Condition codes as golang-asm's jumps, SETcc and CMOVQcc.
+var (
+	jcc = [16]obj.As{x86.AJOS, x86.AJOC, x86.AJCS, x86.AJCC, x86.AJEQ, x86.AJNE, x86.AJLS, x86.AJHI,
+		x86.AJMI, x86.AJPL, x86.AJPS, x86.AJPC, x86.AJLT, x86.AJGE, x86.AJLE, x86.AJGT}
+	setcc = [16]obj.As{x86.ASETOS, x86.ASETOC, x86.ASETCS, x86.ASETCC, x86.ASETEQ, x86.ASETNE, x86.ASETLS, x86.ASETHI,
+		x86.ASETMI, x86.ASETPL, x86.ASETPS, x86.ASETPC, x86.ASETLT, x86.ASETGE, x86.ASETLE, x86.ASETGT}
+	cmovcc = [16]obj.As{x86.ACMOVQOS, x86.ACMOVQOC, x86.ACMOVQCS, x86.ACMOVQCC, x86.ACMOVQEQ, x86.ACMOVQNE, x86.ACMOVQLS, x86.ACMOVQHI,
+		x86.ACMOVQMI, x86.ACMOVQPL, x86.ACMOVQPS, x86.ACMOVQPC, x86.ACMOVQLT, x86.ACMOVQGE, x86.ACMOVQLE, x86.ACMOVQGT}
+)

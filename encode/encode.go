@@ -1,0 +1,414 @@
+// Package encode turns allocated machine IR into x86-64 machine code.
+//
+// Func encodes one function: a prologue that checks the stack limit,
+// reserves the frame and saves the callee-saved registers the function
+// writes; the blocks in layout order (cold trap blocks last) with
+// branches to adjacent blocks elided; the multi-instruction sequences of
+// the op table's expanded ops; out-of-line exit paths; and after the code a
+// constant pool (f64 constants and SSE masks, addressed RIP-relative) and
+// jump tables. The result is position independent except for the jump
+// tables' absolute entries, which the runtime patches when it installs the
+// code (Code.Relocs). Calls between compiled functions go through the
+// per-instance entry table the context points to, so no call needs a
+// relocation.
+//
+// Compiled code reaches Go only by exiting: it stores an exit code, an
+// argument and its exit site in the execution context (see abi.go) and
+// calls the shared exit stub (ExitStub), which saves every register and
+// returns to the Go side of the trampoline; resuming returns from that
+// call. Traps, host calls, runtime calls and the slow path of polls all
+// exit this way. Each exit site records the bytecode offset it came from,
+// and Code.PosMap maps every machine offset back to a bytecode offset for
+// dumps.
+//
+// Encoding goes through github.com/twitchyliquid64/golang-asm (Go's own
+// assembler), wrapped so that what it cannot encode is an error (asm.go).
+package encode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/twitchyliquid64/golang-asm/obj"
+	"github.com/twitchyliquid64/golang-asm/obj/x86"
+
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// Code is an encoded function.
+type Code struct {
+	Func      int
+	Name      string
+	Bytes     []byte
+	Relocs    []Reloc
+	Sites     []Site
+	PosMap    []PosEntry
+	FrameSize int64
+	// CodeSize is the length of the instructions; the pool and the jump
+	// tables follow.
+	CodeSize int
+}
+
+// Reloc asks the installer to store the absolute address of the code byte
+// Target (relative to the function's start) as 8 bytes at Offset.
+type Reloc struct {
+	Offset, Target int
+}
+
+// PosEntry says that the machine code from Offset on comes from bytecode
+// offset Pos (until the next entry).
+type PosEntry struct {
+	Offset int
+	Pos    int32
+}
+
+// frame is the stack frame layout:
+//
+//	[rsp + 0]                    outgoing stack-argument slots
+//	[rsp + slotBase]             stack slots
+//	[rsp + saveBase]             saved callee-saved registers
+//	[rsp + size]                 return address
+//	[rsp + size + 8 + 8k]        incoming stack-argument slot k
+//
+// size keeps rsp 16-byte aligned after the prologue.
+type frame struct {
+	size     int64
+	slotBase int64
+	saveBase int64
+	saved    []mir.Reg
+}
+
+func layoutFrame(f *mir.Func) frame {
+	outArgs := 0
+	var saved mir.RegSet
+	for _, b := range f.Blocks {
+		for _, in := range b.Instrs {
+			for _, r := range in.Uses {
+				if r.IsArgSlot() && !r.IsInArg() && r.Index()+1 > outArgs {
+					outArgs = r.Index() + 1
+				}
+			}
+			for _, r := range in.Defs {
+				if r.IsArgSlot() && !r.IsInArg() && r.Index()+1 > outArgs {
+					outArgs = r.Index() + 1
+				}
+				if mir.CalleeSaved.Has(r) {
+					saved = saved.Add(r)
+				}
+			}
+		}
+	}
+	fr := frame{saved: saved.Regs()}
+	fr.slotBase = 8 * int64(outArgs)
+	fr.saveBase = fr.slotBase + 8*int64(len(f.Slots))
+	fr.size = fr.saveBase + 8*int64(len(fr.saved))
+	if fr.size%16 == 0 {
+		fr.size += 8 // the return address makes 16
+	}
+	return fr
+}
+
+// location returns the operand for a register or memory location.
+func (e *encoder) location(r mir.Reg) (obj.Addr, error) {
+	switch {
+	case r.IsPhys():
+		return regOp(r), nil
+	case r.IsSlot():
+		return memOp(mir.RSP, e.frame.slotBase+8*int64(r.Index())), nil
+	case r.IsInArg():
+		return memOp(mir.RSP, e.frame.size+8+8*int64(r.Index())), nil
+	case r.IsArgSlot():
+		return memOp(mir.RSP, 8*int64(r.Index())), nil
+	}
+	return obj.Addr{}, fmt.Errorf("location %s is not allocated", r)
+}
+
+type encoder struct {
+	a     *assembler
+	f     *mir.Func
+	frame frame
+	// labels of the blocks, and the layout order
+	labels []*obj.Prog
+	order  []int
+	next   []int // the block laid out after each block, -1 at the end
+	sites  []Site
+	// out-of-line code, emitted after the blocks
+	stubs []func()
+	// the constant pool and jump tables (symbols placed after the code)
+	pool       *obj.LSym
+	poolBytes  []byte
+	poolIndex  map[[2]uint64]int64
+	tables     []jumpTable
+	posMarks   []posMark
+	labelTable map[*obj.LSym]*jumpTable
+}
+
+type jumpTable struct {
+	sym     *obj.LSym
+	targets []int // block IDs
+}
+
+type posMark struct {
+	p   *obj.Prog
+	pos int32
+}
+
+// Func encodes an allocated function. It must pass mir.Verify and contain
+// no φs or parallel copies (sequentialize them first).
+func Func(f *mir.Func) (*Code, error) {
+	if f.Form != mir.FormAllocated {
+		return nil, fmt.Errorf("encode %s: function is in %s form, not allocated", f.Name, f.Form)
+	}
+	a := getAssembler()
+	defer putAssembler(a)
+	e := &encoder{a: a, f: f, frame: layoutFrame(f), pool: &obj.LSym{Name: "pool"}, poolIndex: map[[2]uint64]int64{}}
+	if err := e.encode(); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", f.Name, err)
+	}
+	code, err := e.finish()
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", f.Name, err)
+	}
+	return code, nil
+}
+
+// isCold reports whether a block only traps.
+func isCold(b *mir.Block) bool {
+	t := b.Terminator()
+	return t != nil && t.Op == mir.OpTRAP
+}
+
+func (e *encoder) encode() error {
+	f := e.f
+	e.labels = make([]*obj.Prog, len(f.Blocks))
+	for i := range e.labels {
+		e.labels[i] = e.a.label()
+	}
+	for _, b := range f.Blocks {
+		if !isCold(b) || b.ID == 0 {
+			e.order = append(e.order, b.ID)
+		}
+	}
+	for _, b := range f.Blocks {
+		if isCold(b) && b.ID != 0 {
+			e.order = append(e.order, b.ID)
+		}
+	}
+	e.next = make([]int, len(f.Blocks))
+	for i, id := range e.order {
+		e.next[id] = -1
+		if i+1 < len(e.order) {
+			e.next[id] = e.order[i+1]
+		}
+	}
+	e.prologue()
+	for _, id := range e.order {
+		b := f.Blocks[id]
+		e.a.bind(e.labels[id])
+		for i, in := range b.Instrs {
+			start := e.a.last
+			if err := e.instr(b, in); err != nil {
+				return fmt.Errorf("b%d[%d] (%s): %w", b.ID, i, in.Op, err)
+			}
+			if in.Pos >= 0 && e.a.last != start {
+				// The first instruction emitted for in.
+				first := e.a.first
+				if start != nil {
+					first = start.Link
+				}
+				e.posMarks = append(e.posMarks, posMark{first, in.Pos})
+			}
+		}
+	}
+	for len(e.stubs) > 0 {
+		stubs := e.stubs
+		e.stubs = nil
+		for _, s := range stubs {
+			s()
+		}
+	}
+	return nil
+}
+
+// prologue checks the stack limit, reserves the frame and saves the
+// callee-saved registers the function writes.
+func (e *encoder) prologue() {
+	a := e.a
+	p := a.add(x86.ALEAQ)
+	p.From, p.To = memOp(mir.RSP, -e.frame.size), regOp(mir.ScratchGPR)
+	p = a.add(x86.ACMPQ)
+	p.From, p.To = regOp(mir.ScratchGPR), ctxOp(CtxStackLimit)
+	overflow := a.label()
+	p = a.add(x86.AJCS)
+	branchTo(p, overflow)
+	p = a.add(x86.AMOVQ)
+	p.From, p.To = regOp(mir.ScratchGPR), regOp(mir.RSP)
+	for i, r := range e.frame.saved {
+		p = a.add(x86.AMOVQ)
+		p.From, p.To = regOp(r), memOp(mir.RSP, e.frame.saveBase+8*int64(i))
+	}
+	e.stubs = append(e.stubs, func() {
+		a.bind(overflow)
+		e.exitCall(ExitPrologueOverflow, 0, -1)
+		a.add(x86.AINT).From = constOp(3)
+	})
+}
+
+// epilogue restores the saved registers, frees the frame and returns.
+func (e *encoder) epilogue() {
+	a := e.a
+	for i, r := range e.frame.saved {
+		p := a.add(x86.AMOVQ)
+		p.From, p.To = memOp(mir.RSP, e.frame.saveBase+8*int64(i)), regOp(r)
+	}
+	p := a.add(x86.AADDQ)
+	p.From, p.To = constOp(e.frame.size), regOp(mir.RSP)
+	a.add(obj.ARET)
+}
+
+// newSite records an exit site and returns its number.
+func (e *encoder) newSite(pos int32) int {
+	e.sites = append(e.sites, Site{Pos: pos})
+	return len(e.sites) - 1
+}
+
+// exitCall emits the stores that describe an exit and the call of the
+// exit stub. site is the exit site, or -1 for the prologue's overflow
+// (the caller's call site describes that one).
+func (e *encoder) exitCall(code, arg int64, site int) {
+	a := e.a
+	store := func(off int64, v int64) {
+		p := a.add(x86.AMOVL)
+		p.From, p.To = constOp(v), ctxOp(off)
+	}
+	store(CtxExitCode, code)
+	store(CtxExitArg, arg)
+	if site >= 0 {
+		store(CtxExitFunc, int64(e.f.Index))
+		store(CtxExitSite, int64(site))
+	}
+	p := a.add(obj.ACALL)
+	p.To = ctxOp(CtxExitStub)
+}
+
+// constant returns the pool offset of a 16-byte constant (lo, hi),
+// 16-byte aligned so SSE instructions may use it as a memory operand.
+func (e *encoder) constant(lo, hi uint64) int64 {
+	key := [2]uint64{lo, hi}
+	if off, ok := e.poolIndex[key]; ok {
+		return off
+	}
+	off := int64(len(e.poolBytes))
+	e.poolBytes = binary.LittleEndian.AppendUint64(e.poolBytes, lo)
+	e.poolBytes = binary.LittleEndian.AppendUint64(e.poolBytes, hi)
+	e.poolIndex[key] = off
+	return off
+}
+
+func (e *encoder) poolOp(lo uint64) obj.Addr { return symOp(e.pool, e.constant(lo, 0)) }
+
+// move copies src to dst (registers or memory; never both memory).
+func (e *encoder) move(dst, src mir.Reg) error {
+	if dst == src {
+		return nil
+	}
+	d, err := e.location(dst)
+	if err != nil {
+		return err
+	}
+	s, err := e.location(src)
+	if err != nil {
+		return err
+	}
+	if dst.IsMem() && src.IsMem() {
+		return fmt.Errorf("memory-to-memory move %s <- %s", dst, src)
+	}
+	xmm := dst.Class() == mir.XMM || src.Class() == mir.XMM
+	as := obj.As(x86.AMOVQ)
+	switch {
+	case xmm && dst.IsPhys() && src.IsPhys():
+		if dst.Class() != src.Class() {
+			return fmt.Errorf("move between classes %s <- %s", dst, src)
+		}
+		as = x86.AMOVAPS
+	case xmm:
+		as = x86.AMOVSD
+	}
+	p := e.a.add(as)
+	p.From, p.To = s, d
+	return nil
+}
+
+func (e *encoder) finish() (*Code, error) {
+	code, relocs, err := e.a.assemble()
+	if err != nil {
+		return nil, err
+	}
+	c := &Code{Func: e.f.Index, Name: e.f.Name, Sites: e.sites, FrameSize: e.frame.size, CodeSize: len(code)}
+	// The pool, then the jump tables, each 16-byte aligned.
+	align := func() {
+		for len(code)%16 != 0 {
+			code = append(code, 0xcc)
+		}
+	}
+	align()
+	poolOff := len(code)
+	code = append(code, e.poolBytes...)
+	symOff := map[*obj.LSym]int{e.pool: poolOff}
+	for i := range e.tables {
+		align()
+		t := &e.tables[i]
+		symOff[t.sym] = len(code)
+		for _, target := range t.targets {
+			c.Relocs = append(c.Relocs, Reloc{Offset: len(code), Target: int(e.labels[target].Pc)})
+			code = binary.LittleEndian.AppendUint64(code, 0)
+		}
+	}
+	for _, r := range relocs {
+		if r.Sym == nil {
+			continue // indirect calls through registers or memory
+		}
+		off, ok := symOff[r.Sym]
+		if !ok || r.Siz != 4 {
+			return nil, fmt.Errorf("unexpected relocation %v to %s", r.Type, r.Sym.Name)
+		}
+		disp := int64(off) + r.Add - int64(r.Off) - 4
+		if disp != int64(int32(disp)) {
+			return nil, fmt.Errorf("pool displacement %d out of range", disp)
+		}
+		binary.LittleEndian.PutUint32(code[r.Off:], uint32(int32(disp)))
+	}
+	c.Bytes = code
+	for _, m := range e.posMarks {
+		c.PosMap = append(c.PosMap, PosEntry{Offset: int(m.p.Pc), Pos: m.pos})
+	}
+	slices.SortStableFunc(c.PosMap, func(x, y PosEntry) int { return x.Offset - y.Offset })
+	return c, nil
+}
+
+// PosAt returns the bytecode offset of the machine code at offset off, or
+// -1.
+func (c *Code) PosAt(off int) int32 {
+	i, found := slices.BinarySearchFunc(c.PosMap, off, func(e PosEntry, t int) int { return e.Offset - t })
+	if !found {
+		i--
+	}
+	if i < 0 {
+		return -1
+	}
+	return c.PosMap[i].Pos
+}
+
+// Float constants of the expanded conversions.
+var (
+	bits2p63 = math.Float64bits(9223372036854775808.0)
+	bits2p64 = math.Float64bits(18446744073709551616.0)
+)
+
+// trapKinds checks a TRAP instruction's kind.
+func trapKind(k int32) bool {
+	return k > int32(bytecode.TrapNone) && k <= int32(bytecode.TrapHostError)
+}

@@ -1,0 +1,403 @@
+package encode
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/twitchyliquid64/golang-asm/obj"
+	"github.com/twitchyliquid64/golang-asm/obj/x86"
+
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// Golang-asm opcodes of the ops that map to one instruction. Go's
+// assembler writes the source first: "ADDQ src, dst".
+var simpleOps = map[mir.Op]obj.As{
+	mir.OpADDQ: x86.AADDQ, mir.OpSUBQ: x86.ASUBQ, mir.OpANDQ: x86.AANDQ, mir.OpORQ: x86.AORQ,
+	mir.OpXORQ: x86.AXORQ, mir.OpIMULQ: x86.AIMULQ,
+	mir.OpADDQconst: x86.AADDQ, mir.OpSUBQconst: x86.ASUBQ, mir.OpANDQconst: x86.AANDQ,
+	mir.OpORQconst: x86.AORQ, mir.OpXORQconst: x86.AXORQ,
+	mir.OpADDQload: x86.AADDQ, mir.OpSUBQload: x86.ASUBQ, mir.OpANDQload: x86.AANDQ,
+	mir.OpORQload: x86.AORQ, mir.OpXORQload: x86.AXORQ, mir.OpIMULQload: x86.AIMULQ,
+	mir.OpSHLQ: x86.ASHLQ, mir.OpSHRQ: x86.ASHRQ, mir.OpSARQ: x86.ASARQ, mir.OpROLQ: x86.AROLQ, mir.OpRORQ: x86.ARORQ,
+	mir.OpSHLQconst: x86.ASHLQ, mir.OpSHRQconst: x86.ASHRQ, mir.OpSARQconst: x86.ASARQ,
+	mir.OpROLQconst: x86.AROLQ, mir.OpRORQconst: x86.ARORQ,
+	mir.OpLZCNTQ: x86.ALZCNTQ, mir.OpTZCNTQ: x86.ATZCNTQ, mir.OpPOPCNTQ: x86.APOPCNTQ,
+	mir.OpBSRQ: x86.ABSRQ, mir.OpBSFQ: x86.ABSFQ,
+	mir.OpMOVBQSX: x86.AMOVBQSX, mir.OpMOVBQZX: x86.AMOVBQZX, mir.OpMOVWQSX: x86.AMOVWQSX,
+	mir.OpMOVWQZX: x86.AMOVWQZX, mir.OpMOVLQSX: x86.AMOVLQSX, mir.OpMOVLQZX: x86.AMOVL,
+	mir.OpMOVBQSXload: x86.AMOVBQSX, mir.OpMOVBQZXload: x86.AMOVBQZX, mir.OpMOVWQSXload: x86.AMOVWQSX,
+	mir.OpMOVWQZXload: x86.AMOVWQZX, mir.OpMOVLQSXload: x86.AMOVLQSX, mir.OpMOVLQZXload: x86.AMOVL,
+	mir.OpMOVQload: x86.AMOVQ, mir.OpMOVSDload: x86.AMOVSD,
+	mir.OpMOVBstore: x86.AMOVB, mir.OpMOVWstore: x86.AMOVW, mir.OpMOVLstore: x86.AMOVL,
+	mir.OpMOVQstore: x86.AMOVQ, mir.OpMOVSDstore: x86.AMOVSD,
+	mir.OpADDSD: x86.AADDSD, mir.OpSUBSD: x86.ASUBSD, mir.OpMULSD: x86.AMULSD, mir.OpDIVSD: x86.ADIVSD,
+	mir.OpADDSDload: x86.AADDSD, mir.OpSUBSDload: x86.ASUBSD, mir.OpMULSDload: x86.AMULSD, mir.OpDIVSDload: x86.ADIVSD,
+	mir.OpSQRTSD: x86.ASQRTSD, mir.OpCVTSQ2SD: x86.ACVTSQ2SD, mir.OpCVTTSD2SQ: x86.ACVTTSD2SQ,
+	mir.OpMOVQ2X: x86.AMOVQ, mir.OpMOVX2Q: x86.AMOVQ,
+}
+
+// memArg returns the memory operand of an op with HasMem, whose address
+// uses start at index first.
+func memArg(in *mir.Instr, first int) obj.Addr {
+	return memIdxOp(in.Uses[first], in.Uses[first+1], in.Scale, in.Imm)
+}
+
+// op2 emits "as from, to".
+func (e *encoder) op2(as obj.As, from, to obj.Addr) *obj.Prog {
+	p := e.a.add(as)
+	p.From, p.To = from, to
+	return p
+}
+
+// jump emits a jump to block id unless it is laid out next.
+func (e *encoder) jump(b *mir.Block, id int) {
+	if e.next[b.ID] != id {
+		branchTo(e.a.add(obj.AJMP), e.labels[id])
+	}
+}
+
+// condJump emits a jump to target when cond holds on the flags.
+func (e *encoder) condJump(cond mir.Cond, target *obj.Prog) {
+	switch cond {
+	case mir.CondFEQ: // ZF and not PF
+		skip := e.a.label()
+		branchTo(e.a.add(x86.AJNE), skip)
+		branchTo(e.a.add(x86.AJPS), skip)
+		branchTo(e.a.add(obj.AJMP), target)
+		e.a.bind(skip)
+	case mir.CondFNE: // not ZF, or PF
+		branchTo(e.a.add(x86.AJNE), target)
+		branchTo(e.a.add(x86.AJPS), target)
+	default:
+		branchTo(e.a.add(jcc[cond]), target)
+	}
+}
+
+func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
+	a := e.a
+	u := in.Uses
+	d := in.Defs
+	reg := func(i int) obj.Addr { return regOp(u[i]) }
+	dst := func() obj.Addr { return regOp(d[0]) }
+	if as, ok := simpleOps[in.Op]; ok {
+		info := in.Op.Info()
+		switch {
+		case info.Stores:
+			e.op2(as, reg(2), memArg(in, 0))
+		case info.HasMem && len(d) == 1 && len(u) == 2:
+			e.op2(as, memArg(in, 0), dst()) // loads
+		case info.HasMem:
+			e.op2(as, memArg(in, 1), dst()) // load-op: d = d op [mem]
+		case info.HasImm:
+			e.op2(as, constOp(in.Imm), dst())
+		case len(d) == 1 && d[0] == u[0] && len(u) == 2:
+			e.op2(as, reg(1), dst()) // two-address: d op= u1
+		default:
+			e.op2(as, reg(0), dst())
+		}
+		return nil
+	}
+	switch in.Op {
+	case mir.OpArg:
+		// The argument already is in its location.
+	case mir.OpPhi, mir.OpParCopy:
+		return fmt.Errorf("%s reached the encoder; sequentialize first", in.Op)
+	case mir.OpCopy, mir.OpSpill, mir.OpReload:
+		return e.move(d[0], u[0])
+	case mir.OpXchg:
+		e.op2(x86.AXCHGQ, reg(0), reg(1))
+	case mir.OpCtxLoad:
+		e.op2(x86.AMOVQ, ctxOp(int64(ctxFieldOffset(mir.CtxField(in.Aux)))), dst())
+	case mir.OpPoll:
+		e.op2(x86.ASUBQ, constOp(1), ctxOp(CtxBudget))
+		slow, back := a.label(), a.label()
+		branchTo(a.add(x86.AJMI), slow)
+		a.bind(back)
+		site := e.newSite(in.Pos)
+		e.stubs = append(e.stubs, func() {
+			a.bind(slow)
+			e.exitCall(ExitPoll, 0, site)
+			branchTo(a.add(obj.AJMP), back)
+		})
+	case mir.OpCount:
+		e.op2(x86.AMOVQ, ctxOp(CtxCounterTable), regOp(mir.ScratchGPR))
+		e.op2(x86.AMOVQ, memOp(mir.ScratchGPR, 8*int64(e.f.Index)), regOp(mir.ScratchGPR))
+		e.op2(x86.AADDQ, constOp(1), memOp(mir.ScratchGPR, 8*int64(in.Aux)))
+	case mir.OpMOVQconst:
+		e.op2(x86.AMOVQ, constOp(in.Imm), dst())
+	case mir.OpNEGQ:
+		a.add(x86.ANEGQ).To = dst()
+	case mir.OpNOTQ:
+		a.add(x86.ANOTQ).To = dst()
+	case mir.OpIMUL3Qconst:
+		p := e.op2(x86.AIMUL3Q, constOp(in.Imm), dst())
+		p.SetFrom3(reg(0))
+	case mir.OpLEAQ:
+		e.op2(x86.ALEAQ, memOp(u[0], in.Imm), dst())
+	case mir.OpLEAQidx:
+		e.op2(x86.ALEAQ, memIdxOp(u[0], u[1], in.Scale, in.Imm), dst())
+	case mir.OpIDIVQ:
+		a.add(x86.ACQO)
+		a.add(x86.AIDIVQ).From = reg(1)
+	case mir.OpDIVQ:
+		e.op2(x86.AXORL, regOp(mir.RDX), regOp(mir.RDX))
+		a.add(x86.ADIVQ).From = reg(1)
+	case mir.OpCMPQ:
+		e.op2(x86.ACMPQ, reg(0), reg(1))
+	case mir.OpCMPQconst:
+		e.op2(x86.ACMPQ, reg(0), constOp(in.Imm))
+	case mir.OpCMPQload:
+		e.op2(x86.ACMPQ, reg(0), memArg(in, 1))
+	case mir.OpTESTQ:
+		e.op2(x86.ATESTQ, reg(1), reg(0))
+	case mir.OpTESTQconst:
+		e.op2(x86.ATESTQ, constOp(in.Imm), reg(0))
+	case mir.OpUCOMISD:
+		// Go writes the operands reversed: this is UCOMISD u0, u1.
+		e.op2(x86.AUCOMISD, reg(1), reg(0))
+	case mir.OpSETCC:
+		return e.setcc(in.Cond, d[0])
+	case mir.OpCMOVQCC:
+		e.cmov(in.Cond, d[0], u[1])
+	case mir.OpMOVSDconst:
+		if in.Imm == 0 {
+			e.op2(x86.AXORPS, dst(), dst())
+		} else {
+			e.op2(x86.AMOVSD, e.poolOp(uint64(in.Imm)), dst())
+		}
+	case mir.OpXORPDconst, mir.OpANDPDconst:
+		as := obj.As(x86.AXORPD)
+		if in.Op == mir.OpANDPDconst {
+			as = x86.AANDPD
+		}
+		e.op2(as, e.poolOp(uint64(in.Imm)), dst())
+	case mir.OpROUNDSD:
+		p := e.op2(x86.AROUNDSD, constOp(int64(in.Aux)), dst())
+		p.SetFrom3(reg(0))
+	case mir.OpMINSD, mir.OpMAXSD:
+		e.minmax(in.Op == mir.OpMINSD, d[0], u[1])
+	case mir.OpCVTUQ2SD:
+		e.cvtUQ2SD(d[0], d[1], u[0])
+	case mir.OpCVTTSD2SQsat:
+		e.cvtTSD2SQsat(d[0], u[0])
+	case mir.OpCVTTSD2UQsat, mir.OpCVTTSD2UQ:
+		e.cvtTSD2UQ(d[0], d[1], u[0], in.Op == mir.OpCVTTSD2UQsat)
+
+	case mir.OpJMP:
+		e.jump(b, b.Succs[0])
+	case mir.OpJCC:
+		t, f := b.Succs[0], b.Succs[1]
+		switch e.next[b.ID] {
+		case f:
+			e.condJump(in.Cond, e.labels[t])
+		case t:
+			e.condJump(in.Cond.Negate(), e.labels[f])
+		default:
+			e.condJump(in.Cond, e.labels[t])
+			branchTo(a.add(obj.AJMP), e.labels[f])
+		}
+	case mir.OpJMPTABLE:
+		sym := &obj.LSym{Name: fmt.Sprintf("table%d", len(e.tables))}
+		e.tables = append(e.tables, jumpTable{sym: sym, targets: b.Succs})
+		e.op2(x86.ALEAQ, symOp(sym, 0), regOp(mir.ScratchGPR))
+		e.op2(x86.AMOVQ, memIdxOp(mir.ScratchGPR, u[0], 8, 0), regOp(mir.ScratchGPR))
+		a.add(obj.AJMP).To = regOp(mir.ScratchGPR)
+	case mir.OpRET:
+		e.epilogue()
+	case mir.OpTRAP:
+		if !trapKind(in.Aux) {
+			return fmt.Errorf("trap kind %d", in.Aux)
+		}
+		e.exitCall(ExitTrap, int64(in.Aux), e.newTrapSite(in.Pos, in.Imm))
+		a.add(x86.AINT).From = constOp(3)
+	case mir.OpCALL:
+		e.call(in)
+	case mir.OpCALLHOST:
+		e.exitCall(ExitHost, int64(in.Aux), e.newSite(in.Pos))
+	case mir.OpCALLRT:
+		e.exitCall(ExitRuntime, int64(in.Aux), e.newSite(in.Pos))
+	default:
+		return fmt.Errorf("no encoding for %s", in.Op)
+	}
+	return nil
+}
+
+// newTrapSite records the site of a trap; an explicit trap's code is kept
+// with it.
+func (e *encoder) newTrapSite(pos int32, code int64) int {
+	e.sites = append(e.sites, Site{Pos: pos, Code: code})
+	return len(e.sites) - 1
+}
+
+// call emits a call of another compiled function through the entry
+// table, after checking the call depth.
+func (e *encoder) call(in *mir.Instr) {
+	a := e.a
+	scratch := regOp(mir.ScratchGPR)
+	site := e.newSite(in.Pos)
+	e.op2(x86.AMOVQ, ctxOp(CtxDepth), scratch)
+	e.op2(x86.ACMPQ, scratch, ctxOp(CtxMaxDepth))
+	overflow := a.label()
+	branchTo(a.add(x86.AJGE), overflow)
+	e.op2(x86.AADDQ, constOp(1), ctxOp(CtxDepth))
+	e.op2(x86.AMOVL, constOp(int64(e.f.Index)), ctxOp(CtxCallFunc))
+	e.op2(x86.AMOVL, constOp(int64(site)), ctxOp(CtxCallSite))
+	e.op2(x86.AMOVQ, ctxOp(CtxFuncTable), scratch)
+	a.add(obj.ACALL).To = memOp(mir.ScratchGPR, 8*int64(in.Aux))
+	e.op2(x86.ASUBQ, constOp(1), ctxOp(CtxDepth))
+	e.stubs = append(e.stubs, func() {
+		a.bind(overflow)
+		e.exitCall(ExitTrap, int64(bytecode.TrapStackOverflow), site)
+		a.add(x86.AINT).From = constOp(3)
+	})
+}
+
+// setcc materialises a condition as 0 or 1.
+func (e *encoder) setcc(cond mir.Cond, d mir.Reg) error {
+	a := e.a
+	r8 := regOp(d)
+	scratch := regOp(mir.ScratchGPR)
+	switch cond {
+	case mir.CondFEQ:
+		a.add(x86.ASETEQ).To = r8
+		a.add(x86.ASETPC).To = scratch
+		e.op2(x86.AANDB, scratch, r8)
+	case mir.CondFNE:
+		a.add(x86.ASETNE).To = r8
+		a.add(x86.ASETPS).To = scratch
+		e.op2(x86.AORB, scratch, r8)
+	default:
+		if !cond.Valid() {
+			return fmt.Errorf("condition %d", cond)
+		}
+		a.add(setcc[cond]).To = r8
+	}
+	e.op2(x86.AMOVBQZX, r8, r8)
+	return nil
+}
+
+// cmov moves src to d when cond holds.
+func (e *encoder) cmov(cond mir.Cond, d, src mir.Reg) {
+	a := e.a
+	switch cond {
+	case mir.CondFEQ, mir.CondFNE:
+		skip := a.label()
+		e.condJump(cond.Negate(), skip)
+		e.op2(x86.AMOVQ, regOp(src), regOp(d))
+		a.bind(skip)
+	default:
+		e.op2(cmovcc[cond], regOp(src), regOp(d))
+	}
+}
+
+// minmax computes kiln's min or max into d (which holds the first operand):
+// NaN if either operand is NaN, and -0 below +0.
+func (e *encoder) minmax(isMin bool, d, b mir.Reg) {
+	a := e.a
+	nan, ordinary, done := a.label(), a.label(), a.label()
+	e.op2(x86.AUCOMISD, regOp(b), regOp(d)) // ucomisd d, b
+	branchTo(a.add(x86.AJPS), nan)
+	branchTo(a.add(x86.AJNE), ordinary)
+	// Equal: the same number, or zeros of either sign. OR keeps a set sign
+	// bit (min(-0, +0) = -0); AND clears it (max(-0, +0) = +0).
+	if isMin {
+		e.op2(x86.AORPD, regOp(b), regOp(d))
+	} else {
+		e.op2(x86.AANDPD, regOp(b), regOp(d))
+	}
+	branchTo(a.add(obj.AJMP), done)
+	a.bind(nan)
+	e.op2(x86.AADDSD, regOp(b), regOp(d)) // a NaN operand makes a NaN
+	branchTo(a.add(obj.AJMP), done)
+	a.bind(ordinary)
+	if isMin {
+		e.op2(x86.AMINSD, regOp(b), regOp(d))
+	} else {
+		e.op2(x86.AMAXSD, regOp(b), regOp(d))
+	}
+	a.bind(done)
+}
+
+// cvtUQ2SD converts the unsigned integer s to double d, using t.
+func (e *encoder) cvtUQ2SD(d, t, s mir.Reg) {
+	a := e.a
+	neg, done := a.label(), a.label()
+	scratch := regOp(mir.ScratchGPR)
+	e.op2(x86.ATESTQ, regOp(s), regOp(s))
+	branchTo(a.add(x86.AJMI), neg)
+	e.op2(x86.ACVTSQ2SD, regOp(s), regOp(d))
+	branchTo(a.add(obj.AJMP), done)
+	a.bind(neg)
+	// Halve, keeping the low bit for correct rounding, convert, double.
+	e.op2(x86.AMOVQ, regOp(s), regOp(t))
+	e.op2(x86.ASHRQ, constOp(1), regOp(t))
+	e.op2(x86.AMOVQ, regOp(s), scratch)
+	e.op2(x86.AANDQ, constOp(1), scratch)
+	e.op2(x86.AORQ, scratch, regOp(t))
+	e.op2(x86.ACVTSQ2SD, regOp(t), regOp(d))
+	e.op2(x86.AADDSD, regOp(d), regOp(d))
+	a.bind(done)
+}
+
+// cvtTSD2SQsat truncates s to a signed integer, saturating.
+func (e *encoder) cvtTSD2SQsat(d, s mir.Reg) {
+	a := e.a
+	nan, done := a.label(), a.label()
+	e.op2(x86.ACVTTSD2SQ, regOp(s), regOp(d))
+	// CVTTSD2SQ gives INT64_MIN for NaN and out-of-range values; d-1
+	// overflows exactly for INT64_MIN.
+	e.op2(x86.ACMPQ, regOp(d), constOp(1))
+	branchTo(a.add(x86.AJOC), done)
+	e.op2(x86.AUCOMISD, regOp(s), regOp(s))
+	branchTo(a.add(x86.AJPS), nan)
+	zero := regOp(mir.ScratchXMM)
+	e.op2(x86.AXORPS, zero, zero)
+	e.op2(x86.AUCOMISD, zero, regOp(s)) // ucomisd s, 0
+	branchTo(a.add(x86.AJLS), done)     // s <= 0: INT64_MIN is right
+	e.op2(x86.AMOVQ, constOp(math.MaxInt64), regOp(d))
+	branchTo(a.add(obj.AJMP), done)
+	a.bind(nan)
+	e.op2(x86.AMOVQ, constOp(0), regOp(d))
+	a.bind(done)
+}
+
+// cvtTSD2UQ truncates s to an unsigned integer, with t as a temporary.
+// The saturating form also handles NaN (0), s <= 0 (0) and s >= 2^64
+// (all ones); the other form may assume 0 <= trunc(s) < 2^64.
+func (e *encoder) cvtTSD2UQ(d, t, s mir.Reg, sat bool) {
+	a := e.a
+	big, done, zero, maxv := a.label(), a.label(), a.label(), a.label()
+	x15 := regOp(mir.ScratchXMM)
+	if sat {
+		e.op2(x86.AXORPS, x15, x15)
+		e.op2(x86.AUCOMISD, x15, regOp(s)) // ucomisd s, 0
+		branchTo(a.add(x86.AJPS), zero)
+		branchTo(a.add(x86.AJLS), zero)
+	}
+	e.op2(x86.AMOVSD, e.poolOp(bits2p63), x15)
+	e.op2(x86.AUCOMISD, x15, regOp(s)) // ucomisd s, 2^63
+	branchTo(a.add(x86.AJCC), big)
+	e.op2(x86.ACVTTSD2SQ, regOp(s), regOp(d))
+	branchTo(a.add(obj.AJMP), done)
+	a.bind(big)
+	if sat {
+		e.op2(x86.AMOVSD, e.poolOp(bits2p64), regOp(t))
+		e.op2(x86.AUCOMISD, regOp(t), regOp(s)) // ucomisd s, 2^64
+		branchTo(a.add(x86.AJCC), maxv)
+	}
+	e.op2(x86.AMOVAPS, regOp(s), regOp(t))
+	e.op2(x86.ASUBSD, x15, regOp(t))
+	e.op2(x86.ACVTTSD2SQ, regOp(t), regOp(d))
+	e.op2(x86.ABTSQ, constOp(63), regOp(d))
+	branchTo(a.add(obj.AJMP), done)
+	if sat {
+		a.bind(maxv)
+		e.op2(x86.AMOVQ, constOp(-1), regOp(d))
+		branchTo(a.add(obj.AJMP), done)
+		a.bind(zero)
+		e.op2(x86.AMOVQ, constOp(0), regOp(d))
+	}
+	a.bind(done)
+}
