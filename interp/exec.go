@@ -402,7 +402,7 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 		case iJump:
 			count(st.cnt, in.c)
 			if in.back {
-				if m.budget--; m.budget < 0 {
+				if m.poll.Budget--; m.poll.Budget < 0 {
 					if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 						return err
 					}
@@ -527,7 +527,7 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 				target = int(in.d) / instSize
 			}
 			if target <= st.pc(in) {
-				if m.budget--; m.budget < 0 {
+				if m.poll.Budget--; m.poll.Budget < 0 {
 					if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 						return err
 					}
@@ -537,7 +537,7 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 			continue
 
 		case iCall:
-			if m.budget--; m.budget < 0 {
+			if m.poll.Budget--; m.poll.Budget < 0 {
 				if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 					return err
 				}
@@ -585,7 +585,7 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 			}
 			clear(hostRes)
 			m.sp = top + len(args) + len(res)
-			if err := m.hosts[in.a](m.ctx, hostArgs, hostRes); err != nil {
+			if err := m.hosts[in.a](m.poll.ctx, hostArgs, hostRes); err != nil {
 				t := m.trap(bytecode.TrapHostError, st.fn, st.pc(in))
 				t.Cause = err
 				return t
@@ -631,7 +631,7 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 	taken:
 		count(st.cnt, in.c)
 		if in.back {
-			if m.budget--; m.budget < 0 {
+			if m.poll.Budget--; m.poll.Budget < 0 {
 				if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 					return err
 				}
@@ -647,10 +647,8 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 
 // pollAt runs the budget's slow path for the instruction at pc.
 func (m *Machine) pollAt(fn, pc int) error {
-	m.budget = 0
-	kind, cause := m.poll()
+	kind, cause := m.poll.Slow()
 	if kind == bytecode.TrapNone {
-		m.budget--
 		return nil
 	}
 	t := m.trap(kind, fn, pc)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/interp"
@@ -92,10 +91,9 @@ type Machine struct {
 	marks  []uint32  // scratch for resolution
 	active int       // exec loops running (nested through host calls)
 
-	ctx    context.Context
-	done   <-chan struct{}
-	budget int64 // polls left before the next slow-path check
-	fuel   int64 // fuel not yet moved into budget; -1 when unlimited
+	ctx  context.Context
+	done <-chan struct{}
+	poll interp.Poller
 }
 
 // irCell is one location of a frame: a value and whether it is defined.
@@ -183,85 +181,22 @@ func (m *Machine) Call(ctx context.Context, fn int, args, results []uint64) erro
 		return fmt.Errorf("mir: func %s takes %d arguments and returns %d results; got %d and %d",
 			f.Name, len(f.Params), len(f.Results), len(args), len(results))
 	}
-	savedCtx, savedDone := m.ctx, m.done
-	if m.active == 0 {
-		m.fuel = -1
-		if m.cfg.Fuel > 0 {
-			m.fuel = m.cfg.Fuel
-		}
+	outermost := m.active == 0
+	saved, kind, cause := m.poll.Enter(ctx, outermost, m.cfg.Fuel)
+	var err error
+	if kind != bytecode.TrapNone {
+		err = &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: f.Name, Cause: cause}
 	} else {
-		m.returnBudget()
+		err = m.run(fn, args, results)
 	}
-	m.ctx, m.done = ctx, ctx.Done()
-	m.budget = 0
-	if m.done == nil && m.fuel < 0 {
-		m.budget = math.MaxInt64
-	}
-	// A cancelled context stops the call before it starts.
-	if m.done != nil {
-		select {
-		case <-m.done:
-			m.ctx, m.done = savedCtx, savedDone
-			return &bytecode.Trap{Kind: bytecode.TrapInterrupted, Func: uint32(fn), FuncName: f.Name, Cause: ctx.Err()}
-		default:
-		}
-	}
-	err := m.run(fn, args, results)
-	if m.active > 0 {
-		m.returnBudget()
-		m.ctx, m.done = savedCtx, savedDone
-		if m.done == nil && m.fuel < 0 {
-			m.budget = math.MaxInt64
-		}
-	} else {
-		m.ctx, m.done = nil, nil
-	}
+	m.poll.Leave(saved, outermost)
 	return err
-}
-
-// returnBudget moves unspent budget back into fuel, so that the next
-// slow-path check allots fuel afresh (under a possibly different context).
-func (m *Machine) returnBudget() {
-	if m.fuel >= 0 && m.budget > 0 {
-		m.fuel += m.budget
-	}
-	m.budget = 0
-}
-
-// poll is the slow path of the budget: it checks the context and allots
-// fuel. It returns a trap kind, or TrapNone to continue.
-func (m *Machine) poll() (bytecode.TrapKind, error) {
-	if m.done != nil {
-		select {
-		case <-m.done:
-			return bytecode.TrapInterrupted, m.ctx.Err()
-		default:
-		}
-	}
-	switch {
-	case m.fuel < 0 && m.done == nil:
-		m.budget = math.MaxInt64
-	case m.fuel < 0:
-		m.budget = interp.PollInterval
-	case m.fuel == 0:
-		return bytecode.TrapFuelExhausted, nil
-	default:
-		take := int64(interp.PollInterval)
-		if m.fuel < take {
-			take = m.fuel
-		}
-		m.fuel -= take
-		m.budget = take
-	}
-	return bytecode.TrapNone, nil
 }
 
 // pollAt runs the budget's slow path for the Poll at ip of f.
 func (m *Machine) pollAt(f *irFunc, ip int) error {
-	m.budget = 0
-	kind, cause := m.poll()
+	kind, cause := m.poll.Slow()
 	if kind == bytecode.TrapNone {
-		m.budget--
 		return nil
 	}
 	t := m.trap(kind, f, ip)
@@ -271,12 +206,7 @@ func (m *Machine) pollAt(f *irFunc, ip int) error {
 
 // FuelLeft returns the fuel the last (or running) outermost call has not
 // spent, or -1 when it had no fuel limit.
-func (m *Machine) FuelLeft() int64 {
-	if m.fuel < 0 {
-		return -1
-	}
-	return m.fuel + max(m.budget, 0)
-}
+func (m *Machine) FuelLeft() int64 { return m.poll.FuelLeft() }
 
 // run sets up fn's frame above the cells in use and executes it.
 func (m *Machine) run(fn int, args, results []uint64) error {

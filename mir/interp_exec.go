@@ -150,7 +150,7 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 				regs[in.d0] = irDef(MemBound(CtxField(in.aux), uint64(len(mem))))
 			}
 		case OpPoll:
-			if m.budget--; m.budget < 0 {
+			if m.poll.Budget--; m.poll.Budget < 0 {
 				if err := m.pollAt(f, ip); err != nil {
 					return err
 				}
@@ -680,7 +680,7 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			savedSP := m.sp
 			m.valTop, m.sp = top+na+nr, base+len(regs)
 			inHost = true
-			herr := m.hosts[c.target](m.ctx, args, res)
+			herr := m.hosts[c.target](m.poll.Context(), args, res)
 			inHost = false
 			m.valTop, m.sp = top, savedSP
 			if herr != nil {

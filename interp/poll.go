@@ -1,0 +1,131 @@
+package interp
+
+import (
+	"context"
+	"math"
+
+	"github.com/kiln-jit/kiln/bytecode"
+)
+
+// Poller holds the fuel and cancellation state of one machine, for every
+// tier alike, so that all of them charge fuel and notice cancellation at
+// the same instructions: every backward branch and every call decrements
+// Budget, and when it drops below zero the executor calls Slow, which
+// checks the context, allots more fuel (PollInterval at a time) or reports
+// the trap.
+type Poller struct {
+	// Budget is the number of polls left before Slow must run.
+	Budget int64
+	// Periodic keeps the budget finite even without fuel and without a
+	// cancellable context, so that compiled code returns to Go (and lets
+	// the Go scheduler and garbage collector in) regularly.
+	Periodic bool
+	fuel     int64 // fuel not yet moved into Budget; -1 when unlimited
+	ctx      context.Context
+	done     <-chan struct{}
+}
+
+// PollState is what Enter saves for Leave.
+type PollState struct {
+	ctx  context.Context
+	done <-chan struct{}
+}
+
+// Context returns the context of the running call.
+func (p *Poller) Context() context.Context { return p.ctx }
+
+// Enter starts a call under ctx. An outermost call starts with limit fuel
+// (unlimited when limit <= 0); a nested one (from a host function) keeps
+// the outer call's fuel. Enter reports an Interrupted trap kind when ctx is
+// already done; the caller must still call Leave.
+func (p *Poller) Enter(ctx context.Context, outermost bool, limit int64) (PollState, bytecode.TrapKind, error) {
+	saved := PollState{p.ctx, p.done}
+	if outermost {
+		p.fuel = -1
+		if limit > 0 {
+			p.fuel = limit
+		}
+	} else {
+		p.returnBudget()
+	}
+	p.ctx, p.done = ctx, ctx.Done()
+	p.Budget = 0
+	p.settle()
+	if p.done != nil {
+		select {
+		case <-p.done:
+			return saved, bytecode.TrapInterrupted, ctx.Err()
+		default:
+		}
+	}
+	return saved, bytecode.TrapNone, nil
+}
+
+// Leave ends a call started by Enter.
+func (p *Poller) Leave(saved PollState, outermost bool) {
+	if outermost {
+		p.ctx, p.done = nil, nil
+		return
+	}
+	p.returnBudget()
+	p.ctx, p.done = saved.ctx, saved.done
+	p.settle()
+}
+
+// settle gives an empty budget its unlimited value when nothing needs
+// checking.
+func (p *Poller) settle() {
+	if p.Budget == 0 && p.done == nil && p.fuel < 0 && !p.Periodic {
+		p.Budget = math.MaxInt64
+	}
+}
+
+// returnBudget moves unspent budget back into fuel, so that the next
+// check allots fuel afresh (under a possibly different context).
+func (p *Poller) returnBudget() {
+	if p.fuel >= 0 && p.Budget > 0 {
+		p.fuel += p.Budget
+	}
+	p.Budget = 0
+}
+
+// Slow is the budget's slow path, run when Budget dropped below zero at a
+// poll: it checks the context and allots fuel, then charges the poll. It
+// returns a trap kind (with the context's error for Interrupted), or
+// TrapNone to continue.
+func (p *Poller) Slow() (bytecode.TrapKind, error) {
+	p.Budget = 0
+	if p.done != nil {
+		select {
+		case <-p.done:
+			return bytecode.TrapInterrupted, p.ctx.Err()
+		default:
+		}
+	}
+	switch {
+	case p.fuel < 0 && p.done == nil && !p.Periodic:
+		p.Budget = math.MaxInt64
+	case p.fuel < 0:
+		p.Budget = PollInterval
+	case p.fuel == 0:
+		return bytecode.TrapFuelExhausted, nil
+	default:
+		take := int64(PollInterval)
+		if p.fuel < take {
+			take = p.fuel
+		}
+		p.fuel -= take
+		p.Budget = take
+	}
+	p.Budget--
+	return bytecode.TrapNone, nil
+}
+
+// FuelLeft returns the fuel the last (or running) outermost call has not
+// spent, or -1 when it had no fuel limit.
+func (p *Poller) FuelLeft() int64 {
+	if p.fuel < 0 {
+		return -1
+	}
+	return p.fuel + max(p.Budget, 0)
+}
