@@ -29,6 +29,7 @@ import (
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/interp"
+	"github.com/kiln-jit/kiln/lower"
 )
 
 // Tier names an execution tier.
@@ -37,7 +38,7 @@ type Tier int
 // The tiers, slowest to compile first.
 const (
 	TierInterp     Tier = iota // the reference interpreter, counting edges
-	TierBaseline               // naive compiled code (not available yet)
+	TierBaseline               // naive compiled code: every function compiled when the module loads
 	TierOptimizing             // profile-steered compiled code (not available yet)
 )
 
@@ -63,8 +64,12 @@ func ParseTier(s string) (Tier, error) {
 
 // Options configure an Engine. The zero value gives the defaults.
 type Options struct {
-	// Tier is the highest tier functions may reach. Only TierInterp is
-	// available in this version; other values make NewEngine fail.
+	// Tier is the tier functions run in: TierInterp (the default), or
+	// TierBaseline, which compiles every function of a module when it is
+	// loaded. A module that cannot be compiled on this machine (another
+	// architecture, a CPU feature it needs is missing) runs in the
+	// interpreter instead; Module.Tier and Module.CompileError tell.
+	// TierOptimizing is not available yet and makes NewEngine fail.
 	Tier Tier
 
 	// TierUpCalls is the number of calls after which a function becomes a
@@ -106,7 +111,7 @@ type Engine struct {
 
 // NewEngine validates opts, fills in defaults and returns an engine.
 func NewEngine(opts Options) (*Engine, error) {
-	if opts.Tier != TierInterp {
+	if opts.Tier != TierInterp && opts.Tier != TierBaseline {
 		return nil, fmt.Errorf("jit: tier %s is not available in this build", opts.Tier)
 	}
 	if opts.MaxCallDepth < 0 || opts.MaxStackBytes < 0 || opts.Fuel < 0 {
@@ -142,8 +147,10 @@ func (e *Engine) Options() Options { return e.opts }
 // Module is a verified, loaded module. It is immutable and safe for
 // concurrent use; Instantiate it to run it.
 type Module struct {
-	engine *Engine
-	prog   *interp.Program
+	engine     *Engine
+	prog       *interp.Program
+	compiled   *compiledModule
+	compileErr error
 }
 
 // Load verifies m and loads a copy of it: later changes to m do not affect
@@ -156,7 +163,32 @@ func (e *Engine) Load(m *bytecode.Module) (*Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	return &Module{engine: e, prog: prog}, nil
+	mod := &Module{engine: e, prog: prog}
+	if e.opts.Tier == TierBaseline {
+		mod.compiled, mod.compileErr = compileBaseline(prog, lower.HostTarget())
+	}
+	return mod, nil
+}
+
+// Tier returns the tier the module's functions run in.
+func (m *Module) Tier() Tier {
+	if m.compiled != nil {
+		return TierBaseline
+	}
+	return TierInterp
+}
+
+// CompileError returns why the module runs in the interpreter although the
+// engine asked for a compiled tier, or nil.
+func (m *Module) CompileError() error { return m.compileErr }
+
+// CompileStats returns the cost of compiling the module (zero when it was
+// not compiled).
+func (m *Module) CompileStats() CompileStats {
+	if m.compiled == nil {
+		return CompileStats{}
+	}
+	return m.compiled.stats
 }
 
 // LoadText assembles a module from the text form and loads it.

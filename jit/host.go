@@ -46,7 +46,7 @@ func (c *Caller) Context() context.Context { return c.ctx }
 
 // Memory returns the instance's linear memory. The slice is valid until the
 // memory grows (memory.grow in bytecode or a nested call that grows it).
-func (c *Caller) Memory() []byte { return c.inst.machine.Memory.Bytes }
+func (c *Caller) Memory() []byte { return c.inst.mem.Bytes }
 
 // ReadMemory copies n bytes at offset out of the instance's memory.
 func (c *Caller) ReadMemory(offset, n uint64) ([]byte, error) { return c.inst.ReadMemory(offset, n) }

@@ -18,9 +18,11 @@ var ErrBusy = errors.New("jit: instance is busy with a call on another goroutine
 // Instance is a module instantiated with its host functions and its own
 // memory, registers and edge counters.
 type Instance struct {
-	module  *Module
-	machine *interp.Machine
-	busy    atomic.Bool
+	module   *Module
+	mem      *interp.Memory
+	machine  *interp.Machine
+	compiled *compiledInstance // nil when the module runs interpreted
+	busy     atomic.Bool
 }
 
 // Instantiate creates an instance. Every host import must be provided with
@@ -64,15 +66,23 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	for _, d := range bm.Data {
 		copy(mem.Bytes[d.Offset:], d.Bytes)
 	}
-	mach, err := interp.NewMachine(m.prog, interp.Config{
+	cfg := interp.Config{
 		MaxCallDepth:  opts.MaxCallDepth,
 		MaxStackSlots: opts.MaxStackBytes / 8,
 		Fuel:          opts.Fuel,
-	}, hosts, mem)
+	}
+	mach, err := interp.NewMachine(m.prog, cfg, hosts, mem)
 	if err != nil {
 		return nil, fmt.Errorf("jit: instantiate: %w", err)
 	}
-	inst.machine = mach
+	inst.machine, inst.mem = mach, mem
+	if m.compiled != nil {
+		cfg.MaxCallDepth = opts.MaxCallDepth
+		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem)
+		if err != nil {
+			return nil, fmt.Errorf("jit: instantiate: %w", err)
+		}
+	}
 	return inst, nil
 }
 
@@ -137,6 +147,9 @@ func (i *Instance) callNested(ctx context.Context, fn int, args, results []uint6
 		return fmt.Errorf("jit: %s takes %d arguments, got %d", i.module.prog.Module.Funcs[fn].Name,
 			len(i.module.prog.Module.Funcs[fn].Sig.Params), len(args))
 	}
+	if i.compiled != nil {
+		return i.compiled.Call(ctx, fn, args, results)
+	}
 	return i.machine.Call(ctx, fn, args, results)
 }
 
@@ -152,11 +165,11 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 // Memory returns the instance's linear memory. The slice aliases the memory
 // and is valid until it grows; do not use it while a call runs on another
 // goroutine.
-func (i *Instance) Memory() []byte { return i.machine.Memory.Bytes }
+func (i *Instance) Memory() []byte { return i.mem.Bytes }
 
 // ReadMemory returns a copy of n bytes of memory at offset.
 func (i *Instance) ReadMemory(offset, n uint64) ([]byte, error) {
-	mem := i.machine.Memory.Bytes
+	mem := i.mem.Bytes
 	if offset > uint64(len(mem)) || n > uint64(len(mem))-offset {
 		return nil, fmt.Errorf("jit: read of %d bytes at %d is outside memory of %d bytes", n, offset, len(mem))
 	}
@@ -165,7 +178,7 @@ func (i *Instance) ReadMemory(offset, n uint64) ([]byte, error) {
 
 // WriteMemory copies data into memory at offset.
 func (i *Instance) WriteMemory(offset uint64, data []byte) error {
-	mem := i.machine.Memory.Bytes
+	mem := i.mem.Bytes
 	if offset > uint64(len(mem)) || uint64(len(data)) > uint64(len(mem))-offset {
 		return fmt.Errorf("jit: write of %d bytes at %d is outside memory of %d bytes", len(data), offset, len(mem))
 	}

@@ -30,7 +30,9 @@ type EdgeStats struct {
 
 // Stats returns per-function statistics in function index order. Call it
 // when no call is running on the instance on another goroutine (from the
-// calling goroutine, or from a host function, is fine).
+// calling goroutine, or from a host function, is fine). Calls, edge counts
+// and instruction counts are those of the interpreter; compiled code does
+// not count yet, so a module compiled at load reports zeros.
 func (i *Instance) Stats() []FuncStats {
 	prog := i.module.prog
 	out := make([]FuncStats, len(prog.Module.Funcs))
@@ -39,7 +41,7 @@ func (i *Instance) Stats() []FuncStats {
 		counters := i.machine.Counters[fi]
 		counts := layout.EdgeCounts(counters)
 		s := FuncStats{
-			Name: f.Name, Index: fi, Tier: TierInterp,
+			Name: f.Name, Index: fi, Tier: i.module.Tier(),
 			Calls:        counters[profilecounters.EntryCounter],
 			Instructions: layout.ExecutedInstructions(counters),
 		}

@@ -1,0 +1,246 @@
+package jit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	goruntime "runtime"
+	"unsafe"
+
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/encode"
+	"github.com/kiln-jit/kiln/interp"
+	"github.com/kiln-jit/kiln/mir"
+	"github.com/kiln-jit/kiln/runtime"
+)
+
+// compiledInstance runs an instance's calls in compiled code: it owns the
+// runtime thread (context and machine stack) and the entry table through
+// which compiled functions call each other, and turns exits into the same
+// traps, host calls, fuel and cancellation behaviour as the interpreter.
+type compiledInstance struct {
+	prog   *interp.Program
+	cm     *compiledModule
+	thread *runtime.Thread
+	table  []uintptr
+	mem    *interp.Memory
+	hosts  []interp.HostFunc
+	cfg    interp.Config
+	poll   interp.Poller
+	active int
+}
+
+func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Config, stackBytes int,
+	hosts []interp.HostFunc, mem *interp.Memory) (*compiledInstance, error) {
+	stub, err := exitStub()
+	if err != nil {
+		return nil, err
+	}
+	th, err := runtime.NewThread(stackBytes, stub)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiledInstance{prog: prog, cm: cm, thread: th, table: append([]uintptr(nil), cm.entries...),
+		mem: mem, hosts: hosts, cfg: cfg}
+	c.poll.Periodic = true
+	th.Ctx.FuncTable = uintptr(unsafe.Pointer(&c.table[0]))
+	th.Ctx.MaxDepth = int64(cfg.MaxCallDepth)
+	return c, nil
+}
+
+// syncMemory tells compiled code where linear memory is now.
+func (c *compiledInstance) syncMemory() {
+	x := &c.thread.Ctx
+	b := c.mem.Bytes
+	x.MemBase = 0
+	if len(b) > 0 {
+		x.MemBase = uintptr(unsafe.Pointer(&b[0]))
+	}
+	x.MemLen = uint64(len(b))
+	for i := range x.MemBound {
+		x.MemBound[i] = mir.MemBound(mir.CtxMemBound1+mir.CtxField(i), x.MemLen)
+	}
+}
+
+// value reads a value from its calling-convention location, in the context
+// (registers) or on the machine stack (slots, relative to sp).
+func (c *compiledInstance) value(loc mir.Reg, sp uintptr) (uint64, error) {
+	x := &c.thread.Ctx
+	switch {
+	case loc.IsPhys() && loc.Class() == mir.XMM:
+		return x.XRegs[loc-mir.X0], nil
+	case loc.IsPhys():
+		return x.Regs[loc], nil
+	}
+	return c.thread.Load(sp + 8*uintptr(loc.Index()))
+}
+
+// setValue writes a value to its calling-convention location.
+func (c *compiledInstance) setValue(loc mir.Reg, sp uintptr, v uint64) error {
+	x := &c.thread.Ctx
+	switch {
+	case loc.IsPhys() && loc.Class() == mir.XMM:
+		x.XRegs[loc-mir.X0] = v
+	case loc.IsPhys():
+		x.Regs[loc] = v
+	default:
+		return c.thread.Store(sp+8*uintptr(loc.Index()), v)
+	}
+	return nil
+}
+
+// slotsOf counts the stack slots a call with these arguments and results
+// uses.
+func slotsOf(params, results []mir.Class) int {
+	n := 0
+	for _, l := range mir.ArgLocations(params, false) {
+		if l.IsArgSlot() {
+			n = max(n, l.Index()+1)
+		}
+	}
+	for _, l := range mir.ResultLocations(params, results, false) {
+		if l.IsArgSlot() {
+			n = max(n, l.Index()+1)
+		}
+	}
+	return n
+}
+
+// Call runs function fn like interp.Machine.Call.
+func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uint64) (err error) {
+	prog := c.prog
+	if fn < 0 || fn >= len(prog.Module.Funcs) {
+		return fmt.Errorf("jit: function index %d out of range", fn)
+	}
+	f := prog.Module.Funcs[fn]
+	params, res := c.cm.params[fn], c.cm.results[fn]
+	if len(args) != len(params) || len(results) != len(res) {
+		return fmt.Errorf("jit: func %s takes %d arguments and returns %d results; got %d and %d",
+			f.Name, len(params), len(res), len(args), len(results))
+	}
+	x := &c.thread.Ctx
+	outermost := c.active == 0
+	saved, kind, cause := c.poll.Enter(ctx, outermost, c.cfg.Fuel)
+	defer c.poll.Leave(saved, outermost)
+	if kind != bytecode.TrapNone {
+		return &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: f.Name, Cause: cause}
+	}
+	var state runtime.SavedState
+	depth := int64(0)
+	sp := c.thread.StackTop()
+	if !outermost {
+		state = x.Save()
+		defer x.Restore(state)
+		depth = x.Depth
+		// Below the suspended frames (ExitSP points at the exit site's
+		// return address).
+		sp = (x.ExitSP - 256) &^ 15
+	}
+	defer func() { x.Depth = depth }()
+	if depth >= int64(c.cfg.MaxCallDepth) {
+		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.Name}
+	}
+	sp -= uintptr(8*slotsOf(params, res)+15) &^ 15
+	if sp < x.StackLimit+4096 {
+		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.Name}
+	}
+	for i, loc := range mir.ArgLocations(params, true) {
+		if err := c.setValue(loc, sp, args[i]); err != nil {
+			return err
+		}
+	}
+	x.JitSP = sp
+	x.Depth = depth + 1
+	x.CallFunc = math.MaxUint32
+	c.active++
+	defer func() { c.active-- }()
+	c.syncMemory()
+	x.Budget = c.poll.Budget
+	c.thread.Enter(c.table[fn])
+	for {
+		c.poll.Budget = x.Budget
+		switch x.ExitCode {
+		case encode.ExitDone:
+			for i, loc := range mir.ResultLocations(params, res, true) {
+				if results[i], err = c.value(loc, sp); err != nil {
+					return err
+				}
+			}
+			goruntime.KeepAlive(c.cm.code)
+			return nil
+		case encode.ExitTrap:
+			return c.cm.trapAt(prog, bytecode.TrapKind(x.ExitArg), x.ExitFunc, x.ExitSite)
+		case encode.ExitPrologueOverflow:
+			if x.CallFunc == math.MaxUint32 {
+				return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.Name}
+			}
+			return c.cm.trapAt(prog, bytecode.TrapStackOverflow, x.CallFunc, x.CallSite)
+		case encode.ExitPoll:
+			if kind, cause := c.poll.Slow(); kind != bytecode.TrapNone {
+				t := c.cm.trapAt(prog, kind, x.ExitFunc, x.ExitSite)
+				t.Cause = cause
+				return t
+			}
+		case encode.ExitHost:
+			if err := c.hostCall(int(x.ExitArg)); err != nil {
+				t := c.cm.trapAt(prog, bytecode.TrapHostError, x.ExitFunc, x.ExitSite)
+				t.Cause = err
+				return t
+			}
+		case encode.ExitRuntime:
+			if err := c.runtimeCall(int(x.ExitArg)); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("jit: compiled code exited with unknown code %d", x.ExitCode)
+		}
+		x.Budget = c.poll.Budget
+		c.syncMemory()
+		c.thread.Resume()
+	}
+}
+
+// hostCall runs host import h with the arguments of the suspended call
+// and puts its results where the compiled code expects them.
+func (c *compiledInstance) hostCall(h int) error {
+	if h < 0 || h >= len(c.hosts) {
+		return fmt.Errorf("jit: host import %d out of range", h)
+	}
+	x := &c.thread.Ctx
+	sig := c.cm.hosts[h]
+	// The exit stub's call pushed its return address: the outgoing
+	// argument slots start just above it.
+	sp := x.ExitSP + 8
+	args := make([]uint64, len(sig.Params))
+	var err error
+	for i, loc := range mir.ArgLocations(sig.Params, false) {
+		if args[i], err = c.value(loc, sp); err != nil {
+			return err
+		}
+	}
+	results := make([]uint64, len(sig.Results))
+	regs, xregs, exitSP := x.Regs, x.XRegs, x.ExitSP
+	if err := c.hosts[h](c.poll.Context(), args, results); err != nil {
+		return err
+	}
+	// A nested call may have used the context; the suspended code's state
+	// was restored by it, but be explicit about what resumes.
+	x.Regs, x.XRegs, x.ExitSP = regs, xregs, exitSP
+	for i, loc := range mir.ResultLocations(sig.Params, sig.Results, false) {
+		if err := c.setValue(loc, sp, results[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runtimeCall runs a runtime function for the suspended code.
+func (c *compiledInstance) runtimeCall(fn int) error {
+	x := &c.thread.Ctx
+	switch fn {
+	case mir.RTMemoryGrow:
+		x.Regs[mir.RAX] = uint64(c.mem.Grow(x.Regs[mir.RDI]))
+		return nil
+	}
+	return fmt.Errorf("jit: unknown runtime function %d", fn)
+}
