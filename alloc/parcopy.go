@@ -29,14 +29,20 @@ type Move struct{ Dst, Src mir.Reg }
 // The instructions are OpCopy (register to register of one class),
 // OpReload (memory to register), OpSpill (register to memory) and OpXchg
 // (a swap of two GPRs), all with Pos -1. A memory-to-memory move becomes a
-// reload into a scratch register and a spill from it. The result is
+// reload into a scratch register and a spill from it: ScratchGPR, or
+// ScratchXMM while ScratchGPR holds a value saved to break a cycle (and
+// vice versa), so either scratch register may carry the bits of a value of
+// the other class between two memory locations. The result is
 // deterministic: ties are broken by the order of moves.
 //
+// Moves are emitted as soon as no pending move reads their destination;
+// when only cycles remain, a cycle of GPRs is resolved with exchanges, and
+// any other cycle is broken by saving one of its values in a scratch
+// register (or by reading it from a destination already written with it).
 // The sequence is short: every move costs one instruction (two for a
 // memory-to-memory move), and every cycle of the copy costs at most one
-// more; a cycle of n GPRs takes n-1 exchanges. A source value already
-// copied into a register is read from that register rather than from
-// memory again.
+// more; a cycle of n GPRs takes n-1 exchanges. A value already copied into
+// a register is read from that register rather than from memory again.
 func Sequentialize(moves []Move) ([]*mir.Instr, error) {
 	s, err := pcNewState(moves)
 	if err != nil {
@@ -86,6 +92,10 @@ type pcState struct {
 	cache   [2]int
 	pending int
 	first   int // no move before this index is pending
+	// ready and readyMem hold the free moves (whose destination no pending
+	// move reads) by index: those that need no scratch register, and the
+	// memory-to-memory ones.
+	ready, readyMem pcHeap
 
 	instrs []mir.Instr
 	regBuf []mir.Reg
@@ -160,6 +170,11 @@ func pcNewState(moves []Move) (*pcState, error) {
 		s.dstMove[m.dst] = i
 		s.readers[m.val]++
 	}
+	for i, m := range s.moves {
+		if s.readers[m.dst] == 0 {
+			s.push(i)
+		}
+	}
 	s.pending = len(s.moves)
 	// Every move costs one instruction, a memory-to-memory move two, and
 	// a cycle at most one more (result takes pointers only at the end, so
@@ -194,46 +209,46 @@ func (s *pcState) loc(r mir.Reg) int {
 func (s *pcState) isMem(id int) bool { return s.locs[id].IsMem() }
 
 // run emits the moves: free moves (whose destination no pending move
-// reads) first, preferring those that need no scratch register; when only
-// cycles remain, it breaks one.
+// reads) first, in order, preferring those that need no scratch register;
+// when only cycles remain, it breaks one.
 func (s *pcState) run() error {
 	for s.pending > 0 {
-		if i := s.free(false); i >= 0 {
-			if err := s.emitMove(i); err != nil {
+		h := &s.ready
+		if len(*h) == 0 {
+			h = &s.readyMem
+		}
+		if len(*h) == 0 {
+			if err := s.breakCycle(); err != nil {
 				return err
 			}
 			continue
 		}
-		if i := s.free(true); i >= 0 {
-			if err := s.emitMove(i); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := s.breakCycle(); err != nil {
+		if err := s.emitMove(h.pop()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// free returns the first pending move whose destination no pending move
-// reads, or -1. Unless memMem is set, it skips memory-to-memory moves.
-func (s *pcState) free(memMem bool) int {
-	for s.first < len(s.moves) && s.moves[s.first].done {
-		s.first++
+// push adds move i, which has become free, to the ready moves. A free
+// move's source stays where it is (only breaking a cycle moves values, and
+// that happens when no move is free).
+func (s *pcState) push(i int) {
+	m := &s.moves[i]
+	if s.isMem(m.dst) && s.isMem(s.holder[m.val]) {
+		s.readyMem.push(i)
+	} else {
+		s.ready.push(i)
 	}
-	for i := s.first; i < len(s.moves); i++ {
-		m := &s.moves[i]
-		if m.done || s.readers[m.dst] != 0 {
-			continue
-		}
-		if !memMem && s.isMem(m.dst) && s.isMem(s.holder[m.val]) {
-			continue
-		}
-		return i
+}
+
+// release notes that a pending move no longer reads location l; the move
+// writing l becomes free when none does.
+func (s *pcState) release(l int) {
+	s.readers[l]--
+	if j := s.dstMove[l]; s.readers[l] == 0 && j >= 0 && !s.moves[j].done {
+		s.push(j)
 	}
-	return -1
 }
 
 // regCopy returns a register holding value v besides its holder — a
@@ -298,7 +313,7 @@ func (s *pcState) finish(i, h int) {
 	m := &s.moves[i]
 	m.done = true
 	s.pending--
-	s.readers[h]--
+	s.release(h)
 	if t := s.copyTail[m.val]; t >= 0 {
 		s.copyNext[t] = m.dst
 	} else {
@@ -310,14 +325,11 @@ func (s *pcState) finish(i, h int) {
 // breakCycle breaks the cycle of the first pending move; it is called when
 // every pending move is on a cycle.
 func (s *pcState) breakCycle() error {
-	i0 := -1
-	for i := s.first; i < len(s.moves); i++ {
-		if !s.moves[i].done {
-			i0 = i
-			break
-		}
+	for s.first < len(s.moves) && s.moves[s.first].done {
+		s.first++
 	}
-	if i0 < 0 {
+	i0 := s.first
+	if i0 == len(s.moves) {
 		return errors.New("alloc: parallel copy: internal error: no pending move")
 	}
 	// The cycle's locations c[0] <- c[1] <- ... <- c[n-1] <- c[0], and the
@@ -345,11 +357,11 @@ func (s *pcState) breakCycle() error {
 		// the value c[n-1] needs. The cycle shrinks by one.
 		a, b := cyc[0], cyc[1]
 		s.emitXchg(a, b)
-		s.finish(mv[0], b)
 		last := &s.moves[mv[n-1]]
-		s.readers[a]--
 		s.holder[last.val] = b
 		s.readers[b]++
+		s.finish(mv[0], b)
+		s.release(a)
 		if last.dst == b {
 			s.finish(mv[n-1], b)
 		}
@@ -441,9 +453,9 @@ func (s *pcState) breakCycle() error {
 		s.emit(op, from, l)
 		s.cache[from] = v
 	}
-	s.readers[l]--
 	s.holder[v] = from
 	s.readers[from]++
+	s.release(l)
 	return nil
 }
 
@@ -478,4 +490,44 @@ func (s *pcState) result() []*mir.Instr {
 		out[i] = &s.instrs[i]
 	}
 	return out
+}
+
+// pcHeap is a min-heap of move indexes.
+type pcHeap []int
+
+func (h *pcHeap) push(x int) {
+	*h = append(*h, x)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p] <= a[i] {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *pcHeap) pop() int {
+	a := *h
+	x := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && a[c+1] < a[c] {
+			c++
+		}
+		if a[i] <= a[c] {
+			break
+		}
+		a[i], a[c] = a[c], a[i]
+		i = c
+	}
+	*h = a
+	return x
 }

@@ -414,3 +414,55 @@ func TestSequentializeLarge(t *testing.T) {
 		t.Errorf("a cycle of %d GPRs took %d instructions: %s", len(gpr), len(instrs), pcFormatAll(instrs))
 	}
 }
+
+// pcManyMoves returns a chain of n memory moves listed last first (the
+// order for finding free moves in input order) and a random parallel copy
+// over n locations.
+func pcManyMoves(n int) (chain, random []Move) {
+	for i := n - 1; i >= 0; i-- {
+		chain = append(chain, Move{Dst: mir.SlotReg(i), Src: mir.SlotReg(i + 1)})
+	}
+	locs := append([]mir.Reg(nil), pcFuzzPool...)
+	for i := range n {
+		locs = append(locs, mir.SlotReg(100+i))
+	}
+	locs = locs[:n]
+	x := uint32(1)
+	for _, d := range locs {
+		x = x*1664525 + 1013904223
+		m := Move{Dst: d, Src: locs[int(x>>8)%n]}
+		// Keep classes straight: a register only takes a value from its
+		// class or from memory.
+		if m.Dst.IsPhys() && m.Src.IsPhys() && m.Dst.Class() != m.Src.Class() {
+			continue
+		}
+		random = append(random, m)
+	}
+	return chain, random
+}
+
+func TestSequentializeMany(t *testing.T) {
+	chain, random := pcManyMoves(2000)
+	if got := len(pcCheck(t, chain)); got != 2*len(chain) {
+		t.Errorf("a chain of %d memory moves took %d instructions", len(chain), got)
+	}
+	pcCheck(t, random)
+}
+
+func BenchmarkSequentialize(b *testing.B) {
+	small := []Move{{mir.RAX, mir.RBX}, {mir.RBX, mir.RAX}, {mir.SlotReg(0), mir.RCX},
+		{mir.RCX, mir.SlotReg(1)}, {mir.X0, mir.X1}, {mir.X1, mir.SlotReg(2)}}
+	chain, random := pcManyMoves(1000)
+	for _, bc := range []struct {
+		name  string
+		moves []Move
+	}{{"small", small}, {"chain1000", chain}, {"random1000", random}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Sequentialize(bc.moves); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

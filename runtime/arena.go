@@ -74,6 +74,12 @@ func Install(parts []Part) (*Code, error) {
 // Addr returns the address of part i.
 func (c *Code) Addr(i int) uintptr { return c.addrs[i] }
 
+// bytes returns n bytes of installed code starting at part i (read-only).
+func (c *Code) bytes(i, n int) []byte {
+	off := c.addrs[i] - uintptr(unsafe.Pointer(&c.mem[0]))
+	return c.mem[off : off+uintptr(n)]
+}
+
 // Contains reports whether pc lies in the code.
 func (c *Code) Contains(pc uintptr) bool {
 	base := uintptr(unsafe.Pointer(&c.mem[0]))

@@ -1,0 +1,94 @@
+package encode
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/lower"
+)
+
+// TestWholeFunctionsDecode encodes every function of every shared test
+// module (after baseline allocation) and decodes the machine code: the
+// instruction stream must decode without gaps up to the pool, every
+// relative branch must land on an instruction boundary inside the code,
+// and the disassembly dump must mention the bytecode offsets.
+func TestWholeFunctionsDecode(t *testing.T) {
+	seen := map[*bytecode.Module]bool{}
+	funcs := 0
+	for _, c := range append(testprogs.InstructionCases(), testprogs.ProgramCases()...) {
+		if seen[c.Module] {
+			continue
+		}
+		seen[c.Module] = true
+		lowered, err := lower.Module(c.Module, lower.FullTarget())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range lowered {
+			af, err := alloc.Baseline(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, err := Func(af)
+			if err != nil {
+				t.Fatalf("%s: %v", f.Name, err)
+			}
+			funcs++
+			starts := map[int]bool{}
+			var branches []int
+			for off := 0; off < code.CodeSize; {
+				inst, err := x86asm.Decode(code.Bytes[off:code.CodeSize], 64)
+				if err != nil {
+					t.Fatalf("%s: decode at %#x: %v", f.Name, off, err)
+				}
+				starts[off] = true
+				if rel, ok := inst.Args[0].(x86asm.Rel); ok {
+					branches = append(branches, off+inst.Len+int(rel))
+				}
+				off += inst.Len
+			}
+			for _, target := range branches {
+				if !starts[target] {
+					t.Fatalf("%s: a branch targets %#x, not an instruction start", f.Name, target)
+				}
+			}
+			for _, r := range code.Relocs {
+				if !starts[r.Target] {
+					t.Fatalf("%s: jump table entry %#x is not an instruction start", f.Name, r.Target)
+				}
+			}
+			dump := Disassemble(code, 0)
+			if !strings.Contains(dump, "; func "+f.Name) || (len(code.PosMap) > 0 && !strings.Contains(dump, "; bytecode ")) {
+				t.Fatalf("%s: dump lacks its annotations:\n%s", f.Name, dump)
+			}
+		}
+	}
+	t.Logf("%d functions decoded", funcs)
+}
+
+func TestExitStubDecodes(t *testing.T) {
+	b, err := ExitStub()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for off := 0; off < len(b); n++ {
+		inst, err := x86asm.Decode(b[off:], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off += inst.Len
+		if off == len(b) && inst.Op != x86asm.RET {
+			t.Fatalf("the stub ends with %v", inst.Op)
+		}
+	}
+	// 14 GPRs and 16 XMM registers saved, then 3 moves and RET.
+	if n != 14+16+4 {
+		t.Fatalf("%d instructions in the exit stub", n)
+	}
+}

@@ -1,0 +1,178 @@
+package runtime
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/kiln-jit/kiln/encode"
+)
+
+// TestContextLayout checks that ExecCtx, the encoder's ABI constants and
+// the trampolines' #defines agree.
+func TestContextLayout(t *testing.T) {
+	var c ExecCtx
+	for _, f := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"MemBase", unsafe.Offsetof(c.MemBase), encode.CtxMemBase},
+		{"MemLen", unsafe.Offsetof(c.MemLen), encode.CtxMemLen},
+		{"MemBound", unsafe.Offsetof(c.MemBound), encode.CtxMemBound},
+		{"StackLimit", unsafe.Offsetof(c.StackLimit), encode.CtxStackLimit},
+		{"Budget", unsafe.Offsetof(c.Budget), encode.CtxBudget},
+		{"Depth", unsafe.Offsetof(c.Depth), encode.CtxDepth},
+		{"MaxDepth", unsafe.Offsetof(c.MaxDepth), encode.CtxMaxDepth},
+		{"FuncTable", unsafe.Offsetof(c.FuncTable), encode.CtxFuncTable},
+		{"ExitStub", unsafe.Offsetof(c.ExitStub), encode.CtxExitStub},
+		{"CounterTable", unsafe.Offsetof(c.CounterTable), encode.CtxCounterTable},
+		{"ExitCode", unsafe.Offsetof(c.ExitCode), encode.CtxExitCode},
+		{"ExitArg", unsafe.Offsetof(c.ExitArg), encode.CtxExitArg},
+		{"ExitFunc", unsafe.Offsetof(c.ExitFunc), encode.CtxExitFunc},
+		{"ExitSite", unsafe.Offsetof(c.ExitSite), encode.CtxExitSite},
+		{"CallFunc", unsafe.Offsetof(c.CallFunc), encode.CtxCallFunc},
+		{"CallSite", unsafe.Offsetof(c.CallSite), encode.CtxCallSite},
+		{"ExitSP", unsafe.Offsetof(c.ExitSP), encode.CtxExitSP},
+		{"GoSP", unsafe.Offsetof(c.GoSP), encode.CtxGoSP},
+		{"GoBP", unsafe.Offsetof(c.GoBP), encode.CtxGoBP},
+		{"JitSP", unsafe.Offsetof(c.JitSP), encode.CtxJitSP},
+		{"Regs", unsafe.Offsetof(c.Regs), encode.CtxRegs},
+		{"XRegs", unsafe.Offsetof(c.XRegs), encode.CtxXRegs},
+		{"size", unsafe.Sizeof(c), encode.CtxSize},
+	} {
+		if f.got != f.want {
+			t.Errorf("ExecCtx.%s at %d, the encoder says %d", f.name, f.got, f.want)
+		}
+	}
+	src, err := os.ReadFile("enter_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"CTX_EXITCODE": encode.CtxExitCode, "CTX_EXITSP": encode.CtxExitSP, "CTX_GOSP": encode.CtxGoSP,
+		"CTX_GOBP": encode.CtxGoBP, "CTX_JITSP": encode.CtxJitSP, "CTX_REGS": encode.CtxRegs, "CTX_XREGS": encode.CtxXRegs}
+	found := 0
+	for _, m := range regexp.MustCompile(`#define (CTX_\w+) (\d+)`).FindAllStringSubmatch(string(src), -1) {
+		v, _ := strconv.Atoi(m[2])
+		if w, ok := want[m[1]]; !ok || v != w {
+			t.Errorf("enter_amd64.s defines %s as %d, want %d", m[1], v, w)
+		}
+		found++
+	}
+	if found != len(want) {
+		t.Errorf("enter_amd64.s has %d offsets, want %d", found, len(want))
+	}
+}
+
+// mappingPerms returns the permissions of the mapping containing addr.
+func mappingPerms(t *testing.T, addr uintptr) string {
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		t.Skipf("no /proc/self/maps: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		var lo, hi uintptr
+		if _, err := fmt.Sscanf(fields[0], "%x-%x", &lo, &hi); err == nil && addr >= lo && addr < hi {
+			return fields[1]
+		}
+	}
+	t.Fatalf("no mapping contains %#x", addr)
+	return ""
+}
+
+func exitStub(t *testing.T) uintptr {
+	b, err := encode.ExitStub()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Install([]Part{{Bytes: b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c })
+	return c.Addr(0)
+}
+
+// TestInstallAndEnter installs a hand-assembled function (rax = rdi + rsi)
+// and calls it on a thread.
+func TestInstallAndEnter(t *testing.T) {
+	if !Supported() {
+		t.Skip("compiled code is not supported here")
+	}
+	add := []byte{0x48, 0x89, 0xf8, 0x48, 0x01, 0xf0, 0xc3} // mov rax, rdi; add rax, rsi; ret
+	code, err := Install([]Part{{Bytes: []byte{0xc3}}, {Bytes: add}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code.Addr(1)%16 != 0 || code.Addr(1) == code.Addr(0) {
+		t.Fatalf("part addresses %#x %#x", code.Addr(0), code.Addr(1))
+	}
+	if p := mappingPerms(t, code.Addr(1)); p != "r-xp" {
+		t.Fatalf("code mapping is %s, want r-xp", p)
+	}
+	th, err := NewThread(1<<20, exitStub(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.Ctx.Regs[7], th.Ctx.Regs[6] = 40, 2 // rdi, rsi
+	th.Enter(code.Addr(1))
+	if th.Ctx.ExitCode != 0 || th.Ctx.Regs[0] != 42 {
+		t.Fatalf("exit %d, rax %d", th.Ctx.ExitCode, th.Ctx.Regs[0])
+	}
+	if !code.Contains(code.Addr(1)) || code.Contains(0) {
+		t.Fatal("Contains is wrong")
+	}
+}
+
+func TestRelocations(t *testing.T) {
+	part := Part{Bytes: make([]byte, 32), Relocs: []Reloc{{Offset: 16, Target: 8}}}
+	code, err := Install([]Part{{Bytes: []byte{1}}, part})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := code.bytes(1, 32)
+	if got := binary.LittleEndian.Uint64(mem[16:]); got != uint64(code.Addr(1)+8) {
+		t.Fatalf("relocated word %#x, want %#x", got, code.Addr(1)+8)
+	}
+	if _, err := Install([]Part{{Bytes: make([]byte, 8), Relocs: []Reloc{{Offset: 4, Target: 0}}}}); err == nil {
+		t.Fatal("a relocation past the part was accepted")
+	}
+}
+
+func TestThreadStack(t *testing.T) {
+	if !Supported() {
+		t.Skip("compiled code is not supported here")
+	}
+	th, err := NewThread(64<<10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := th.StackTop()
+	if top%16 != 0 || th.Ctx.StackLimit >= top || th.Ctx.JitSP != top {
+		t.Fatalf("top %#x limit %#x jitsp %#x", top, th.Ctx.StackLimit, th.Ctx.JitSP)
+	}
+	if err := th.Store(top-8, 77); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := th.Load(top - 8); err != nil || v != 77 {
+		t.Fatalf("load %d %v", v, err)
+	}
+	if _, err := th.Load(top + 4096); err == nil {
+		t.Fatal("load outside the stack succeeded")
+	}
+	// The guard page below the stack is inaccessible.
+	if p := mappingPerms(t, th.Ctx.StackLimit-StackMargin-1); p != "---p" {
+		t.Fatalf("guard page is %s", p)
+	}
+	if _, err := NewThread(100, 0); err == nil {
+		t.Fatal("a tiny stack was accepted")
+	}
+}
