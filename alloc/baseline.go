@@ -70,12 +70,16 @@ type baseline struct {
 // slotOf returns the stack slot of a virtual register.
 func slotOf(r mir.Reg) mir.Reg { return mir.SlotReg(r.Index()) }
 
-// move appends the instruction moving a value from src to dst (registers
-// or memory), going through the scratch register for memory to memory.
-func (b *baseline) move(out []*mir.Instr, dst, src mir.Reg) ([]*mir.Instr, error) {
+// move appends the instructions moving a value from src to dst (registers
+// or memory, through a scratch register for memory to memory), attributed
+// to bytecode offset pos.
+func (b *baseline) move(out []*mir.Instr, dst, src mir.Reg, pos int32) ([]*mir.Instr, error) {
 	seq, err := Sequentialize([]Move{{Dst: dst, Src: src}})
 	if err != nil {
 		return nil, err
+	}
+	for _, in := range seq {
+		in.Pos = pos
 	}
 	return append(out, seq...), nil
 }
@@ -156,7 +160,7 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, error
 	// Load the uses, run the instruction, store the defs.
 	for i, r := range in.Uses {
 		if r.IsVirtual() {
-			if out, err = b.move(out, useLoc[i], slotOf(r)); err != nil {
+			if out, err = b.move(out, useLoc[i], slotOf(r), in.Pos); err != nil {
 				return nil, err
 			}
 		}
@@ -167,7 +171,7 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, error
 	out = append(out, f.NewInstr(alloc))
 	for i, r := range in.Defs {
 		if r.IsVirtual() {
-			if out, err = b.move(out, slotOf(r), defLoc[i]); err != nil {
+			if out, err = b.move(out, slotOf(r), defLoc[i], in.Pos); err != nil {
 				return nil, err
 			}
 		}

@@ -1,6 +1,7 @@
 // Command kiln runs, assembles, disassembles and verifies kiln bytecode.
 //
-//	kiln run [-tier=interp] [-func=main] [-stats] FILE [ARG...]
+//	kiln run [-tier=interp|baseline] [-func=main] [-stats] FILE [ARG...]
+//	kiln dump -stage=bytecode|ssa|alloc|asm [-func=NAME] FILE
 //	kiln asm [-o OUT.kbc] FILE.kasm
 //	kiln disasm [-o OUT.kasm] FILE.kbc
 //	kiln verify FILE...
@@ -17,6 +18,11 @@
 //	getc () -> (i64)        read a byte from standard input, -1 at its end
 //	print_i64 (i64) -> ()   write a decimal integer and a newline
 //	print_f64 (f64) -> ()   write a float and a newline
+//
+// dump prints each function (or the one named by -func) after a stage of
+// the compiler: the bytecode, the SSA machine IR after lowering, the
+// machine IR after baseline register allocation, or the machine code with
+// the bytecode offsets interleaved.
 //
 // Exit status: 0 on success, 1 when the program traps or a file is invalid,
 // 2 for usage errors.
@@ -45,7 +51,8 @@ func main() {
 }
 
 const usage = `usage:
-  kiln run [-tier=interp] [-func=main] [-stats] FILE [ARG...]
+  kiln run [-tier=interp|baseline] [-func=main] [-stats] FILE [ARG...]
+  kiln dump -stage=bytecode|ssa|alloc|asm [-func=NAME] FILE
   kiln asm [-o OUT.kbc] FILE.kasm
   kiln disasm [-o OUT.kasm] FILE.kbc
   kiln verify FILE...
@@ -69,6 +76,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdConvert("disasm", args[1:], stdout, stderr)
 	case "verify":
 		err = cmdVerify(args[1:], stdout)
+	case "dump":
+		err = cmdDump(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -173,7 +182,7 @@ func countInstrs(m *bytecode.Module) int {
 
 func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", stderr)
-	tierName := fs.String("tier", "interp", "highest execution tier: interp")
+	tierName := fs.String("tier", "interp", "execution tier: interp or baseline")
 	funcName := fs.String("func", "main", "exported function to call")
 	stats := fs.Bool("stats", false, "print per-function statistics to standard error")
 	if err := fs.Parse(args); err != nil {
@@ -197,6 +206,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	mod, err := engine.Load(m)
 	if err != nil {
 		return err
+	}
+	if mod.Tier() != tier {
+		fmt.Fprintf(stderr, "kiln: running in the %s tier: %v\n", mod.Tier(), mod.CompileError())
 	}
 	fnIdx := m.ExportedFunc(*funcName)
 	if fnIdx < 0 {

@@ -25,6 +25,9 @@ func TestRun(t *testing.T) {
 		{[]string{"run", "testdata/fact.kasm", "5"}, 0, "5\n20\n60\n120\n120\n", ""},
 		{[]string{"run", "-func=hyp", "testdata/fact.kasm", "3", "4"}, 0, "5\n", ""},
 		{[]string{"run", "-func=boom", "testdata/fact.kasm", "0"}, 1, "", "trap: integer divide by zero in boom at instruction 0"},
+		{[]string{"run", "-tier=baseline", "testdata/fact.kasm", "5"}, 0, "5\n20\n60\n120\n120\n", ""},
+		{[]string{"run", "-tier=baseline", "-func=hyp", "testdata/fact.kasm", "3", "4"}, 0, "5\n", ""},
+		{[]string{"run", "-tier=baseline", "-func=boom", "testdata/fact.kasm", "0"}, 1, "", "trap: integer divide by zero in boom at instruction 0"},
 		{[]string{"run", "-stats", "testdata/fact.kasm", "3"}, 0, "3\n6\n6\n", "func main: tier interp, 1 calls"},
 		{[]string{"run", "testdata/fact.kasm"}, 2, "", "main (i64) -> (i64): takes 1 arguments, got 0"},
 		{[]string{"run", "testdata/fact.kasm", "x"}, 2, "", `argument 1: "x" is not an i64`},
@@ -84,5 +87,36 @@ func TestAsmDisasmVerify(t *testing.T) {
 	}
 	if status, _, errOut := kiln(t, "", "disasm", corrupt); status != 1 || !strings.Contains(errOut, "decode: byte") {
 		t.Fatalf("disasm of a truncated file: %d %q", status, errOut)
+	}
+}
+
+func TestDump(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"dump", "-stage=bytecode", "testdata/fact.kasm"}, []string{"func main (i64) -> (i64)", "call_host print_i64"}},
+		{[]string{"dump", "-stage=ssa", "-func=main", "testdata/fact.kasm"}, []string{"func main #0 (gpr) -> (gpr) ssa", "Phi", "CALLHOST #0"}},
+		{[]string{"dump", "-stage=alloc", "-func=hyp", "testdata/fact.kasm"}, []string{"func hyp #1 (xmm xmm) -> (xmm) allocated", "Spill", "SQRTSD"}},
+		{[]string{"dump", "-stage=asm", "-func=hyp", "testdata/fact.kasm"}, []string{"; func hyp #1", "; bytecode 3", "SQRTSD", "RET"}},
+	} {
+		status, out, errOut := kiln(t, "", tt.args...)
+		if status != 0 {
+			t.Fatalf("kiln %q: %d %s", tt.args, status, errOut)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("kiln %q output lacks %q:\n%s", tt.args, w, out)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"dump", "-stage=nope", "testdata/fact.kasm"},
+		{"dump", "-func=nope", "testdata/fact.kasm"},
+		{"dump"},
+	} {
+		if status, _, _ := kiln(t, "", args...); status == 0 {
+			t.Errorf("kiln %q succeeded", args)
+		}
 	}
 }

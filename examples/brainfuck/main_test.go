@@ -30,19 +30,23 @@ var programs = []struct {
 }
 
 func TestPrograms(t *testing.T) {
-	for _, p := range programs {
-		t.Run(p.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			err := execute(ctx, []byte(p.src), jit.TierInterp, strings.NewReader(p.in), &out, &errOut, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.String() != p.out {
-				t.Fatalf("output %q, want %q", out.String(), p.out)
-			}
-		})
+	for _, tier := range []jit.Tier{jit.TierInterp, jit.TierBaseline} {
+		for _, p := range programs {
+			t.Run(tier.String()+"/"+p.name, func(t *testing.T) { runProgram(t, tier, p.src, p.in, p.out) })
+		}
+	}
+}
+
+func runProgram(t *testing.T, tier jit.Tier, src, in, want string) {
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := execute(ctx, []byte(src), tier, strings.NewReader(in), &out, &errOut, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want {
+		t.Fatalf("output %q, want %q", out.String(), want)
 	}
 }
 
@@ -251,28 +255,32 @@ func TestSharedPrograms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".bf")
-		t.Run(name, func(t *testing.T) {
-			in, _ := os.ReadFile(f + ".in")
-			var out, errOut bytes.Buffer
-			status := run([]string{f}, bytes.NewReader(in), &out, &errOut)
-			if strings.HasPrefix(name, "error_") {
-				if status != 1 || !strings.Contains(errOut.String(), "unmatched") {
-					t.Fatalf("status %d, stderr %q; want a bracket error", status, errOut.String())
-				}
-				return
-			}
-			if status != 0 {
-				t.Fatalf("status %d, stderr %q", status, errOut.String())
-			}
-			want, err := os.ReadFile(f + ".out")
-			if err != nil {
-				t.Skipf("no expected output: %v", err) // fizzbuzz.bf ships without one
-			}
-			if !bytes.Equal(out.Bytes(), want) {
-				t.Fatalf("output differs from %s.out:\n%s", name, out.String())
-			}
-		})
+	for _, tier := range []string{"interp", "baseline"} {
+		for _, f := range files {
+			name := strings.TrimSuffix(filepath.Base(f), ".bf")
+			t.Run(tier+"/"+name, func(t *testing.T) { runShared(t, f, name, tier) })
+		}
+	}
+}
+
+func runShared(t *testing.T, f, name, tier string) {
+	in, _ := os.ReadFile(f + ".in")
+	var out, errOut bytes.Buffer
+	status := run([]string{"-tier=" + tier, f}, bytes.NewReader(in), &out, &errOut)
+	if strings.HasPrefix(name, "error_") {
+		if status != 1 || !strings.Contains(errOut.String(), "unmatched") {
+			t.Fatalf("status %d, stderr %q; want a bracket error", status, errOut.String())
+		}
+		return
+	}
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, errOut.String())
+	}
+	want, err := os.ReadFile(f + ".out")
+	if err != nil {
+		t.Skipf("no expected output: %v", err) // fizzbuzz.bf ships without one
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("output differs from %s.out:\n%s", name, out.String())
 	}
 }

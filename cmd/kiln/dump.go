@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/encode"
+	"github.com/kiln-jit/kiln/lower"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+func cmdDump(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("dump", stderr)
+	stage := fs.String("stage", "asm", "bytecode, ssa, alloc or asm")
+	only := fs.String("func", "", "dump only this function")
+	if err := fs.Parse(args); err != nil {
+		return flagError{err}
+	}
+	if fs.NArg() != 1 {
+		return errUsage
+	}
+	m, err := load(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	switch *stage {
+	case "bytecode", "ssa", "alloc", "asm":
+	default:
+		return flagError{fmt.Errorf("unknown stage %q (want bytecode, ssa, alloc or asm)", *stage)}
+	}
+	if *stage == "bytecode" {
+		_, err := stdout.Write(bytecode.Disassemble(m))
+		return err
+	}
+	found := false
+	for i, f := range m.Funcs {
+		if *only != "" && f.Name != *only {
+			continue
+		}
+		found = true
+		text, err := dumpFunc(m, i, *stage)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, text)
+	}
+	if !found {
+		return fmt.Errorf("%s has no function %q", fs.Arg(0), *only)
+	}
+	return nil
+}
+
+// dumpFunc runs function i through the pipeline up to stage.
+func dumpFunc(m *bytecode.Module, i int, stage string) (string, error) {
+	f, err := lower.Func(m, i, lower.Options{Target: lower.HostTarget()})
+	if err != nil {
+		return "", err
+	}
+	if stage == "ssa" {
+		return printIR(f)
+	}
+	a, err := alloc.Baseline(f)
+	if err != nil {
+		return "", err
+	}
+	if stage == "alloc" {
+		return printIR(a)
+	}
+	code, err := encode.Func(a)
+	if err != nil {
+		return "", err
+	}
+	return encode.Disassemble(code, 0), nil
+}
+
+func printIR(f *mir.Func) (string, error) {
+	var b bytes.Buffer
+	err := mir.Print(&b, f)
+	return b.String(), err
+}
