@@ -36,8 +36,14 @@ type compiledModule struct {
 	entries []uintptr
 	params  [][]mir.Class
 	results [][]mir.Class
-	hosts   []mir.HostSig
-	stats   CompileStats
+	// Calling-convention locations, computed once: each function's
+	// arguments and results as its callee sees them (for calls from Go),
+	// and each host import's as compiled code passes them.
+	args, rets         [][]mir.Reg
+	slots              []int
+	hostArgs, hostRets [][]mir.Reg
+	hosts              []mir.HostSig
+	stats              CompileStats
 }
 
 var (
@@ -102,6 +108,15 @@ func compileBaseline(prog *interp.Program, target lower.Target) (*compiledModule
 		}
 		parts[i] = runtime.Part{Bytes: code.Bytes, Relocs: relocs}
 		cm.stats.CodeBytes += len(code.Bytes)
+	}
+	for i := range m.Funcs {
+		cm.args = append(cm.args, mir.ArgLocations(cm.params[i], true))
+		cm.rets = append(cm.rets, mir.ResultLocations(cm.params[i], cm.results[i], true))
+		cm.slots = append(cm.slots, slotsOf(cm.params[i], cm.results[i]))
+	}
+	for _, h := range cm.hosts {
+		cm.hostArgs = append(cm.hostArgs, mir.ArgLocations(h.Params, false))
+		cm.hostRets = append(cm.hostRets, mir.ResultLocations(h.Params, h.Results, false))
 	}
 	start := time.Now()
 	code, err := runtime.Install(parts)

@@ -28,6 +28,9 @@ type compiledInstance struct {
 	cfg    interp.Config
 	poll   interp.Poller
 	active int
+	// hostBuf is a stack of words for host-call arguments and results.
+	hostBuf []uint64
+	hostTop int
 }
 
 func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Config, stackBytes int,
@@ -107,44 +110,53 @@ func slotsOf(params, results []mir.Class) int {
 }
 
 // Call runs function fn like interp.Machine.Call.
-func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uint64) (err error) {
+func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uint64) error {
 	prog := c.prog
 	if fn < 0 || fn >= len(prog.Module.Funcs) {
 		return fmt.Errorf("jit: function index %d out of range", fn)
 	}
-	f := prog.Module.Funcs[fn]
-	params, res := c.cm.params[fn], c.cm.results[fn]
-	if len(args) != len(params) || len(results) != len(res) {
+	cm := c.cm
+	if len(args) != len(cm.args[fn]) || len(results) != len(cm.rets[fn]) {
 		return fmt.Errorf("jit: func %s takes %d arguments and returns %d results; got %d and %d",
-			f.Name, len(params), len(res), len(args), len(results))
+			prog.Module.Funcs[fn].Name, len(cm.args[fn]), len(cm.rets[fn]), len(args), len(results))
 	}
 	x := &c.thread.Ctx
 	outermost := c.active == 0
 	saved, kind, cause := c.poll.Enter(ctx, outermost, c.cfg.Fuel)
-	defer c.poll.Leave(saved, outermost)
+	var err error
 	if kind != bytecode.TrapNone {
-		return &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: f.Name, Cause: cause}
+		err = &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: prog.Module.Funcs[fn].Name, Cause: cause}
+	} else if outermost {
+		x.Depth = 0
+		err = c.enter(fn, args, results, c.thread.StackTop())
+	} else {
+		// A host function calls back while compiled code is suspended:
+		// run below the suspended frames (ExitSP points at the exit
+		// site's return address) and give the context back afterwards.
+		state := x.Save()
+		depth := x.Depth
+		err = c.enter(fn, args, results, (x.ExitSP-256)&^15)
+		x.Restore(state)
+		x.Depth = depth
 	}
-	var state runtime.SavedState
-	depth := int64(0)
-	sp := c.thread.StackTop()
-	if !outermost {
-		state = x.Save()
-		defer x.Restore(state)
-		depth = x.Depth
-		// Below the suspended frames (ExitSP points at the exit site's
-		// return address).
-		sp = (x.ExitSP - 256) &^ 15
-	}
-	defer func() { x.Depth = depth }()
+	c.poll.Leave(saved, outermost)
+	return err
+}
+
+// enter runs function fn with its stack starting below sp, and handles its
+// exits until it returns or traps.
+func (c *compiledInstance) enter(fn int, args, results []uint64, sp uintptr) error {
+	prog, cm := c.prog, c.cm
+	x := &c.thread.Ctx
+	depth := x.Depth
 	if depth >= int64(c.cfg.MaxCallDepth) {
-		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.Name}
+		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: prog.Module.Funcs[fn].Name}
 	}
-	sp -= uintptr(8*slotsOf(params, res)+15) &^ 15
+	sp -= uintptr(8*cm.slots[fn]+15) &^ 15
 	if sp < x.StackLimit+4096 {
-		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.Name}
+		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: prog.Module.Funcs[fn].Name}
 	}
-	for i, loc := range mir.ArgLocations(params, true) {
+	for i, loc := range cm.args[fn] {
 		if err := c.setValue(loc, sp, args[i]); err != nil {
 			return err
 		}
@@ -153,7 +165,17 @@ func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uin
 	x.Depth = depth + 1
 	x.CallFunc = math.MaxUint32
 	c.active++
-	defer func() { c.active-- }()
+	err := c.run(fn, results, sp)
+	c.active--
+	x.Depth = depth
+	goruntime.KeepAlive(cm.code)
+	return err
+}
+
+// run enters the code and serves its exits.
+func (c *compiledInstance) run(fn int, results []uint64, sp uintptr) error {
+	prog, cm := c.prog, c.cm
+	x := &c.thread.Ctx
 	c.syncMemory()
 	x.Budget = c.poll.Budget
 	c.thread.Enter(c.table[fn])
@@ -161,29 +183,29 @@ func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uin
 		c.poll.Budget = x.Budget
 		switch x.ExitCode {
 		case encode.ExitDone:
-			for i, loc := range mir.ResultLocations(params, res, true) {
+			for i, loc := range cm.rets[fn] {
+				var err error
 				if results[i], err = c.value(loc, sp); err != nil {
 					return err
 				}
 			}
-			goruntime.KeepAlive(c.cm.code)
 			return nil
 		case encode.ExitTrap:
-			return c.cm.trapAt(prog, bytecode.TrapKind(x.ExitArg), x.ExitFunc, x.ExitSite)
+			return cm.trapAt(prog, bytecode.TrapKind(x.ExitArg), x.ExitFunc, x.ExitSite)
 		case encode.ExitPrologueOverflow:
 			if x.CallFunc == math.MaxUint32 {
-				return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.Name}
+				return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: prog.Module.Funcs[fn].Name}
 			}
-			return c.cm.trapAt(prog, bytecode.TrapStackOverflow, x.CallFunc, x.CallSite)
+			return cm.trapAt(prog, bytecode.TrapStackOverflow, x.CallFunc, x.CallSite)
 		case encode.ExitPoll:
 			if kind, cause := c.poll.Slow(); kind != bytecode.TrapNone {
-				t := c.cm.trapAt(prog, kind, x.ExitFunc, x.ExitSite)
+				t := cm.trapAt(prog, kind, x.ExitFunc, x.ExitSite)
 				t.Cause = cause
 				return t
 			}
 		case encode.ExitHost:
 			if err := c.hostCall(int(x.ExitArg)); err != nil {
-				t := c.cm.trapAt(prog, bytecode.TrapHostError, x.ExitFunc, x.ExitSite)
+				t := cm.trapAt(prog, bytecode.TrapHostError, x.ExitFunc, x.ExitSite)
 				t.Cause = err
 				return t
 			}
@@ -207,18 +229,27 @@ func (c *compiledInstance) hostCall(h int) error {
 		return fmt.Errorf("jit: host import %d out of range", h)
 	}
 	x := &c.thread.Ctx
-	sig := c.cm.hosts[h]
 	// The exit stub's call pushed its return address: the outgoing
 	// argument slots start just above it.
 	sp := x.ExitSP + 8
-	args := make([]uint64, len(sig.Params))
+	// Argument and result buffers come from a per-instance stack of words
+	// (nested host calls take theirs above), so host calls do not allocate.
+	n, m := len(c.cm.hostArgs[h]), len(c.cm.hostRets[h])
+	top := c.hostTop
+	if need := top + n + m; need > len(c.hostBuf) {
+		c.hostBuf = append(c.hostBuf, make([]uint64, need-len(c.hostBuf)+64)...)
+	}
+	args := c.hostBuf[top : top+n : top+n]
+	results := c.hostBuf[top+n : top+n+m : top+n+m]
+	clear(results)
+	c.hostTop = top + n + m
+	defer func() { c.hostTop = top }()
 	var err error
-	for i, loc := range mir.ArgLocations(sig.Params, false) {
+	for i, loc := range c.cm.hostArgs[h] {
 		if args[i], err = c.value(loc, sp); err != nil {
 			return err
 		}
 	}
-	results := make([]uint64, len(sig.Results))
 	regs, xregs, exitSP := x.Regs, x.XRegs, x.ExitSP
 	if err := c.hosts[h](c.poll.Context(), args, results); err != nil {
 		return err
@@ -226,7 +257,7 @@ func (c *compiledInstance) hostCall(h int) error {
 	// A nested call may have used the context; the suspended code's state
 	// was restored by it, but be explicit about what resumes.
 	x.Regs, x.XRegs, x.ExitSP = regs, xregs, exitSP
-	for i, loc := range mir.ResultLocations(sig.Params, sig.Results, false) {
+	for i, loc := range c.cm.hostRets[h] {
 		if err := c.setValue(loc, sp, results[i]); err != nil {
 			return err
 		}
