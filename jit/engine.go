@@ -94,6 +94,13 @@ type Options struct {
 	// Fuel, when positive, limits each call from Go to that many backward
 	// branches and calls; the next traps FuelExhausted.
 	Fuel int64
+
+	// Features, when not nil, restricts the optional x86-64 features
+	// compiled code may use to those it sets that this machine also has;
+	// nil uses every feature the machine has. Tests and the differential
+	// fuzzer use it to run the code paths for older processors (software
+	// bit counts, no rounding instructions) on a newer one.
+	Features *lower.Target
 }
 
 // Defaults for the tiering options.
@@ -135,10 +142,26 @@ func NewEngine(opts Options) (*Engine, error) {
 	if opts.MaxStackBytes == 0 {
 		opts.MaxStackBytes = interp.DefaultMaxStackSlots * 8
 	}
+	if opts.Features != nil {
+		f := *opts.Features
+		opts.Features = &f
+	}
 	if opts.MaxMemoryPages > bytecode.MaxPages {
 		return nil, fmt.Errorf("jit: MaxMemoryPages %d exceeds %d", opts.MaxMemoryPages, bytecode.MaxPages)
 	}
 	return &Engine{opts: opts}, nil
+}
+
+// target returns the features compiled code may use.
+func (e *Engine) target() lower.Target {
+	t := lower.HostTarget()
+	if f := e.opts.Features; f != nil {
+		t.POPCNT = t.POPCNT && f.POPCNT
+		t.LZCNT = t.LZCNT && f.LZCNT
+		t.BMI1 = t.BMI1 && f.BMI1
+		t.SSE41 = t.SSE41 && f.SSE41
+	}
+	return t
 }
 
 // Options returns the engine's options with defaults filled in.
@@ -165,7 +188,7 @@ func (e *Engine) Load(m *bytecode.Module) (*Module, error) {
 	}
 	mod := &Module{engine: e, prog: prog}
 	if e.opts.Tier == TierBaseline {
-		mod.compiled, mod.compileErr = compileBaseline(prog, lower.HostTarget())
+		mod.compiled, mod.compileErr = compileBaseline(prog, e.target())
 	}
 	return mod, nil
 }

@@ -2,10 +2,13 @@ package jit
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/lower"
+	"github.com/kiln-jit/kiln/runtime"
 )
 
 // tiers lists the tiers every shared case runs in.
@@ -32,15 +35,58 @@ func TestSharedCasesInEveryTier(t *testing.T) {
 					}
 					mods[c.Module] = mod
 				}
-				inst, err := mod.Instantiate(nil)
-				if err != nil {
-					t.Fatalf("%s: %v", c.Name, err)
-				}
-				got, err := inst.Call(context.Background(), c.Func, c.Args...)
-				if err := c.Check(got, err, inst.Memory()); err != nil {
-					t.Errorf("%s: %v", c.Name, err)
-				}
+				runCase(t, mod, c)
 			}
 		})
+	}
+}
+
+// TestSharedCasesWithoutOptionalFeatures compiles the shared cases for
+// plain SSE2 x86-64 (software bit counts, no rounding instructions): a
+// module that needs a missing feature runs interpreted and says why; every
+// case gives the same answer either way.
+func TestSharedCasesWithoutOptionalFeatures(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("compiled tiers are not supported on this platform")
+	}
+	e := newEngine(t, Options{Tier: TierBaseline, Features: &lower.Target{}})
+	mods := map[*bytecode.Module]*Module{}
+	compiled, fellBack := 0, 0
+	for _, c := range append(testprogs.InstructionCases(), testprogs.ProgramCases()...) {
+		mod, ok := mods[c.Module]
+		if !ok {
+			var err error
+			if mod, err = e.Load(c.Module); err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			switch mod.Tier() {
+			case TierBaseline:
+				compiled++
+			default:
+				if !errors.Is(mod.CompileError(), lower.ErrUnsupported) {
+					t.Fatalf("%s: not compiled: %v", c.Name, mod.CompileError())
+				}
+				fellBack++
+			}
+			mods[c.Module] = mod
+		}
+		runCase(t, mod, c)
+	}
+	if compiled == 0 || fellBack == 0 {
+		t.Errorf("%d modules compiled, %d fell back to the interpreter; want some of each", compiled, fellBack)
+	}
+	t.Logf("%d modules compiled for SSE2, %d need SSE4.1 and stayed interpreted", compiled, fellBack)
+}
+
+// runCase calls case c on a new instance of mod and checks the outcome.
+func runCase(t *testing.T, mod *Module, c testprogs.Case) {
+	t.Helper()
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatalf("%s: %v", c.Name, err)
+	}
+	got, err := inst.Call(context.Background(), c.Func, c.Args...)
+	if err := c.Check(got, err, inst.Memory()); err != nil {
+		t.Errorf("%s: %v", c.Name, err)
 	}
 }

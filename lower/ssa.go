@@ -30,6 +30,9 @@ type ssaBuilder struct {
 	// none), and the φ that defines it, if any.
 	alias []mir.Reg
 	phi   []phiInfo
+	// root is, per block, the block whose bindings it shares (itself
+	// unless a check split it off; see inherit).
+	root []int
 }
 
 // phiInfo describes the φ defining a virtual register.
@@ -64,6 +67,7 @@ func (s *ssaBuilder) addBlock(id int, sealed bool) {
 		s.sealed = append(s.sealed, false)
 		s.incomplete = append(s.incomplete, nil)
 		s.phis = append(s.phis, nil)
+		s.root = append(s.root, len(s.root))
 	}
 	s.sealed[id] = sealed
 }
@@ -95,12 +99,16 @@ func (s *ssaBuilder) setAlias(r, to mir.Reg) {
 // inherit makes block b start with the variable bindings of block from, by
 // sharing from's table. It is used for the blocks a check splits a block
 // into: from's only other successors are trap blocks, which read nothing,
-// so from's bindings are never needed apart from b's again.
+// so from's bindings are never needed apart from b's again. b may have
+// several predecessors (the paths around a division's overflow check), as
+// long as none of them writes a variable; reads of variables not bound in
+// the shared table go to the start of the chain's first block.
 func (s *ssaBuilder) inherit(b, from int) {
 	if s.defs[from] == nil {
 		s.defs[from] = map[int32]mir.Reg{}
 	}
 	s.defs[b] = s.defs[from]
+	s.root[b] = s.root[from]
 }
 
 // write records v as variable x's current value in block b.
@@ -111,19 +119,22 @@ func (s *ssaBuilder) write(x, b int, v mir.Reg) {
 	s.defs[b][int32(x)] = v
 }
 
-// read returns variable x's value at the current point of block b.
+// read returns variable x's value at the current point of block b. A block
+// a check split off shares its bindings with the first block of its chain
+// (see inherit), so a variable it has no binding for is looked up at the
+// start of that block.
 func (s *ssaBuilder) read(x, b int) mir.Reg {
 	if v, ok := s.defs[b][int32(x)]; ok {
 		if v == marker {
 			// Around a loop back to a join being read: the φ breaks
 			// the cycle; readJoin fills in its operands.
-			phi := s.newPhi(x, b)
+			phi := s.newPhi(x, s.root[b])
 			s.write(x, b, phi)
 			return phi
 		}
 		return s.find(v)
 	}
-	return s.readRecursive(x, b)
+	return s.readRecursive(x, s.root[b])
 }
 
 func (s *ssaBuilder) readRecursive(x, b int) mir.Reg {
@@ -137,11 +148,42 @@ func (s *ssaBuilder) readRecursive(x, b int) mir.Reg {
 		// Read before any definition: registers start at zero.
 		v = s.l.zeroOf(s.l.varClass(x))
 	case len(blk.Preds) == 1:
-		v = s.read(x, blk.Preds[0])
+		v = s.readChain(x, b)
 	default:
 		v = s.readJoin(x, b)
 	}
 	s.write(x, b, v)
+	return v
+}
+
+// readChain reads variable x at the start of block b, which is sealed and
+// has one predecessor, by following single predecessors up to a block
+// that defines x or is a join. The blocks passed get x's value too. A cycle
+// of single-predecessor blocks cannot be entered from the entry (a
+// reachable cycle has a join where it is entered): it is code that
+// constant folding cut off, and reads there see zero.
+func (s *ssaBuilder) readChain(x, b int) mir.Reg {
+	var passed []int
+	p := s.l.f.Blocks[b].Preds[0]
+	for {
+		if _, ok := s.defs[p][int32(x)]; ok {
+			break
+		}
+		r := s.root[p]
+		rb := s.l.f.Blocks[r]
+		if !s.sealed[r] || len(rb.Preds) != 1 {
+			break
+		}
+		if r == b || len(passed) > len(s.l.f.Blocks) {
+			return s.l.zeroOf(s.l.varClass(x))
+		}
+		passed = append(passed, r)
+		p = rb.Preds[0]
+	}
+	v := s.read(x, p)
+	for _, q := range passed {
+		s.write(x, q, v)
+	}
 	return v
 }
 

@@ -3,6 +3,7 @@ package mir
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/kiln-jit/kiln/bytecode"
 )
@@ -250,7 +251,16 @@ func count(list []int, x int) int {
 
 // regOK checks that r exists and is of a kind the form allows for an
 // operand with spec s; it returns r's class.
-func (v *verifier) regOK(what string, r Reg, s OperandSpec, memOK bool) (Class, error) {
+// operandName names an operand in messages ("def 0", "use 2"); it is
+// formatted only when a message is made.
+type operandName struct {
+	kind string
+	i    int
+}
+
+func (o operandName) String() string { return o.kind + " " + strconv.Itoa(o.i) }
+
+func (v *verifier) regOK(what operandName, r Reg, s OperandSpec, memOK bool) (Class, error) {
 	f := v.f
 	switch {
 	case r == NoReg:
@@ -363,7 +373,7 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 	for i, r := range in.Defs {
 		s := f.DefSpec(in, i)
 		mem := memCopy || in.Op == OpSpill
-		c, err := v.regOK(fmt.Sprintf("def %d", i), r, s, mem)
+		c, err := v.regOK(operandName{"def", i}, r, s, mem)
 		if err != nil {
 			return err
 		}
@@ -371,7 +381,7 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 			return v.errf("spill to %s, not a stack slot", r)
 		}
 		if !bitsMove(i) {
-			if err := v.class(fmt.Sprintf("def %d", i), r, c, s, &shared); err != nil {
+			if err := v.class(operandName{"def", i}, r, c, s, &shared); err != nil {
 				return err
 			}
 		}
@@ -387,7 +397,7 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 			shared = f.RegClass(in.Defs[i])
 		}
 		mem := memCopy || in.Op == OpReload
-		c, err := v.regOK(fmt.Sprintf("use %d", i), r, s, mem)
+		c, err := v.regOK(operandName{"use", i}, r, s, mem)
 		if err != nil {
 			return err
 		}
@@ -397,7 +407,7 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 		if bitsMove(i) {
 			continue
 		}
-		if err := v.class(fmt.Sprintf("use %d", i), r, c, s, &shared); err != nil {
+		if err := v.class(operandName{"use", i}, r, c, s, &shared); err != nil {
 			return err
 		}
 	}
@@ -420,7 +430,7 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 
 // class checks an operand's class against its spec; operands of "any"
 // class must agree with each other (shared holds the first one's class).
-func (v *verifier) class(what string, r Reg, c Class, s OperandSpec, shared *Class) error {
+func (v *verifier) class(what operandName, r Reg, c Class, s OperandSpec, shared *Class) error {
 	if r.IsArgSlot() {
 		return nil
 	}

@@ -1,0 +1,216 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+
+	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/interp"
+	"github.com/kiln-jit/kiln/jit"
+	"github.com/kiln-jit/kiln/lower"
+	"github.com/kiln-jit/kiln/mir"
+	"github.com/kiln-jit/kiln/runtime"
+)
+
+// referenceConfig runs the reference interpreter, which every other
+// configuration is compared with.
+var referenceConfig = config{name: "interp", about: "the reference interpreter", start: startInterp}
+
+// configs lists every configuration Check compares with the reference, in
+// pipeline order: each back-end stage's output run in the machine-IR
+// interpreter (which also checks the allocated code's register
+// constraints), then the tiers through the embedding API.
+var configs = []config{
+	{"mir-ssa", "lowered SSA machine IR, every CPU feature", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-ssa", lower.FullTarget(), nil)
+	}},
+	{"mir-ssa-sse2", "lowered SSA machine IR for plain SSE2 x86-64", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-ssa-sse2", lower.Target{}, nil)
+	}},
+	{"mir-nonssa", "after naive out-of-SSA translation", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-nonssa", lower.FullTarget(), func(f *mir.Func) (*mir.Func, error) {
+			return f, alloc.NaiveDestruct(f)
+		})
+	}},
+	{"mir-baseline", "after baseline register allocation", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-baseline", lower.FullTarget(), alloc.Baseline)
+	}},
+	{"jit-interp", "the interpreter tier through the embedding API", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-interp", jit.Options{Tier: jit.TierInterp})
+	}},
+	{"jit-baseline", "the baseline compiled tier, this machine's CPU features", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-baseline", jit.Options{Tier: jit.TierBaseline})
+	}},
+	{"jit-baseline-sse2", "the baseline compiled tier for plain SSE2 x86-64", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-baseline-sse2", jit.Options{Tier: jit.TierBaseline, Features: &lower.Target{}})
+	}},
+}
+
+// Configurations returns the names of the configurations Check compares
+// with the reference interpreter.
+func Configurations() []string {
+	names := make([]string, len(configs))
+	for i, c := range configs {
+		names[i] = c.name
+	}
+	return names
+}
+
+// DescribeConfiguration says what configuration name runs ("" for an
+// unknown name).
+func DescribeConfiguration(name string) string {
+	if c := findConfig(name); c != nil {
+		return c.about
+	}
+	return ""
+}
+
+func findConfig(name string) *config {
+	for i := range configs {
+		if configs[i].name == name {
+			return &configs[i]
+		}
+	}
+	return nil
+}
+
+func startInterp(h *harness) (*instance, error) {
+	prog, err := interp.Prepare(h.m)
+	if err != nil {
+		return nil, err
+	}
+	return h.startMachine(func(hosts []interp.HostFunc, mem *interp.Memory) (machine, error) {
+		return interp.NewMachine(prog, h.machineConfig(), hosts, mem)
+	})
+}
+
+// machine is what interp.Machine and mir.Machine have in common.
+type machine interface {
+	Call(ctx context.Context, fn int, args, results []uint64) error
+	FuelLeft() int64
+}
+
+// startMachine creates an instance's memory and host functions and runs
+// it on the machine newMachine makes.
+func (h *harness) startMachine(newMachine func([]interp.HostFunc, *interp.Memory) (machine, error)) (*instance, error) {
+	mem, err := h.newMemory()
+	if err != nil {
+		return nil, err
+	}
+	env := &hostEnv{m: h.m, hosts: h.hosts()}
+	var mach machine
+	hosts := env.machineHosts(func() []byte { return mem.Bytes }, func(ctx context.Context, fn int, args, results []uint64) error {
+		return mach.Call(ctx, fn, args, results)
+	})
+	if mach, err = newMachine(hosts, mem); err != nil {
+		return nil, err
+	}
+	return &instance{call: h.callFunc(mach.Call), memory: func() []byte { return mem.Bytes }, fuelLeft: mach.FuelLeft, env: env}, nil
+}
+
+// startMIR lowers the module for target, applies stage to every function
+// (when not nil), checks the result with the mir verifier and runs it in
+// the machine-IR interpreter.
+func (h *harness) startMIR(name string, target lower.Target, stage func(*mir.Func) (*mir.Func, error)) (*instance, error) {
+	funcs, err := h.lower(target)
+	if errors.Is(err, lower.ErrUnsupported) {
+		return nil, &skipError{err.Error()}
+	}
+	if err != nil {
+		return nil, stageFailure(name, "lowering failed: %v", err)
+	}
+	if stage != nil {
+		for i, f := range funcs {
+			g, err := stage(f)
+			if err != nil {
+				return nil, stageFailure(name, "stage failed on %s: %v", f.Name, err)
+			}
+			funcs[i] = g
+		}
+	}
+	for _, f := range funcs {
+		if err := mir.Verify(f); err != nil {
+			return nil, stageFailure(name, "invalid machine IR: %v", err)
+		}
+	}
+	if err := mir.VerifyModule(funcs, lower.HostSigs(h.m)); err != nil {
+		return nil, stageFailure(name, "invalid machine IR: %v", err)
+	}
+	return h.startMachine(func(hosts []interp.HostFunc, mem *interp.Memory) (machine, error) {
+		mach, err := mir.NewMachine(funcs, h.machineConfig(), hosts, mem)
+		if err != nil {
+			return nil, stageFailure(name, "%v", err)
+		}
+		return mach, nil
+	})
+}
+
+// lower returns a fresh copy of the module lowered for target; the
+// lowering itself is done once per Check.
+func (h *harness) lower(target lower.Target) ([]*mir.Func, error) {
+	l, ok := h.lowered[target]
+	if !ok {
+		l.funcs, l.err = lower.Module(h.m, target)
+		if h.lowered == nil {
+			h.lowered = map[lower.Target]loweredModule{}
+		}
+		h.lowered[target] = l
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	funcs := make([]*mir.Func, len(l.funcs))
+	for i, f := range l.funcs {
+		funcs[i] = f.Clone()
+	}
+	return funcs, nil
+}
+
+type loweredModule struct {
+	funcs []*mir.Func
+	err   error
+}
+
+// startJIT loads the module into an engine with opts (and the harness's
+// limits) and instantiates it with the harness's host functions.
+func (h *harness) startJIT(name string, opts jit.Options) (*instance, error) {
+	if opts.Tier != jit.TierInterp && !runtime.Supported() {
+		return nil, &skipError{"compiled tiers are not supported on this platform"}
+	}
+	opts.Fuel = h.opts.Fuel
+	opts.MaxCallDepth = h.opts.MaxCallDepth
+	opts.MaxMemoryPages = h.opts.MaxMemoryPages
+	engine, err := jit.NewEngine(opts)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := engine.Load(h.m)
+	if err != nil {
+		return nil, err
+	}
+	if mod.Tier() != opts.Tier {
+		if errors.Is(mod.CompileError(), lower.ErrUnsupported) {
+			return nil, &skipError{mod.CompileError().Error()}
+		}
+		return nil, stageFailure(name, "the module runs in tier %s: %v", mod.Tier(), mod.CompileError())
+	}
+	env := &hostEnv{m: h.m, hosts: h.hosts()}
+	imports := jit.Imports{}
+	for i, imp := range h.m.Hosts {
+		imports[imp.Name] = jit.RawHost(imp.Sig.Params, imp.Sig.Results, func(c *jit.Caller, args, results []uint64) error {
+			return env.invoke(c.Context(), i, args, results, c.Memory,
+				func(_ context.Context, name string, args []uint64) ([]uint64, error) { return c.Call(name, args...) })
+		})
+	}
+	inst, err := mod.Instantiate(imports)
+	if err != nil {
+		return nil, err
+	}
+	return &instance{
+		call: func(ctx context.Context, name string, _ int, args []uint64) ([]uint64, error) {
+			return inst.Call(ctx, name, args...)
+		},
+		memory: inst.Memory,
+		env:    env,
+	}, nil
+}

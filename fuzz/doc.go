@@ -1,0 +1,60 @@
+// Package fuzz checks that every kiln tier and back-end stage computes
+// exactly what the reference interpreter computes.
+//
+// It has four parts:
+//
+//   - Generate turns any byte string into a valid program (a module and the
+//     calls to make on it), so that go test -fuzz can drive it and no input
+//     is ever thrown away. The programs use every instruction and reach
+//     what back ends get wrong: nested and irreducible loops, switches,
+//     dozens of values live at once, calls with several results, bounded
+//     recursion, host calls that fail, touch memory, call back in or cancel
+//     the call, memory growth, and every trap. They always terminate (see
+//     Generate).
+//
+//   - Check runs a module's calls in the reference interpreter (package
+//     interp) and in every configuration (Configurations): the machine IR
+//     after lowering (for all CPU features and for plain SSE2), after
+//     out-of-SSA translation and after register allocation, each run in
+//     the machine-IR interpreter, which also checks the allocated code's
+//     register constraints; and the embedding API's tiers, the compiled
+//     ones as real x86-64 code. After every call it compares results,
+//     traps (kind, function, bytecode offset, code, cause), memory, the
+//     sequence of host calls and, where a configuration reports it, the
+//     fuel left. The first difference is a *Mismatch.
+//
+//   - Minimize and MinimizeMismatch shrink a failing program; WriteRegression
+//     stores it as bytecode text (FormatProgram, with its calls in
+//     comments) under testdata/regress, where TestRegressions runs it from
+//     then on.
+//
+//   - The fuzz targets: FuzzDifferential here; FuzzSequentialize in alloc
+//     (parallel copies); FuzzAssemble, FuzzDecode and FuzzVerify in
+//     bytecode; FuzzParse in mir. go test runs their seed corpora; .ci/run
+//     fuzzes each for a few seconds.
+//
+// # Fuzzing your own front end
+//
+// An interpreter that compiles its language to kiln bytecode can check
+// its output the same way: generate source programs from the fuzzer's
+// bytes, compile them, and pass the module to Check with host functions
+// written as HostFunc (deterministic functions of their arguments and of
+// memory). Any Mismatch is a kiln bug worth reporting with the program
+// MinimizeMismatch gives. The Brainfuck example's FuzzFrontEnd does this.
+//
+// # NaNs
+//
+// The bytecode semantics let NaN payloads differ between tiers, so Check
+// treats all NaN results and host arguments as equal, and generated
+// programs replace every NaN by one canonical NaN before its bits can be
+// observed (stored to memory, reinterpreted as an integer, or used as the
+// sign of copysign). A front end whose programs expose NaN bits must do
+// the same to be checked.
+//
+// # Long runs
+//
+//	go test ./fuzz -run='^$' -fuzz=FuzzDifferential -fuzztime=30m -fuzzminimizetime=3s
+//
+// The fuzzing engine's corpus lives in the Go build cache; a failure is
+// also minimized by the engine into testdata/fuzz/FuzzDifferential.
+package fuzz

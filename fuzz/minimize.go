@@ -1,0 +1,389 @@
+package fuzz
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/kiln-jit/kiln/bytecode"
+)
+
+// Minimize shrinks p to a smaller program for which keep still returns
+// true (keep(p) must be true to start with). It deletes calls, functions,
+// runs of instructions (largest first), host imports and data; replaces
+// branches by jumps or nothing, and constants, offsets and arguments by
+// simpler ones; and drops unused registers. Every candidate is a valid
+// module. It stops at a fixed point or when budget (if positive) has
+// passed, and returns the smallest program found. p is not modified.
+func Minimize(p *Program, keep func(*Program) bool, budget time.Duration) *Program {
+	mz := &minimizer{best: cloneProgram(p), keep: keep}
+	if budget > 0 {
+		mz.deadline = time.Now().Add(budget)
+	}
+	for progress := true; progress && !mz.expired(); {
+		progress = false
+		for _, pass := range []func() bool{
+			mz.dropCalls, mz.dropFuncs, mz.dropInstrs, mz.simplifyInstrs,
+			mz.dropHosts, mz.dropData, mz.compactRegs, mz.simplifyArgs,
+		} {
+			if pass() {
+				progress = true
+			}
+			if mz.expired() {
+				break
+			}
+		}
+	}
+	return mz.best
+}
+
+// MinimizeMismatch shrinks p to a smaller program on which configuration
+// mm.Config still differs from the reference interpreter under opts.
+func MinimizeMismatch(p *Program, opts Options, mm *Mismatch, budget time.Duration) *Program {
+	opts.Configs = []string{mm.Config}
+	return Minimize(p, func(q *Program) bool {
+		_, err := Check(q.Module, q.Calls, opts)
+		var got *Mismatch
+		return errors.As(err, &got) && got.Config == mm.Config
+	}, budget)
+}
+
+type minimizer struct {
+	best     *Program
+	keep     func(*Program) bool
+	deadline time.Time
+}
+
+func (mz *minimizer) expired() bool { return !mz.deadline.IsZero() && time.Now().After(mz.deadline) }
+
+// try adopts q when it is valid and still interesting.
+func (mz *minimizer) try(q *Program) bool {
+	if mz.expired() || bytecode.Verify(q.Module) != nil {
+		return false
+	}
+	for _, c := range q.Calls {
+		fn := q.Module.ExportedFunc(c.Func)
+		if fn < 0 || len(q.Module.Funcs[fn].Sig.Params) != len(c.Args) {
+			return false
+		}
+	}
+	if !mz.keep(q) {
+		return false
+	}
+	mz.best = q
+	return true
+}
+
+func cloneProgram(p *Program) *Program {
+	q := &Program{Module: p.Module.Clone(), Calls: make([]Call, len(p.Calls))}
+	for i, c := range p.Calls {
+		q.Calls[i] = Call{Func: c.Func, Args: slices.Clone(c.Args)}
+	}
+	return q
+}
+
+func (mz *minimizer) dropCalls() bool {
+	progress := false
+	for i := 0; i < len(mz.best.Calls) && len(mz.best.Calls) > 1; i++ {
+		q := cloneProgram(mz.best)
+		q.Calls = slices.Delete(q.Calls, i, i+1)
+		if mz.try(q) {
+			progress = true
+			i--
+		}
+	}
+	return progress
+}
+
+// dropFuncs removes a function: calls of it are deleted, and so are its
+// exports.
+func (mz *minimizer) dropFuncs() bool {
+	progress := false
+	for fn := len(mz.best.Module.Funcs) - 1; fn >= 0; fn-- {
+		if fn >= len(mz.best.Module.Funcs) {
+			continue
+		}
+		q := cloneProgram(mz.best)
+		m := q.Module
+		for _, f := range m.Funcs {
+			for pc := 0; pc < len(f.Code); pc++ {
+				in := &f.Code[pc]
+				if in.Op != bytecode.OpCall {
+					continue
+				}
+				switch {
+				case int(in.Callee) == fn:
+					deleteInstrs(f, pc, 1)
+					pc--
+				case int(in.Callee) > fn:
+					in.Callee--
+				}
+			}
+		}
+		m.Funcs = slices.Delete(m.Funcs, fn, fn+1)
+		var exports []bytecode.Export
+		for _, e := range m.Exports {
+			switch {
+			case int(e.Func) == fn:
+				continue
+			case int(e.Func) > fn:
+				e.Func--
+			}
+			exports = append(exports, e)
+		}
+		m.Exports = exports
+		if mz.try(q) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// deleteInstrs removes f.Code[at:at+n] and retargets branches: a target in
+// the removed range goes to the instruction that follows it.
+func deleteInstrs(f *bytecode.Function, at, n int) {
+	f.Code = slices.Delete(f.Code, at, at+n)
+	fix := func(t uint32) uint32 {
+		switch {
+		case int(t) >= at+n:
+			return t - uint32(n)
+		case int(t) >= at:
+			return uint32(at)
+		}
+		return t
+	}
+	for i := range f.Code {
+		in := &f.Code[i]
+		if !in.Op.Info().Branch {
+			continue
+		}
+		in.Target = fix(in.Target)
+		for k, t := range in.Table {
+			in.Table[k] = fix(t)
+		}
+	}
+}
+
+// dropInstrs deletes runs of instructions, halving the run length from half
+// the function down to one.
+func (mz *minimizer) dropInstrs() bool {
+	progress := false
+	for fn := range mz.best.Module.Funcs {
+		for n := len(mz.best.Module.Funcs[fn].Code) / 2; n >= 1; n /= 2 {
+			for at := 0; at+n <= len(mz.best.Module.Funcs[fn].Code); {
+				q := cloneProgram(mz.best)
+				deleteInstrs(q.Module.Funcs[fn], at, n)
+				if mz.try(q) {
+					progress = true
+					continue
+				}
+				if mz.expired() {
+					return progress
+				}
+				at += n
+			}
+		}
+	}
+	return progress
+}
+
+// simplifyInstrs replaces single instructions by simpler ones.
+func (mz *minimizer) simplifyInstrs() bool {
+	progress := false
+	for fn := range mz.best.Module.Funcs {
+		for pc := 0; pc < len(mz.best.Module.Funcs[fn].Code); pc++ {
+			for _, alt := range simpler(mz.best.Module.Funcs[fn].Code[pc]) {
+				q := cloneProgram(mz.best)
+				q.Module.Funcs[fn].Code[pc] = alt
+				if mz.try(q) {
+					progress = true
+					break
+				}
+			}
+			if mz.expired() {
+				return progress
+			}
+		}
+	}
+	return progress
+}
+
+// simpler lists simpler replacements for in.
+func simpler(in bytecode.Instr) []bytecode.Instr {
+	var out []bytecode.Instr
+	info := in.Op.Info()
+	switch {
+	case in.Op == bytecode.OpSwitch:
+		out = append(out, bytecode.Instr{Op: bytecode.OpJump, Target: in.Target})
+		for _, t := range in.Table {
+			out = append(out, bytecode.Instr{Op: bytecode.OpJump, Target: t})
+		}
+	case info.Branch && in.Op != bytecode.OpJump:
+		out = append(out, bytecode.Instr{Op: bytecode.OpJump, Target: in.Target})
+	case in.Op == bytecode.OpI64Const || in.Op == bytecode.OpF64Const:
+		for _, v := range []int64{0, 1, in.Imm / 2} {
+			if v != in.Imm {
+				c := in
+				c.Imm = v
+				out = append(out, c)
+			}
+		}
+	case info.Format == bytecode.FormatLoad || info.Format == bytecode.FormatStore:
+		if in.Imm != 0 {
+			c := in.Clone()
+			c.Imm = 0
+			out = append(out, c)
+		}
+	case in.UseImm && in.Imm != 0 && in.Imm != 1:
+		c := in
+		c.Imm = 1
+		out = append(out, c)
+	}
+	return out
+}
+
+// dropHosts removes host imports no instruction calls.
+func (mz *minimizer) dropHosts() bool {
+	progress := false
+	for h := len(mz.best.Module.Hosts) - 1; h >= 0; h-- {
+		q := cloneProgram(mz.best)
+		used := false
+		for _, f := range q.Module.Funcs {
+			for i := range f.Code {
+				in := &f.Code[i]
+				if in.Op != bytecode.OpCallHost {
+					continue
+				}
+				switch {
+				case int(in.Callee) == h:
+					used = true
+				case int(in.Callee) > h:
+					in.Callee--
+				}
+			}
+		}
+		if used {
+			continue
+		}
+		q.Module.Hosts = slices.Delete(q.Module.Hosts, h, h+1)
+		if mz.try(q) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// dropData removes data segments and shrinks the memory.
+func (mz *minimizer) dropData() bool {
+	progress := false
+	for i := len(mz.best.Module.Data) - 1; i >= 0; i-- {
+		q := cloneProgram(mz.best)
+		q.Module.Data = slices.Delete(q.Module.Data, i, i+1)
+		if mz.try(q) {
+			progress = true
+		}
+	}
+	if mem := mz.best.Module.Memory; mem.MaxPages > mem.MinPages {
+		q := cloneProgram(mz.best)
+		q.Module.Memory.MaxPages = mem.MinPages
+		if mz.try(q) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// compactRegs removes registers no instruction mentions (parameters stay).
+func (mz *minimizer) compactRegs() bool {
+	progress := false
+	for fn := range mz.best.Module.Funcs {
+		q := cloneProgram(mz.best)
+		f := q.Module.Funcs[fn]
+		used := make([]bool, len(f.Regs))
+		for i := range f.Sig.Params {
+			used[i] = true
+		}
+		var regs []bytecode.Reg
+		for i := range f.Code {
+			regs = f.Code[i].Uses(regs[:0])
+			regs = f.Code[i].Defs(regs)
+			for _, r := range regs {
+				used[r] = true
+			}
+		}
+		if !slices.Contains(used, false) {
+			continue
+		}
+		renumber := make([]bytecode.Reg, len(f.Regs))
+		var types []bytecode.Type
+		for r, u := range used {
+			if u {
+				renumber[r] = bytecode.Reg(len(types))
+				types = append(types, f.Regs[r])
+			}
+		}
+		f.Regs = types
+		for i := range f.Code {
+			renameRegs(&f.Code[i], renumber)
+		}
+		if mz.try(q) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// renameRegs rewrites every register operand of in through renumber.
+func renameRegs(in *bytecode.Instr, renumber []bytecode.Reg) {
+	info := in.Op.Info()
+	switch info.Format {
+	case bytecode.FormatConst, bytecode.FormatMemorySize:
+		in.Dst = renumber[in.Dst]
+	case bytecode.FormatUnary, bytecode.FormatLoad:
+		in.Dst, in.A = renumber[in.Dst], renumber[in.A]
+	case bytecode.FormatBinary:
+		in.Dst, in.A = renumber[in.Dst], renumber[in.A]
+		if !in.UseImm {
+			in.B = renumber[in.B]
+		}
+	case bytecode.FormatSelect:
+		in.Dst, in.A, in.B, in.C = renumber[in.Dst], renumber[in.A], renumber[in.B], renumber[in.C]
+	case bytecode.FormatStore:
+		in.A, in.B = renumber[in.A], renumber[in.B]
+	case bytecode.FormatBranch, bytecode.FormatSwitch:
+		in.A = renumber[in.A]
+	case bytecode.FormatCmpBranch:
+		in.A = renumber[in.A]
+		if !in.UseImm {
+			in.B = renumber[in.B]
+		}
+	case bytecode.FormatCall, bytecode.FormatReturn:
+		for i, r := range in.Args {
+			in.Args[i] = renumber[r]
+		}
+		for i, r := range in.Results {
+			in.Results[i] = renumber[r]
+		}
+	}
+}
+
+// simplifyArgs replaces call arguments by 0 or 1.
+func (mz *minimizer) simplifyArgs() bool {
+	progress := false
+	for i := range mz.best.Calls {
+		for k := range mz.best.Calls[i].Args {
+			for _, v := range []uint64{0, 1} {
+				if mz.best.Calls[i].Args[k] == v {
+					break
+				}
+				q := cloneProgram(mz.best)
+				q.Calls[i].Args[k] = v
+				if mz.try(q) {
+					progress = true
+					break
+				}
+			}
+		}
+	}
+	return progress
+}
