@@ -234,10 +234,10 @@ func (fg *funcGen) convert() {
 		}
 		x := fg.rf()
 		if fg.raw() {
-			if s.chance(1, 2) {
+			if s.chance(3, 4) {
 				x = fg.tmpF[1]
-				fb.F64Const(x, []float64{math.NaN(), math.NaN(), 1e300, -1e300, 18446744073709551616, 9223372036854775808,
-					-9223372036854777856, -1, math.Inf(-1)}[s.intn(9)])
+				fb.F64Const(x, []float64{math.NaN(), math.NaN(), math.NaN(), 1e300, -1e300, 18446744073709551616,
+					9223372036854775808, -9223372036854777856, -1, math.Inf(-1)}[s.intn(10)])
 			}
 			fb.Unary(op, fg.wi(), x)
 			return
