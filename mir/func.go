@@ -129,6 +129,15 @@ type Func struct {
 	VRegs []Class
 	// Slots holds the stack slots.
 	Slots []SlotInfo
+	// Pins, in non-SSA form, gives the physical register each virtual
+	// register is pinned to (NoReg: not pinned). A pinned virtual register
+	// lives in its register for its whole life: the out-of-SSA translation
+	// (alloc.Destruct) decided this when it resolved the operand
+	// constraints, and the register allocator must assign exactly that
+	// register. nil means the constraints are not resolved yet (as after
+	// naive out-of-SSA translation); when not nil it has one entry per
+	// virtual register.
+	Pins []Reg
 
 	// arena hands out instructions and operand storage in chunks (see
 	// NewInstr).
@@ -190,10 +199,34 @@ func (f *Func) NewBlock() *Block {
 	return b
 }
 
-// NewVReg returns a new virtual register of class c.
+// NewVReg returns a new virtual register of class c (not pinned).
 func (f *Func) NewVReg(c Class) Reg {
 	f.VRegs = append(f.VRegs, c)
+	if f.Pins != nil {
+		f.Pins = append(f.Pins, NoReg)
+	}
 	return VReg(len(f.VRegs) - 1)
+}
+
+// Pin returns the physical register virtual register v is pinned to, or
+// NoReg.
+func (f *Func) Pin(v Reg) Reg {
+	if i := v.Index(); v.IsVirtual() && i < len(f.Pins) {
+		return f.Pins[i]
+	}
+	return NoReg
+}
+
+// SetPin pins virtual register v to physical register r (NoReg unpins
+// it), creating Pins if needed.
+func (f *Func) SetPin(v, r Reg) {
+	if f.Pins == nil {
+		f.Pins = make([]Reg, len(f.VRegs))
+		for i := range f.Pins {
+			f.Pins[i] = NoReg
+		}
+	}
+	f.Pins[v.Index()] = r
 }
 
 // NewSlot returns a new stack slot holding a value of class c.
@@ -244,6 +277,7 @@ func (f *Func) Clone() *Func {
 	c.Results = slices.Clone(f.Results)
 	c.VRegs = slices.Clone(f.VRegs)
 	c.Slots = slices.Clone(f.Slots)
+	c.Pins = slices.Clone(f.Pins)
 	c.Blocks = make([]*Block, len(f.Blocks))
 	for i, b := range f.Blocks {
 		nb := *b
