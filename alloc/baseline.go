@@ -52,6 +52,7 @@ func BaselineNonSSA(g *mir.Func) (*mir.Func, error) {
 		blk.Instrs = out
 	}
 	g.Form = mir.FormAllocated
+	g.Pins = nil // the pins are honoured: every operand is in its required register
 	return g, nil
 }
 

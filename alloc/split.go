@@ -48,3 +48,56 @@ func SplitCriticalEdges(f *mir.Func) int {
 	}
 	return n
 }
+
+// unsplitEmpty undoes SplitEdge for the blocks numbered from first on that
+// hold nothing but their jump: the predecessor jumps straight to the
+// successor again. The remaining blocks are renumbered in order. It
+// returns the number of blocks removed.
+func unsplitEmpty(f *mir.Func, first int) int {
+	removed := 0
+	keep := make([]bool, len(f.Blocks))
+	for i := range keep {
+		keep[i] = true
+	}
+	for i := first; i < len(f.Blocks); i++ {
+		b := f.Blocks[i]
+		if len(b.Instrs) != 1 || b.Instrs[0].Op != mir.OpJMP || len(b.Preds) != 1 || len(b.Succs) != 1 {
+			continue
+		}
+		pred, succ := f.Blocks[b.Preds[0]], f.Blocks[b.Succs[0]]
+		for k, s := range pred.Succs {
+			if s == b.ID {
+				pred.Succs[k] = succ.ID
+			}
+		}
+		for k, p := range succ.Preds {
+			if p == b.ID {
+				succ.Preds[k] = pred.ID
+			}
+		}
+		keep[i] = false
+		removed++
+	}
+	if removed == 0 {
+		return 0
+	}
+	renum := make([]int, len(f.Blocks))
+	var blocks []*mir.Block
+	for i, b := range f.Blocks {
+		if keep[i] {
+			renum[i] = len(blocks)
+			blocks = append(blocks, b)
+		}
+	}
+	for _, b := range blocks {
+		b.ID = renum[b.ID]
+		for k, s := range b.Succs {
+			b.Succs[k] = renum[s]
+		}
+		for k, p := range b.Preds {
+			b.Preds[k] = renum[p]
+		}
+	}
+	f.Blocks = blocks
+	return removed
+}

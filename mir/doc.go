@@ -6,6 +6,17 @@
 // parallel copies after out-of-SSA translation. Blocks carry their expected
 // execution frequency and their successor edges' probabilities.
 //
+// A function is in one of three forms (Form): SSA; non-SSA, where virtual
+// registers may be defined several times; and allocated, where every
+// operand is a physical register or a stack slot. Non-SSA code may carry
+// pins (Func.Pins): once the out-of-SSA translation has resolved the
+// operand constraints, every virtual register an operand fixes to a
+// physical register (division in RAX and RDX, shift counts in RCX, the
+// calling convention's registers) is pinned to it, tied operands are one
+// virtual register, and the register allocator must keep each pinned
+// virtual register in its register. Pins nil means the constraints are
+// not resolved yet.
+//
 // The op table (Op.Info, Func.DefSpec, Func.UseSpec) is the single place
 // that says what each machine op needs: operand classes, fixed registers
 // (division in RAX/RDX, variable shifts in CL, the calling convention's

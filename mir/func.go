@@ -14,7 +14,20 @@ const (
 	// dominates its uses; φs at block starts; no parallel copies.
 	FormSSA Form = iota
 	// FormNonSSA: out of SSA. No φs; virtual registers may be defined more
-	// than once; parallel copies may appear.
+	// than once; parallel copies may appear. Operands are virtual
+	// registers, or memory locations where moves and the calling
+	// convention allow them.
+	//
+	// With Func.Pins nil the operand constraints are not resolved yet (as
+	// after naive out-of-SSA translation). With Pins set they are: a
+	// virtual register pinned to a physical register lives in it for its
+	// whole life and the register allocator assigns exactly that
+	// register; an operand fixed to a physical register is a virtual
+	// register pinned to it, a tied def is the virtual register of its
+	// use, and early clobbers hold between pins too (Verify lists the
+	// rules). The interpreter then runs a pinned virtual register in its
+	// physical register, which instructions clobber and calls make
+	// undefined as in allocated code.
 	FormNonSSA
 	// FormAllocated: every operand is a physical register (or a stack slot
 	// for spills, reloads and parallel copies).

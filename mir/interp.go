@@ -32,6 +32,16 @@ import (
 // results, and its callee-saved registers keep their values (the callee
 // runs in its own window). The callee's incoming stack-argument area is a
 // copy of the caller's outgoing area, copied back when the callee returns.
+// In allocated and pinned code, any other instruction with a Clobbers set
+// leaves those registers, but the ones it defines, undefined.
+//
+// Pinned non-SSA code (FormNonSSA with Func.Pins set) runs a pinned
+// virtual register in the cell of its physical register: virtual registers
+// pinned to one register share that cell, so one overwrites the other, and
+// clobbers and calls make them undefined exactly as they do the physical
+// register in allocated code. As in allocated form, the arguments are also
+// in their calling-convention locations on entry. Unpinned virtual
+// registers keep cells of their own.
 
 // InterpMemBase is the address the interpreter reports as the base of
 // linear memory (OpCtxLoad #CtxMemBase). Loads and stores subtract it from
@@ -280,7 +290,7 @@ func (m *Machine) faultUndef(f *irFunc, ip int, regs []irCell) *Fault {
 	if l.in != nil {
 		for i, r := range l.in.Uses {
 			if c, ok := f.cellOf(r, true); ok && !regs[c].ok {
-				return m.fault(f, ip, "use %d (%s) is undefined", i, r)
+				return m.fault(f, ip, "use %d (%s) is undefined", i, f.regName(r))
 			}
 		}
 	}

@@ -602,7 +602,7 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 				for k, u := range c.args {
 					v := regs[u]
 					if !v.ok {
-						return m.fault(f, ip, "result %d (%s) is undefined", k, f.loc[ip].in.Uses[k])
+						return m.fault(f, ip, "result %d (%s) is undefined", k, f.regName(f.loc[ip].in.Uses[k]))
 					}
 					results[k] = v.v
 				}
@@ -672,7 +672,7 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			for k, u := range c.args {
 				v := regs[u]
 				if !v.ok {
-					return m.fault(f, ip, "host argument %d (%s) is undefined", k, f.loc[ip].in.Uses[k])
+					return m.fault(f, ip, "host argument %d (%s) is undefined", k, f.regName(f.loc[ip].in.Uses[k]))
 				}
 				args[k] = v.v
 			}
@@ -712,6 +712,10 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 
 		case irOpFault:
 			return m.fault(f, ip, "%s", f.msgs[in.aux])
+		case irOpClobber:
+			for set := uint32(in.imm); set != 0; set &= set - 1 {
+				regs[irPhysOff+bits.TrailingZeros32(set)].ok = false
+			}
 		default:
 			return m.fault(f, ip, "no interpreter support for %s", in.op)
 		}

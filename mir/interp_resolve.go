@@ -32,9 +32,12 @@ type irFunc struct {
 	vOff, sOff, outOff, inOff int
 	argOff                    int
 	nv, ns, nOut, nIn         int
-	// argLocs holds, in allocated form, the cell of each parameter's
-	// calling-convention location.
+	// argLocs holds, in allocated and pinned non-SSA form, the cell of
+	// each parameter's calling-convention location.
 	argLocs []uint32
+	// pins is the source's Pins in pinned non-SSA form (nil otherwise): a
+	// pinned virtual register's cell is its physical register's.
+	pins []Reg
 }
 
 // irInst is a pre-resolved instruction. Operand fields are cell indices.
@@ -56,6 +59,11 @@ type irInst struct {
 // irOpFault is the internal op of an instruction that faults with message
 // msgs[aux].
 const irOpFault = Op(numOps)
+
+// irOpClobber is the internal op that follows an instruction whose
+// Clobbers set is not empty (calls excepted, which clobber as they
+// return): it makes the physical registers of RegSet(imm) undefined.
+const irOpClobber = Op(numOps + 1)
 
 // irLoc locates an instruction of the code array in the source function.
 type irLoc struct {
@@ -128,6 +136,17 @@ func (f *irFunc) cell(r Reg, memRole bool) (uint32, string) {
 		if r.Index() >= f.nv {
 			return 0, fmt.Sprintf("%s is not declared (the function has %d virtual registers)", r, f.nv)
 		}
+		if f.pins != nil {
+			switch p := f.pins[r.Index()]; {
+			case p == NoReg:
+			case !p.IsPhys():
+				return 0, fmt.Sprintf("%s is pinned to %s, which is not a physical register", r, p)
+			case !Allocatable.Has(p):
+				return 0, fmt.Sprintf("%s is pinned to %s, which is reserved", r, p)
+			default:
+				return irPhysOff + uint32(p), ""
+			}
+		}
 		return uint32(f.vOff + r.Index()), ""
 	case r.IsSlot():
 		if r.Index() >= f.ns {
@@ -146,6 +165,15 @@ func (f *irFunc) cell(r Reg, memRole bool) (uint32, string) {
 		return uint32(f.outOff + r.Index()), ""
 	}
 	return 0, fmt.Sprintf("%s is not a register", r)
+}
+
+// regName names operand r in fault messages: "v3 in rax" for a pinned
+// virtual register.
+func (f *irFunc) regName(r Reg) string {
+	if f.pins != nil && r.IsVirtual() && r.Index() < len(f.pins) && f.pins[r.Index()] != NoReg {
+		return r.String() + " in " + f.pins[r.Index()].String()
+	}
+	return r.String()
 }
 
 // irResolver builds an irFunc.
@@ -201,7 +229,11 @@ func (m *Machine) resolve(f *Func) *irFunc {
 	r.inOff = r.outOff + r.nOut
 	r.argOff = r.inOff + r.nIn
 	r.nCells = r.argOff + len(f.Params)
-	if f.Form == FormAllocated {
+	pinned := f.Form == FormNonSSA && f.Pins != nil
+	if pinned && len(f.Pins) == r.nv {
+		r.pins = f.Pins
+	}
+	if f.Form == FormAllocated || r.pins != nil {
 		for k, l := range ArgLocations(f.Params, true) {
 			c, msg := r.cell(l, false)
 			if msg != "" {
@@ -214,6 +246,11 @@ func (m *Machine) resolve(f *Func) *irFunc {
 
 	if len(f.Blocks) == 0 {
 		r.entry = x.emitFault(irLoc{blk: -1, idx: -1, pos: -1}, "function has no blocks")
+		return r
+	}
+	if pinned && r.pins == nil {
+		r.entry = x.emitFault(irLoc{blk: -1, idx: -1, pos: -1},
+			fmt.Sprintf("%d pins for %d virtual registers", len(f.Pins), r.nv))
 		return r
 	}
 
@@ -251,6 +288,10 @@ func (m *Machine) resolve(f *Func) *irFunc {
 			}
 			r.code = append(r.code, out)
 			r.loc = append(r.loc, l)
+			if set := x.clobbered(in); set != 0 {
+				r.code = append(r.code, irInst{op: irOpClobber, imm: int64(set)})
+				r.loc = append(r.loc, l)
+			}
 		}
 		if last := b.Instrs[len(b.Instrs)-1]; last == nil || !last.Op.Info().Terminator {
 			x.emitFault(irLoc{blk: int32(bi), idx: int32(len(b.Instrs)), pos: -1}, "control falls off the end of the block")
@@ -276,6 +317,29 @@ func (m *Machine) resolve(f *Func) *irFunc {
 		r.entry = blockStart[0]
 	}
 	return r
+}
+
+// clobbered returns the physical registers the resolved instruction in
+// leaves undefined after it runs, in the forms where physical registers
+// hold values (allocated and pinned non-SSA): its Clobbers set without the
+// registers it defines. Calls clobber as they return; terminators have no
+// "after".
+func (x *irResolver) clobbered(in *Instr) RegSet {
+	r := x.r
+	info := in.Op.Info()
+	set := in.Clobbers()
+	if set == 0 || info.Call || info.Terminator || (r.form != FormAllocated && r.pins == nil) {
+		return 0
+	}
+	for _, d := range in.Defs {
+		if d.IsVirtual() && r.pins != nil && d.Index() < len(r.pins) {
+			d = r.pins[d.Index()]
+		}
+		if d.IsPhys() {
+			set = set.Remove(d)
+		}
+	}
+	return set
 }
 
 // irNumPhis returns the number of leading φs of b.

@@ -1900,6 +1900,20 @@ func irtRandomFunc(r *rand.Rand, index, nfuncs int) *Func {
 	for range r.IntN(3) {
 		f.NewSlot(classes[r.IntN(2)])
 	}
+	if f.Form == FormNonSSA && r.IntN(2) == 0 {
+		// Pins, mostly to allocatable registers, sometimes malformed.
+		f.Pins = make([]Reg, len(f.VRegs)+r.IntN(8)/7)
+		for i := range f.Pins {
+			switch r.IntN(8) {
+			case 0, 1, 2:
+				f.Pins[i] = NoReg
+			case 3:
+				f.Pins[i] = []Reg{RSP, R15, R11, X15, SlotReg(0), VReg(0), Reg(r.Uint32())}[r.IntN(7)]
+			default:
+				f.Pins[i] = Allocatable.Regs()[r.IntN(Allocatable.Len())]
+			}
+		}
+	}
 	sane := r.IntN(2) == 0
 	reg := func() Reg {
 		if sane {

@@ -11,10 +11,12 @@ package mir
 // ignored everywhere. The grammar, with NL a line end:
 //
 //	text      = { func } .
-//	func      = header NL [ slots NL ] vregs NL [ undefined NL ] { block } "end" NL .
+//	func      = header NL [ slots NL ] vregs NL [ pins NL ] [ undefined NL ]
+//	            { block } "end" NL .
 //	header    = "func" name "#" int "(" { class } ")" "->" "(" { class } ")" form .
 //	slots     = "slots" { class } .                 classes of s0, s1, ...
 //	vregs     = "vregs" count .                     len(Func.VRegs)
+//	pins      = "pins" { vreg "=" reg } .           Func.Pins when not nil
 //	undefined = "undefined" vreg ":" class { vreg ":" class } .
 //	block     = "b" count ":" [ "preds=" bref { "," bref } ] "freq=" float NL
 //	            { instr NL } [ succs NL ] .
@@ -36,12 +38,13 @@ package mir
 //	float     = strconv.FormatFloat(x, 'g', -1, 64) text | "NaN(0x" hex ")" .
 //
 // Print writes the header line, "slots" only when the function has stack
-// slots, "vregs" always, then each block header followed by its
-// instructions indented by two spaces, and "end". Functions are separated
-// by a blank line. A name that is not an identifier [A-Za-z_][A-Za-z0-9_.]*
-// is written as a Go-quoted string. NaNs other than math.NaN() are written
-// with their bits, NaN(0x7ff0000000000001), so frequencies and
-// probabilities round-trip exactly.
+// slots, "vregs" always, "pins" only when Func.Pins is not nil, then each
+// block header followed by its instructions indented by two spaces, and
+// "end". Functions are separated by a blank line. A name that is not an
+// identifier [A-Za-z_][A-Za-z0-9_.]* is written as a Go-quoted string.
+// NaNs other than math.NaN() are written with their bits,
+// NaN(0x7ff0000000000001), so frequencies and probabilities round-trip
+// exactly.
 //
 // Virtual register classes. A virtual register below the vregs count
 // carries its class at every definition ("v3:gpr = ADDQ v1, v2"); uses
@@ -52,6 +55,16 @@ package mir
 // a defined register is not listed as undefined, and a definition of a
 // virtual register at or beyond the count (possible in broken IR) has no
 // class.
+//
+// Pins. The "pins" line lists, in increasing order, every virtual register
+// whose Func.Pins entry is not NoReg with the register it is pinned to
+// ("pins v0=rdi v3=rax"); a bare "pins" stands for a Pins slice in which
+// nothing is pinned. Without the line Pins is nil. Parse gives Pins one
+// entry per virtual register and accepts the line in any form and any
+// register (other than noreg) as a pin, leaving their meaning to Verify;
+// each listed register must be a virtual register below the vregs count,
+// listed once. Print reports a Pins slice whose length is not the number
+// of virtual registers, which the line cannot represent.
 //
 // Instructions. The condition suffix is written for ops with
 // OpInfo.HasCond and whenever Cond is nonzero; "#AUX" for the ops that use
@@ -318,6 +331,9 @@ func (p *txtPrinter) fn(f *Func) {
 	p.buf = append(p.buf, "  vregs "...)
 	p.buf = strconv.AppendInt(p.buf, int64(nv), 10)
 	p.buf = append(p.buf, '\n')
+	if f.Pins != nil {
+		p.pins(f)
+	}
 	defined := make([]bool, nv)
 	for _, b := range f.Blocks {
 		if b == nil {
@@ -361,6 +377,24 @@ func (p *txtPrinter) fn(f *Func) {
 		p.block(f, i, b)
 	}
 	p.buf = append(p.buf, "end\n"...)
+}
+
+// pins appends the "pins" line of f, whose Pins is not nil.
+func (p *txtPrinter) pins(f *Func) {
+	if len(f.Pins) != len(f.VRegs) {
+		p.errorf("%d pins for %d virtual registers", len(f.Pins), len(f.VRegs))
+	}
+	p.buf = append(p.buf, "  pins"...)
+	for i, r := range f.Pins {
+		if r == NoReg {
+			continue
+		}
+		p.buf = append(p.buf, " v"...)
+		p.buf = strconv.AppendInt(p.buf, int64(i), 10)
+		p.buf = append(p.buf, '=')
+		p.reg(r)
+	}
+	p.buf = append(p.buf, '\n')
 }
 
 func (p *txtPrinter) block(f *Func, i int, b *Block) {
@@ -691,6 +725,8 @@ func (p *txtParser) doLine(line string) {
 		p.slots(rest)
 	case w == "vregs":
 		p.vregs(rest)
+	case w == "pins":
+		p.pins(rest)
 	case w == "undefined":
 		p.undefined(rest)
 	case strings.HasPrefix(s, "->"):
@@ -841,6 +877,50 @@ func (p *txtParser) vregs(s string) {
 	p.vregsLine = p.line
 	p.f.VRegs = make([]Class, n)
 	p.vline = make([]int32, n)
+}
+
+// pins reads the rest of a "pins" line: "vN=REG" items.
+func (p *txtParser) pins(s string) {
+	switch {
+	case p.vregsLine == 0:
+		p.fail("pins line before the vregs line")
+	case p.f.Pins != nil:
+		p.fail("duplicate pins line")
+	case p.undefLine != 0:
+		p.fail("pins line after the undefined line")
+	case p.f.Blocks != nil:
+		p.fail("pins line after the first block")
+	}
+	pins := make([]Reg, len(p.f.VRegs))
+	for i := range pins {
+		pins[i] = NoReg
+	}
+	for _, tok := range txtFields(s) {
+		name, pin, ok := strings.Cut(tok, "=")
+		if !ok {
+			p.fail("bad pin %q, want vN=REG", tok)
+		}
+		v, ok := txtReg(name)
+		switch {
+		case !ok:
+			p.fail("bad register %q", name)
+		case !v.IsVirtual():
+			p.fail("pin of %s, which is not a virtual register", name)
+		case v.Index() >= len(pins):
+			p.fail("%s is beyond vregs %d", name, len(pins))
+		case pins[v.Index()] != NoReg:
+			p.fail("%s pinned twice", name)
+		}
+		r, ok := txtReg(pin)
+		switch {
+		case !ok:
+			p.fail("bad register %q", pin)
+		case r == NoReg:
+			p.fail("%s pinned to noreg (leave unpinned registers out)", name)
+		}
+		pins[v.Index()] = r
+	}
+	p.f.Pins = pins
 }
 
 func (p *txtParser) undefined(s string) {

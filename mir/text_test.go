@@ -22,7 +22,8 @@ func txtFloatsEqual(a, b []float64) bool {
 
 // txtFuncsDiff describes the first difference between two functions, or
 // returns "" when they are equal in every field (floats bit for bit, nil
-// slices equal to empty ones).
+// slices equal to empty ones, except Pins, where nil means "constraints
+// not resolved").
 func txtFuncsDiff(a, b *Func) string {
 	switch {
 	case a == nil || b == nil:
@@ -44,6 +45,8 @@ func txtFuncsDiff(a, b *Func) string {
 		return fmt.Sprintf("VRegs %v vs %v", a.VRegs, b.VRegs)
 	case !slices.Equal(a.Slots, b.Slots):
 		return fmt.Sprintf("Slots %v vs %v", a.Slots, b.Slots)
+	case (a.Pins == nil) != (b.Pins == nil) || !slices.Equal(a.Pins, b.Pins):
+		return fmt.Sprintf("Pins %v (nil: %t) vs %v (nil: %t)", a.Pins, a.Pins == nil, b.Pins, b.Pins == nil)
 	case len(a.Blocks) != len(b.Blocks):
 		return fmt.Sprintf("%d vs %d blocks", len(a.Blocks), len(b.Blocks))
 	}
@@ -95,7 +98,7 @@ func TestTextFieldsCovered(t *testing.T) {
 		typ    reflect.Type
 		fields int
 	}{
-		{reflect.TypeFor[Func](), 8},
+		{reflect.TypeFor[Func](), 9},
 		{reflect.TypeFor[Block](), 6},
 		{reflect.TypeFor[Instr](), 8},
 		{reflect.TypeFor[SlotInfo](), 1},
@@ -391,6 +394,15 @@ func txtRandFunc(r *rand.Rand) *Func {
 			return []Reg{VReg(maxIndex), SlotReg(maxIndex), InArgReg(maxIndex), OutArgReg(maxIndex)}[r.IntN(4)]
 		}
 		return VReg(r.IntN(nv + 3))
+	}
+	if r.IntN(3) == 0 {
+		f.Pins = make([]Reg, nv)
+		for i := range f.Pins {
+			f.Pins[i] = NoReg
+			if r.IntN(2) == 0 {
+				f.Pins[i] = reg()
+			}
+		}
 	}
 	nb := r.IntN(6)
 	edge := func() int {
@@ -705,6 +717,19 @@ func TestTextParseErrors(t *testing.T) {
 		{"func f #0 () -> () ssa\n  vregs 0\nend x\n", 3, `unexpected "x" after "end"`},
 		{"func f #0 () -> () ssa\n  vregs 0\nfunc g #1 () -> () ssa\n", 3, `missing "end" of func f`},
 		{"func f #x () -> () ssa\n", 1, `bad number "x"`},
+		{"func f #0 () -> () nonssa\n  pins\nend\n", 2, `pins line before the vregs line`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  pins\n  pins\nend\n", 4, `duplicate pins line`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  undefined v0:gpr\n  pins v0=rax\nend\n", 4, `pins line after the undefined line`},
+		{txtHead + "  pins v0=rax\nend\n", 4, `pins line after the first block`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  pins v0\nend\n", 3, `bad pin "v0", want vN=REG`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  pins v0 = rax\nend\n", 3, `bad pin "v0", want vN=REG`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  pins x0=rax\nend\n", 3, `bad register "x0"`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  pins rbx=rax\nend\n", 3, `pin of rbx, which is not a virtual register`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  pins v2=rax\nend\n", 3, `v2 is beyond vregs 2`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  pins v1=rax v1=rax\nend\n", 3, `v1 pinned twice`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  pins v1=rzz\nend\n", 3, `bad register "rzz"`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  pins v1=\nend\n", 3, `bad register ""`},
+		{"func f #0 () -> () nonssa\n  vregs 2\n  pins v1=noreg\nend\n", 3, `v1 pinned to noreg (leave unpinned registers out)`},
 		{"func \"\\q\" #0 () -> () ssa\n", 1, `bad function name "\q"`},
 	} {
 		_, err := Parse([]byte(c.src))
@@ -769,6 +794,9 @@ func TestTextPrintErrors(t *testing.T) {
 		{func(f *Func) *Func { f.Blocks[0].Instrs[0].Uses[0] = 40; return f }, "mir: print f: register 0x28 has no name"},
 		{func(f *Func) *Func { f.Blocks[0].Instrs[0].Uses[0] = VReg(maxIndex + 1); return f }, "mir: print f: register 0x5fffffff has no name"},
 		{func(f *Func) *Func { f.Blocks[0].Instrs[0].Uses[0] = OutArgReg(maxIndex + 1); return f }, "mir: print f: register 0xdfffffff has no name"},
+		{func(f *Func) *Func { f.Pins = []Reg{}; return f }, "mir: print f: 0 pins for 1 virtual registers"},
+		{func(f *Func) *Func { f.Pins = []Reg{RAX, RBX}; return f }, "mir: print f: 2 pins for 1 virtual registers"},
+		{func(f *Func) *Func { f.SetPin(VReg(0), 40); return f }, "mir: print f: register 0x28 has no name"},
 	} {
 		f := c.edit(base())
 		var buf bytes.Buffer
@@ -857,5 +885,83 @@ func BenchmarkTextParse(b *testing.B) {
 		if _, err := Parse(src); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestTextPins checks the "pins" line: what the golden file parses to,
+// nil and empty Pins, canonical order, and pins in any form.
+func TestTextPins(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "text", "pinned.mir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 3 {
+		t.Fatalf("got %d functions", len(fs))
+	}
+	main, scale, nopins := fs[0], fs[1], fs[2]
+	for _, c := range []struct {
+		f    *Func
+		v    int
+		want Reg
+	}{
+		{main, 0, RDI}, {main, 3, RCX}, {main, 6, RDX}, {main, 7, RBX}, {main, 11, RAX},
+		{scale, 1, NoReg}, {scale, 3, RBX},
+	} {
+		if got := c.f.Pin(VReg(c.v)); got != c.want {
+			t.Errorf("%s: v%d pinned to %s, want %s", c.f.Name, c.v, got, c.want)
+		}
+	}
+	if len(main.Pins) != len(main.VRegs) || len(scale.Pins) != len(scale.VRegs) {
+		t.Errorf("Pins lengths %d and %d, want %d and %d", len(main.Pins), len(scale.Pins), len(main.VRegs), len(scale.VRegs))
+	}
+	if nopins.Pins == nil || len(nopins.Pins) != 0 {
+		t.Errorf("bare pins line: Pins = %#v, want empty and not nil", nopins.Pins)
+	}
+
+	for _, c := range []struct {
+		name string
+		pins []Reg // nil: leave Pins nil
+		line string
+	}{
+		{"nil", nil, ""},
+		{"none pinned", []Reg{NoReg, NoReg, NoReg}, "  pins\n"},
+		{"some pinned", []Reg{NoReg, X3, RAX}, "  pins v1=xmm3 v2=rax\n"},
+		{"odd pins", []Reg{VReg(2), SlotReg(1), InArgReg(0)}, "  pins v0=v2 v1=s1 v2=in0\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for form := FormSSA; form <= FormAllocated; form++ {
+				f := NewFunc("p", 0, nil, nil)
+				f.Form = form
+				for range 3 {
+					f.NewVReg(GPR)
+				}
+				f.NewBlock().Append(&Instr{Op: OpRET, Pos: -1})
+				if c.pins != nil {
+					f.Pins = slices.Clone(c.pins)
+				}
+				text := txtRoundTrip(t, f)
+				want := "  vregs 3\n" + c.line + "  undefined"
+				if !strings.Contains(text, want) {
+					t.Errorf("text lacks %q:\n%s", want, text)
+				}
+			}
+		})
+	}
+
+	// Parse accepts the items in any order and prints them in order.
+	f, err := ParseFunc([]byte("func p #0 () -> () nonssa\n  vregs 3\n  pins\tv2=rdx  v0=rcx ; comment\n" +
+		"  undefined v0:gpr v1:gpr v2:gpr\nb0: freq=1\n  RET\nend\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.Pins, []Reg{RCX, NoReg, RDX}) {
+		t.Errorf("Pins = %v", f.Pins)
+	}
+	if text := Format(f); !strings.Contains(text, "\n  pins v0=rcx v2=rdx\n") {
+		t.Errorf("printed:\n%s", text)
 	}
 }

@@ -53,10 +53,24 @@ type HostSig struct {
 //     where copies allow one), satisfies its fixed-register, tied and
 //     early-clobber constraints, and never names RSP or the context
 //     register.
+//   - Pins (only when Func.Pins is not nil): the form is FormNonSSA; there
+//     is one pin per virtual register; every pin is NoReg or an
+//     allocatable physical register of its virtual register's class; and
+//     the pins resolve every operand constraint: an operand fixed to a
+//     physical register is a virtual register pinned to it, a tied def is
+//     the very virtual register of its use, an early-clobbered def is
+//     neither a use nor pinned where a use is, no two defs (or parallel
+//     copy destinations) are pinned to one register, and uses pinned to
+//     one register are one virtual register.
 func Verify(f *Func) error {
 	v := &verifier{f: f, block: -1, instr: -1}
 	if err := v.structure(); err != nil {
 		return err
+	}
+	if f.Pins != nil {
+		if err := v.pinsOK(); err != nil {
+			return err
+		}
 	}
 	for _, b := range f.Blocks {
 		for i, in := range b.Instrs {
@@ -425,6 +439,9 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 	if f.Form == FormAllocated {
 		return v.allocated(in)
 	}
+	if f.Pins != nil {
+		return v.pinned(in)
+	}
 	return nil
 }
 
@@ -567,6 +584,98 @@ func (v *verifier) allocated(in *Instr) error {
 	}
 	if in.Op == OpCopy && in.Defs[0].IsMem() && in.Uses[0].IsMem() {
 		return v.errf("memory-to-memory copy")
+	}
+	return nil
+}
+
+// pinsOK checks Func.Pins as a whole: the form, the length, and that each
+// pin is an allocatable physical register of its virtual register's class.
+func (v *verifier) pinsOK() error {
+	f := v.f
+	if f.Form != FormNonSSA {
+		return v.errf("pins in %s form", f.Form)
+	}
+	if len(f.Pins) != len(f.VRegs) {
+		return v.errf("%d pins for %d virtual registers", len(f.Pins), len(f.VRegs))
+	}
+	for i, p := range f.Pins {
+		switch vr := VReg(i); {
+		case p == NoReg:
+		case !p.IsPhys():
+			return v.errf("%s is pinned to %s, which is not a physical register", vr, p)
+		case p.Class() != f.VRegs[i]:
+			return v.errf("%s has class %s but is pinned to %s", vr, f.VRegs[i], p)
+		case !Allocatable.Has(p):
+			return v.errf("%s is pinned to %s, which is reserved", vr, p)
+		}
+	}
+	return nil
+}
+
+// pinned checks that the pins of a non-SSA function resolve the operand
+// constraints of in (see Verify). pinsOK has accepted Func.Pins.
+func (v *verifier) pinned(in *Instr) error {
+	f := v.f
+	fixed := func(what operandName, r Reg, s OperandSpec) error {
+		if !s.Fixed.IsPhys() {
+			return nil // no constraint, or a stack-argument slot
+		}
+		switch p := f.Pin(r); {
+		case p == s.Fixed:
+			return nil
+		case !r.IsVirtual():
+			return v.errf("%s %s is not a virtual register pinned to %s", what, r, s.Fixed)
+		case p == NoReg:
+			return v.errf("%s %s is not pinned, must be pinned to %s", what, r, s.Fixed)
+		default:
+			return v.errf("%s %s is pinned to %s, must be %s", what, r, p, s.Fixed)
+		}
+	}
+	for i, r := range in.Defs {
+		s := f.DefSpec(in, i)
+		if err := fixed(operandName{"def", i}, r, s); err != nil {
+			return err
+		}
+		if s.Tied >= 0 && int(s.Tied) < len(in.Uses) && in.Uses[s.Tied] != r {
+			return v.errf("def %d is %s but is tied to use %d, which is %s", i, r, s.Tied, in.Uses[s.Tied])
+		}
+		p := f.Pin(r)
+		if s.EarlyClobber {
+			for j, u := range in.Uses {
+				if u == r {
+					return v.errf("early-clobbered def %d shares %s with use %d", i, r, j)
+				}
+				if p != NoReg && f.Pin(u) == p {
+					return v.errf("early-clobbered def %d %s and use %d %s are both pinned to %s", i, r, j, u, p)
+				}
+			}
+		}
+		if p == NoReg {
+			continue
+		}
+		for j, e := range in.Defs[:i] {
+			if f.Pin(e) != p {
+				continue
+			}
+			if in.Op == OpParCopy {
+				return v.errf("parallel copy writes %s twice (%s and %s are pinned to it)", p, e, r)
+			}
+			return v.errf("def %d %s and def %d %s are both pinned to %s", j, e, i, r, p)
+		}
+	}
+	for i, r := range in.Uses {
+		if err := fixed(operandName{"use", i}, r, f.UseSpec(in, i)); err != nil {
+			return err
+		}
+		p := f.Pin(r)
+		if p == NoReg {
+			continue
+		}
+		for j, e := range in.Uses[:i] {
+			if e != r && f.Pin(e) == p {
+				return v.errf("use %d %s and use %d %s are different registers pinned to %s", j, e, i, r, p)
+			}
+		}
 	}
 	return nil
 }

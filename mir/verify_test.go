@@ -2,6 +2,8 @@ package mir
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -421,5 +423,231 @@ func TestVerifyStructureWithoutParser(t *testing.T) {
 	b.ID = 3
 	if err := Verify(f); err == nil || !strings.Contains(err.Error(), "block at position 0 has ID 3") {
 		t.Fatalf("block id: %v", err)
+	}
+}
+
+// validPinnedCalls is a pinned non-SSA caller (all register arguments and
+// results pinned per the calling convention, the stack argument v7 not
+// pinned) of an allocated callee: callee(1..7, x) = (7+1, x+x).
+const validPinnedCalls = `func caller #0 (xmm) -> (gpr xmm) nonssa
+  vregs 11
+  pins v0=xmm0 v1=rdi v2=rsi v3=rdx v4=rcx v5=r8 v6=r9 v8=xmm0 v9=rax v10=xmm0
+b0: freq=1
+  v0:xmm = Arg #0
+  v1:gpr = MOVQconst $1
+  v2:gpr = MOVQconst $2
+  v3:gpr = MOVQconst $3
+  v4:gpr = MOVQconst $4
+  v5:gpr = MOVQconst $5
+  v6:gpr = MOVQconst $6
+  v7:gpr = MOVQconst $7
+  v8:xmm = Copy v0
+  v9:gpr, v10:xmm = CALL #1 v1, v2, v3, v4, v5, v6, v7, v8
+  RET v9, v10
+end
+
+func callee #1 (gpr gpr gpr gpr gpr gpr gpr xmm) -> (gpr xmm) allocated
+  vregs 0
+b0: freq=1
+  rax = Reload in0
+  rax = ADDQ rax, rdi
+  xmm0 = ADDSD xmm0, xmm0
+  RET rax, xmm0
+end
+`
+
+// TestVerifyAcceptsPinned verifies correctly pinned functions: the golden
+// file (IDIVQ, a variable shift, a call, tied ADDQs, RETs in RAX) and a
+// call with register and stack arguments.
+func TestVerifyAcceptsPinned(t *testing.T) {
+	golden, err := os.ReadFile(filepath.Join("testdata", "text", "pinned.mir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{"pinned.mir": string(golden), "calls": validPinnedCalls} {
+		fs, err := Parse([]byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := VerifyModule(fs, nil); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestVerifyRejectsPins runs the verifier on hand-broken pinned functions,
+// one rule each (edit, when set, changes the parsed function first), and
+// checks its message.
+func TestVerifyRejectsPins(t *testing.T) {
+	const oneVReg = `func f #0 () -> () nonssa
+  vregs 1
+  pins v0=rbx
+b0: freq=1
+  v0:gpr = MOVQconst $1
+  RET
+end`
+	for _, tt := range []struct {
+		name, text string
+		edit       func(f *Func)
+		want       string
+	}{
+		{"pins in SSA form", `func f #0 () -> () ssa
+  vregs 1
+  pins v0=rax
+b0: freq=1
+  v0:gpr = MOVQconst $1
+  RET
+end`, nil, "mir: verify f: pins in ssa form"},
+		{"pins in allocated form", `func f #0 () -> () allocated
+  vregs 0
+  pins
+b0: freq=1
+  RET
+end`, nil, "mir: verify f: pins in allocated form"},
+		{"too few pins", oneVReg, func(f *Func) { f.Pins = []Reg{} }, "mir: verify f: 0 pins for 1 virtual registers"},
+		{"too many pins", oneVReg, func(f *Func) { f.Pins = append(f.Pins, NoReg) }, "mir: verify f: 2 pins for 1 virtual registers"},
+		{"pinned to a stack slot", `func f #0 () -> () nonssa
+  slots gpr
+  vregs 1
+  pins v0=s0
+b0: freq=1
+  v0:gpr = MOVQconst $1
+  RET
+end`, nil, "mir: verify f: v0 is pinned to s0, which is not a physical register"},
+		{"pinned to another class", `func f #0 () -> () nonssa
+  vregs 1
+  pins v0=xmm1
+b0: freq=1
+  v0:gpr = MOVQconst $1
+  RET
+end`, nil, "mir: verify f: v0 has class gpr but is pinned to xmm1"},
+		{"pinned to the context register", `func f #0 () -> () nonssa
+  vregs 1
+  pins v0=r15
+b0: freq=1
+  v0:gpr = MOVQconst $1
+  RET
+end`, nil, "mir: verify f: v0 is pinned to r15, which is reserved"},
+		{"pinned to a scratch register", `func f #0 () -> () nonssa
+  vregs 1
+  pins v0=xmm15
+b0: freq=1
+  v0:xmm = MOVSDconst $1
+  RET
+end`, nil, "mir: verify f: v0 is pinned to xmm15, which is reserved"},
+		{"fixed use pinned elsewhere", `func f #0 (gpr gpr) -> () nonssa
+  vregs 4
+  pins v0=rdi v1=rsi v2=rax v3=rdx
+b0: freq=1
+  v0:gpr = Arg #0
+  v1:gpr = Arg #1
+  v2:gpr, v3:gpr = IDIVQ v0, v1
+  RET
+end`, nil, "mir: verify f: b0[2] (IDIVQ): use 0 v0 is pinned to rdi, must be rax"},
+		{"fixed use not pinned", `func f #0 () -> () nonssa
+  vregs 2
+  pins v0=rax
+b0: freq=1
+  v0:gpr = MOVQconst $1
+  v1:gpr = MOVQconst $3
+  v0:gpr = SHLQ v0, v1
+  RET
+end`, nil, "mir: verify f: b0[2] (SHLQ): use 1 v1 is not pinned, must be pinned to rcx"},
+		{"argument not pinned", `func f #0 (gpr) -> () nonssa
+  vregs 1
+  pins
+b0: freq=1
+  v0:gpr = Arg #0
+  RET
+end`, nil, "mir: verify f: b0[0] (Arg): def 0 v0 is not pinned, must be pinned to rdi"},
+		{"call result pinned elsewhere", `func f #0 () -> () nonssa
+  vregs 1
+  pins v0=rbx
+b0: freq=1
+  v0:gpr = CALL #0
+  RET
+end`, nil, "mir: verify f: b0[0] (CALL): def 0 v0 is pinned to rbx, must be rax"},
+		{"return value not pinned", `func f #0 () -> (xmm) nonssa
+  vregs 1
+  pins
+b0: freq=1
+  v0:xmm = MOVSDconst $0
+  RET v0
+end`, nil, "mir: verify f: b0[1] (RET): use 0 v0 is not pinned, must be pinned to xmm0"},
+		{"tied def is another register", `func f #0 () -> () nonssa
+  vregs 3
+  pins v0=rax
+b0: freq=1
+  v0:gpr = MOVQconst $1
+  v1:gpr = MOVQconst $2
+  v2:gpr = ADDQ v0, v1
+  RET
+end`, nil, "mir: verify f: b0[2] (ADDQ): def 0 is v2 but is tied to use 0, which is v0"},
+		{"early-clobbered def is a use", `func f #0 () -> () nonssa
+  vregs 3
+  pins v0=rax v1=rdx v2=rax
+b0: freq=1
+  v0:gpr = MOVQconst $7
+  v1:gpr = MOVQconst $2
+  v2:gpr, v1:gpr = IDIVQ v0, v1
+  RET
+end`, nil, "mir: verify f: b0[2] (IDIVQ): early-clobbered def 1 shares v1 with use 1"},
+		{"early-clobbered def pinned like a use", `func f #0 () -> () nonssa
+  vregs 4
+  pins v0=rax v1=rdx v2=rax v3=rdx
+b0: freq=1
+  v0:gpr = MOVQconst $7
+  v3:gpr = MOVQconst $2
+  v2:gpr, v1:gpr = IDIVQ v0, v3
+  RET
+end`, nil, "mir: verify f: b0[2] (IDIVQ): early-clobbered def 1 v1 and use 1 v3 are both pinned to rdx"},
+		{"two defs pinned to one register", `func f #0 () -> () nonssa
+  vregs 4
+  pins v2=rbx v3=rbx
+b0: freq=1
+  v0:gpr = MOVQconst $1
+  v1:gpr = MOVQconst $2
+  v2:gpr, v3:gpr = Xchg v0, v1
+  RET
+end`, nil, "mir: verify f: b0[2] (Xchg): def 0 v2 and def 1 v3 are both pinned to rbx"},
+		{"two uses pinned to one register", `func f #0 () -> () nonssa
+  vregs 2
+  pins v0=rbx v1=rbx
+b0: freq=1
+  v0:gpr = MOVQconst $1
+  v1:gpr = MOVQconst $2
+  CMPQ v0, v1
+  RET
+end`, nil, "mir: verify f: b0[2] (CMPQ): use 0 v0 and use 1 v1 are different registers pinned to rbx"},
+		{"parallel copy destinations pinned to one register", `func f #0 () -> () nonssa
+  vregs 4
+  pins v2=rcx v3=rcx
+b0: freq=1
+  v0:gpr = MOVQconst $1
+  v1:gpr = MOVQconst $2
+  v2:gpr, v3:gpr = ParCopy v0, v1
+  RET
+end`, nil, "mir: verify f: b0[2] (ParCopy): parallel copy writes rcx twice (v2 and v3 are pinned to it)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := ParseFunc([]byte(tt.text + "\n"))
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			if tt.edit != nil {
+				tt.edit(f)
+			}
+			err = Verify(f)
+			var ve *VerifyError
+			if err == nil || !errors.As(err, &ve) || err.Error() != tt.want {
+				t.Fatalf("error\n  %v\nwant\n  %s", err, tt.want)
+			}
+			// The same function without pins is valid: each case breaks
+			// a pin rule only.
+			f.Pins = nil
+			if err := Verify(f); err != nil {
+				t.Errorf("without pins: %v", err)
+			}
+		})
 	}
 }
