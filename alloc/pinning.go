@@ -66,7 +66,7 @@ func newResources(s *ssaInfo, co *coalescer) *resources {
 			at := regEvent{block: int32(b.ID), idx: int32(k)}
 			for i, d := range in.Defs {
 				if spec := s.f.DefSpec(in, i); spec.Fixed.IsPhys() {
-					rs.addEvent(spec.Fixed, at, d, false)
+					rs.addEvent(spec.Fixed, at, d, spec.EarlyClobber)
 					if d.IsVirtual() {
 						rs.merge(d.Index(), n+physIndex(spec.Fixed))
 					}

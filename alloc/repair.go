@@ -141,6 +141,7 @@ func (rb *rebuilder) walk(b *mir.Block, state []int32, kill func(v int)) {
 				state[physIndex(k.phys)] = int32(in.Uses[i].Index())
 			}
 		}
+		rb.earlyClobber(in, state)
 		for i, k := range kinds {
 			if k.plain {
 				use(in.Uses[i].Index())
@@ -175,6 +176,19 @@ func (rb *rebuilder) walk(b *mir.Block, state []int32, kill func(v int)) {
 		}
 		for _, w := range written {
 			state[w[0]] = int32(w[1])
+		}
+	}
+}
+
+// earlyClobber forgets what the registers of in's early-clobber defs held:
+// the instruction writes them before it reads its other operands.
+func (rb *rebuilder) earlyClobber(in *mir.Instr, state []int32) {
+	for i, d := range in.Defs {
+		if !d.IsVirtual() || !rb.s.f.DefSpec(in, i).EarlyClobber {
+			continue
+		}
+		if pin := rb.pinOf(d.Index()); pin != mir.NoReg {
+			state[physIndex(pin)] = availNone
 		}
 	}
 }
@@ -447,6 +461,7 @@ func (rb *rebuilder) rewriteBlock(b *mir.Block, state []int32, e *emitter) {
 				state[physIndex(k.phys)] = int32(in.Uses[i].Index())
 			}
 		}
+		rb.earlyClobber(in, state)
 		for i, k := range kinds {
 			if k.plain {
 				uses[i] = rb.valueReg(in.Uses[i].Index(), state)

@@ -35,6 +35,18 @@ var configs = []config{
 	{"mir-baseline", "after baseline register allocation", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-baseline", lower.FullTarget(), alloc.Baseline)
 	}},
+	{"mir-destruct", "after out-of-SSA translation with coalescing and pinning, checked by alloc.CheckDestructed", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-destruct", lower.FullTarget(), checkedDestruct)
+	}},
+	{"mir-destruct-baseline", "after out-of-SSA translation with coalescing and pinning and baseline allocation", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-destruct-baseline", lower.FullTarget(), func(f *mir.Func) (*mir.Func, error) {
+			g, err := checkedDestruct(f)
+			if err != nil {
+				return nil, err
+			}
+			return alloc.BaselineNonSSA(g)
+		})
+	}},
 	{"jit-interp", "the interpreter tier through the embedding API", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-interp", jit.Options{Tier: jit.TierInterp})
 	}},
@@ -143,6 +155,19 @@ func (h *harness) startMIR(name string, target lower.Target, stage func(*mir.Fun
 		}
 		return mach, nil
 	})
+}
+
+// checkedDestruct runs alloc.Destruct and judges its output with
+// alloc.CheckDestructed.
+func checkedDestruct(f *mir.Func) (*mir.Func, error) {
+	d, err := alloc.Destruct(f, alloc.DestructOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if err := alloc.CheckDestructed(f, d); err != nil {
+		return nil, err
+	}
+	return d.Func, nil
 }
 
 // lower returns a fresh copy of the module lowered for target; the
