@@ -47,11 +47,12 @@ func (c *coalescer) unionPhis() {
 	claimedBy := make([]int32, len(s.f.VRegs)) // the φ of the current block that took an argument (+1)
 	var claimed []int
 	var unionedBlocks []int32
+	var done []int // the φs of the current block already processed
 	for _, b := range s.f.Blocks {
 		for _, v := range claimed {
 			claimedBy[v] = 0
 		}
-		claimed = claimed[:0]
+		claimed, done = claimed[:0], done[:0]
 		for _, phi := range b.Phis() {
 			p := phi.Defs[0].Index()
 			if !c.eligible[p] {
@@ -63,17 +64,24 @@ func (c *coalescer) unionPhis() {
 					continue
 				}
 				a := arg.Index()
+				if a == p || s.defBlock[a] < 0 {
+					continue
+				}
+				if c.uf.find(a) == c.uf.find(p) {
+					// Joined already (through another φ): its block
+					// counts for test 5 all the same.
+					unionedBlocks = append(unionedBlocks, s.defBlock[a])
+					continue
+				}
 				switch {
-				case a == p || c.uf.find(a) == c.uf.find(p):
-					continue // a self-reference, or joined already
-				case !c.eligible[a] || s.defBlock[a] < 0:
+				case !c.eligible[a]:
 				case s.live.LiveIn[b.ID].Has(a): // test 1: a is needed in b besides the φ
 					c.stats.Filtered[0]++
 				case s.live.LiveOut[s.defBlock[a]].Has(p): // test 2
 					c.stats.Filtered[1]++
 				case s.isPhi[a] && s.live.LiveIn[s.defBlock[a]].Has(p): // test 3
 					c.stats.Filtered[2]++
-				case claimedBy[a] != 0 && int(claimedBy[a]) != p+1: // test 4: another φ of b has a
+				case claimedBy[a] != 0 && int(claimedBy[a]) != p+1 || c.joinsPhiOf(a, done): // test 4
 					c.stats.Filtered[3]++
 				case slices.Contains(unionedBlocks, s.defBlock[a]): // test 5
 					c.stats.Filtered[4]++
@@ -84,8 +92,23 @@ func (c *coalescer) unionPhis() {
 					unionedBlocks = append(unionedBlocks, s.defBlock[a])
 				}
 			}
+			done = append(done, p)
 		}
 	}
+}
+
+// joinsPhiOf reports whether value a is in the class of one of the φs
+// (of the block being processed) in phis: joining it to another φ would put
+// two φs of one block, which always interfere, into one class. This is
+// test 4 applied to classes rather than to arguments.
+func (c *coalescer) joinsPhiOf(a int, phis []int) bool {
+	ra := c.uf.find(a)
+	for _, q := range phis {
+		if c.uf.find(q) == ra {
+			return true
+		}
+	}
+	return false
 }
 
 // unionTied joins the result of each two-address instruction with the
@@ -182,17 +205,14 @@ func (c *coalescer) classes() [][]int {
 // block in the dominator tree, then by position in the block, then by
 // number.
 func (c *coalescer) sortDominance(vs []int) {
-	s := c.s
 	slices.SortFunc(vs, func(a, b int) int {
-		if d := s.blockPre(a) - s.blockPre(b); d != 0 {
-			return d
+		switch {
+		case a == b:
+			return 0
+		case c.s.domLess(a, b):
+			return -1
 		}
-		if s.defBlock[a] == s.defBlock[b] {
-			if d := int(s.defIdx[a]) - int(s.defIdx[b]); d != 0 {
-				return d
-			}
-		}
-		return a - b
+		return 1
 	})
 }
 

@@ -18,6 +18,11 @@ type DestructOptions struct {
 	// NoUsePinning skips pinning the values read by fixed-register
 	// operands to those registers.
 	NoUsePinning bool
+	// NoConstraints ignores fixed-register and two-address operands
+	// altogether: the coalescer alone, as Budimlić et al. describe it. The
+	// output is plain non-SSA code (Pins nil), like NaiveDestruct's; it is
+	// for measuring the coalescer against others.
+	NoConstraints bool
 }
 
 // DestructStats counts what Destruct did.
@@ -119,18 +124,21 @@ func Destruct(f *mir.Func, opts DestructOptions) (*Destructed, error) {
 	for _, b := range g.Blocks {
 		for _, in := range b.Instrs {
 			for i, d := range in.Defs {
-				if d.IsVirtual() && g.DefSpec(in, i).Fixed.IsPhys() {
+				if d.IsVirtual() && g.DefSpec(in, i).Fixed.IsPhys() && !opts.NoConstraints {
 					eligible[d.Index()] = false
 				}
 			}
 		}
 	}
 	co := newCoalescer(s, eligible, stats)
+	var classes [][]int
 	if !opts.NoCoalesce {
 		co.unionPhis()
-		co.unionTied()
+		if !opts.NoConstraints {
+			co.unionTied()
+		}
 		co.computeCosts()
-		classes := co.classes()
+		classes = co.classes()
 		co.resolve(classes)
 		for _, members := range classes {
 			kept := 0
@@ -146,14 +154,15 @@ func Destruct(f *mir.Func, opts DestructOptions) (*Destructed, error) {
 			}
 		}
 	}
-	rs := newResources(s, co)
+	rs := newResources(s, co, classes, !opts.NoConstraints)
 	if !opts.NoPhiPinning {
 		rs.pinPhis(stats)
 	}
-	if !opts.NoUsePinning {
+	if !opts.NoUsePinning && !opts.NoConstraints {
 		rs.pinUses(stats)
 	}
 	rb := newRebuilder(s, rs, stats)
+	rb.constrained = !opts.NoConstraints
 	rb.mark()
 	if err := rb.reconstruct(); err != nil {
 		return nil, err
@@ -167,7 +176,7 @@ func Destruct(f *mir.Func, opts DestructOptions) (*Destructed, error) {
 	}
 	stats.SplitEdges -= unsplitEmpty(g, origBlocks)
 	g.Form = mir.FormNonSSA
-	if g.Pins == nil {
+	if g.Pins == nil && !opts.NoConstraints {
 		g.Pins = make([]mir.Reg, len(g.VRegs))
 		for i := range g.Pins {
 			g.Pins[i] = mir.NoReg
@@ -234,5 +243,8 @@ func compactVRegs(f *mir.Func, names []mir.Reg) {
 			names[i] = get(r)
 		}
 	}
-	f.VRegs, f.Pins = classes, pins
+	f.VRegs = classes
+	if f.Pins != nil {
+		f.Pins = pins
+	}
 }

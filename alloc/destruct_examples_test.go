@@ -268,7 +268,7 @@ func TestInterferenceOracle(t *testing.T) {
 func TestDestructRandomPrograms(t *testing.T) {
 	funcs := randomSSA(t, 9, 150)
 	for _, f := range funcs {
-		for _, opts := range []DestructOptions{{}, {NoCoalesce: true}, {NoPhiPinning: true}, {NoUsePinning: true}} {
+		for _, opts := range []DestructOptions{{}, {NoCoalesce: true}, {NoPhiPinning: true}, {NoUsePinning: true}, {NoConstraints: true}} {
 			destructChecked(t, f, opts)
 		}
 	}

@@ -26,7 +26,7 @@ func destructFunc(opts DestructOptions) func(*mir.Func) (*mir.Func, error) {
 // allocator.
 func TestDestructDifferential(t *testing.T) {
 	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
-	for _, opts := range []DestructOptions{{}, {NoCoalesce: true}, {NoPhiPinning: true}} {
+	for _, opts := range []DestructOptions{{}, {NoCoalesce: true}, {NoPhiPinning: true}, {NoConstraints: true}} {
 		for _, baseline := range []bool{false, true} {
 			fn := destructFunc(opts)
 			if baseline {
@@ -69,7 +69,7 @@ func TestDestructPassesTheCheckers(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range funcs {
-			for _, opts := range []DestructOptions{{}, {NoCoalesce: true}, {NoPhiPinning: true, NoUsePinning: true}} {
+			for _, opts := range []DestructOptions{{}, {NoCoalesce: true}, {NoPhiPinning: true, NoUsePinning: true}, {NoConstraints: true}} {
 				d, err := Destruct(f, opts)
 				if err != nil {
 					t.Fatalf("%s: %v", f.Name, err)

@@ -32,6 +32,7 @@ type resources struct {
 	// maxPairs bounds the work of one interference test against a
 	// physical register; beyond it the test answers "interferes".
 	maxPairs int
+	stack    [][2]int // scratch for forestInterfere
 }
 
 // regEvent is a write of a physical register at an instruction: before it
@@ -46,7 +47,7 @@ type regEvent struct {
 // physIndex maps a physical register to a small index.
 func physIndex(r mir.Reg) int { return int(r) }
 
-func newResources(s *ssaInfo, co *coalescer) *resources {
+func newResources(s *ssaInfo, co *coalescer, classes [][]int, constrained bool) *resources {
 	n := len(s.f.VRegs)
 	const nphys = mir.NumPhysRegs
 	rs := &resources{s: s, n: n, uf: newUnionFind(n + nphys), phy: make([]mir.Reg, nphys),
@@ -55,13 +56,18 @@ func newResources(s *ssaInfo, co *coalescer) *resources {
 	for i := range rs.pin {
 		rs.pin[i] = mir.NoReg
 	}
+	single := make([]int, n)
 	for v := 0; v < n; v++ {
 		if s.defBlock[v] >= 0 {
-			rs.members[v] = []int{v}
+			single[v] = v
+			rs.members[v] = single[v : v+1 : v+1]
 		}
 	}
 	// Values defined in a fixed register join that register's resource.
 	for _, b := range s.f.Blocks {
+		if !constrained {
+			break
+		}
 		for k, in := range b.Instrs {
 			at := regEvent{block: int32(b.ID), idx: int32(k)}
 			for i, d := range in.Defs {
@@ -94,31 +100,31 @@ func newResources(s *ssaInfo, co *coalescer) *resources {
 			rs.killed[w] = rs.killedInitially(w, p, members)
 		}
 	}
-	// The coalescer's classes are virtual resources.
-	for v := 0; v < n; v++ {
-		if co.removed[v] || !co.eligible[v] || s.defBlock[v] < 0 {
+	// The coalescer's classes are virtual resources; their member lists
+	// stay in dominance order.
+	for _, members := range classes {
+		first := -1
+		for _, v := range members {
+			if co.removed[v] || !co.eligible[v] {
+				continue
+			}
+			if first < 0 {
+				first = v
+				continue
+			}
+			rs.uf.union(first, v)
+		}
+		if first < 0 {
 			continue
 		}
-		if r := co.uf.find(v); r != v && !co.removed[r] {
-			rs.merge(v, r)
+		var kept []int
+		for _, v := range members {
+			if !co.removed[v] && co.eligible[v] {
+				rs.members[v] = nil
+				kept = append(kept, v)
+			}
 		}
-	}
-	// Members of a class whose representative was split out: join them
-	// to the class's first remaining member.
-	first := map[int]int{}
-	for v := 0; v < n; v++ {
-		if co.removed[v] || !co.eligible[v] || s.defBlock[v] < 0 {
-			continue
-		}
-		r := co.uf.find(v)
-		if !co.removed[r] {
-			continue
-		}
-		if f, ok := first[r]; ok {
-			rs.merge(v, f)
-		} else {
-			first[r] = v
-		}
+		rs.members[rs.root(first)] = kept
 	}
 	return rs
 }
@@ -167,7 +173,8 @@ func definesFixed(f *mir.Func, in *mir.Instr, r mir.Reg) bool {
 // root returns the resource of value (or resource id) x.
 func (rs *resources) root(x int) int { return rs.uf.find(x) }
 
-// merge joins the resources of x and y.
+// merge joins the resources of x and y. The members of a virtual
+// resource are kept in dominance order.
 func (rs *resources) merge(x, y int) int {
 	x, y = rs.root(x), rs.root(y)
 	if x == y {
@@ -177,12 +184,30 @@ func (rs *resources) merge(x, y int) int {
 	if pin == mir.NoReg {
 		pin = rs.pin[y]
 	}
-	members := append(rs.members[x], rs.members[y]...)
+	var members []int
+	if pin == mir.NoReg {
+		members = rs.mergeSorted(rs.members[x], rs.members[y])
+	} else {
+		members = append(rs.members[x], rs.members[y]...)
+	}
 	rs.members[x], rs.members[y] = nil, nil
 	r := rs.uf.union(x, y)
 	rs.pin[r] = pin
 	rs.members[r] = members
 	return r
+}
+
+// mergeSorted merges two lists of values in dominance order.
+func (rs *resources) mergeSorted(x, y []int) []int {
+	out := make([]int, 0, len(x)+len(y))
+	for len(x) > 0 && len(y) > 0 {
+		if rs.s.domLess(x[0], y[0]) {
+			out, x = append(out, x[0]), x[1:]
+		} else {
+			out, y = append(out, y[0]), y[1:]
+		}
+	}
+	return append(append(out, x...), y...)
 }
 
 // interfere reports whether merging resources a and b would create an
@@ -211,22 +236,28 @@ func (rs *resources) interfere(a, b int) bool {
 	}
 }
 
-// forestInterfere checks two interference-free sets of values against each
-// other on the dominance forest of their union: by Budimlić et al.'s Lemma
+// forestInterfere checks two interference-free sets of values, each in
+// dominance order, against each other on the dominance forest of their
+// union, built on the fly by merging the lists: by Budimlić et al.'s Lemma
 // 3.1 only forest edges need testing, and only those joining the sets.
 func (rs *resources) forestInterfere(x, y []int) bool {
 	s := rs.s
-	all := make([]int, 0, len(x)+len(y))
-	all = append(append(all, x...), y...)
-	side := make(map[int]bool, len(y))
-	for _, v := range y {
-		side[v] = true
-	}
-	(&coalescer{s: s}).sortDominance(all)
-	for i, p := range dominanceForest(s, all) {
-		if p >= 0 && side[all[p]] != side[all[i]] && s.interfere(all[p], all[i]) {
+	stack := rs.stack[:0]
+	defer func() { rs.stack = stack[:0] }()
+	for len(x) > 0 || len(y) > 0 {
+		var v, side int
+		if len(y) == 0 || (len(x) > 0 && s.domLess(x[0], y[0])) {
+			v, x = x[0], x[1:]
+		} else {
+			v, y, side = y[0], y[1:], 1
+		}
+		for len(stack) > 0 && s.blockPre(v) > s.blockLast(stack[len(stack)-1][0]) {
+			stack = stack[:len(stack)-1]
+		}
+		if n := len(stack); n > 0 && stack[n-1][1] != side && s.interfere(stack[n-1][0], v) {
 			return true
 		}
+		stack = append(stack, [2]int{v, side})
 	}
 	return false
 }
@@ -352,8 +383,9 @@ func (rs *resources) pinUses(stats *DestructStats) {
 	}
 }
 
-// pinPhis is Rastello et al.'s pinning_φ: for each block with φs, from
-// inner loops outward (then by frequency), it builds the affinity graph of
+// pinPhis is Rastello et al.'s pinning_φ: for each block with φs, most
+// frequent first (the block frequencies come from the profile, or from the
+// static estimate, which weights inner loops most), it builds the affinity graph of
 // the block's φs over resources, drops the edges between interfering
 // resources, prunes the rest by the paper's weights until no two neighbours
 // of a resource interfere, and merges each connected component.
@@ -366,9 +398,6 @@ func (rs *resources) pinPhis(stats *DestructStats) {
 		}
 	}
 	slices.SortStableFunc(blocks, func(x, y *mir.Block) int {
-		if d := s.an.LoopDepth(y.ID) - s.an.LoopDepth(x.ID); d != 0 {
-			return d
-		}
 		switch {
 		case x.Freq > y.Freq:
 			return -1
@@ -443,8 +472,20 @@ func (rs *resources) affinityGraph(b *mir.Block) *affinityGraph {
 // the other edges at its ends that lead to a resource interfering with it
 // (BipartiteGraph_pruning; weights are recomputed after each removal).
 func (g *affinityGraph) prune(rs *resources) {
+	// The resources do not change while the graph is pruned: remember
+	// each answer.
+	memo := map[[2]int]bool{}
+	interfere := func(u, w int) bool {
+		key := [2]int{min(u, w), max(u, w)}
+		r, ok := memo[key]
+		if !ok {
+			r = rs.interfere(u, w)
+			memo[key] = r
+		}
+		return r
+	}
 	for _, e := range g.edges {
-		if rs.interfere(e.x, e.y) {
+		if interfere(e.x, e.y) {
 			e.removed = true
 		}
 	}
@@ -475,7 +516,7 @@ func (g *affinityGraph) prune(rs *resources) {
 				default:
 					continue
 				}
-				if u != w && rs.interfere(u, w) {
+				if u != w && interfere(u, w) {
 					e.weight += o.mult
 					o.weight += e.mult
 				}

@@ -34,6 +34,13 @@ type rebuilder struct {
 	// start (-1: none or unknown).
 	availIn [][]int32
 
+	// constrained is false when fixed-register and two-address operands
+	// are ignored (DestructOptions.NoConstraints).
+	constrained bool
+	kinds       []useKind // scratch for classify
+	// Scratch operand lists (NewInstr copies them).
+	uses, defs, bufA, bufB []mir.Reg
+
 	stats *DestructStats
 	err   error
 }
@@ -66,6 +73,17 @@ func (rb *rebuilder) mark() {
 	s := rb.s
 	nb := len(s.f.Blocks)
 	rb.availIn = make([][]int32, nb)
+	if !rb.constrained {
+		// Nothing is pinned: no register holds anything a use relies on.
+		none := make([]int32, mir.NumPhysRegs)
+		for r := range none {
+			none[r] = availNone
+		}
+		for i := range rb.availIn {
+			rb.availIn[i] = none
+		}
+		return
+	}
 	for i := range rb.availIn {
 		rb.availIn[i] = make([]int32, mir.NumPhysRegs)
 		for r := range rb.availIn[i] {
@@ -218,6 +236,9 @@ func predIndex(succ, b *mir.Block, k int) int {
 // register. NoReg for every other use.
 func (rb *rebuilder) operandReg(in *mir.Instr, i int) mir.Reg {
 	f := rb.s.f
+	if !rb.constrained {
+		return mir.NoReg
+	}
 	if spec := f.UseSpec(in, i); spec.Fixed.IsPhys() {
 		return spec.Fixed
 	}
@@ -258,7 +279,11 @@ type useKind struct {
 // availability state before the instruction.
 func (rb *rebuilder) classify(in *mir.Instr, state []int32) []useKind {
 	f := rb.s.f
-	kinds := make([]useKind, len(in.Uses))
+	kinds := rb.kinds[:0]
+	for range in.Uses {
+		kinds = append(kinds, useKind{})
+	}
+	rb.kinds = kinds
 	for i, u := range in.Uses {
 		k := useKind{phys: mir.NoReg, tiedTo: -1}
 		if !u.IsVirtual() {
@@ -268,7 +293,7 @@ func (rb *rebuilder) classify(in *mir.Instr, state []int32) []useKind {
 		if want := rb.operandReg(in, i); want != mir.NoReg {
 			k.phys = want
 			k.copy = state[physIndex(want)] != int32(u.Index())
-		} else if d := tiedDef(f, in, i); d >= 0 && in.Defs[d].IsVirtual() {
+		} else if d := tiedDef(f, in, i); rb.constrained && d >= 0 && in.Defs[d].IsVirtual() {
 			k.tiedTo = rb.rs.root(in.Defs[d].Index())
 			k.copy = rb.rs.root(u.Index()) != k.tiedTo
 		} else {
@@ -343,7 +368,7 @@ func (rb *rebuilder) reconstruct() error {
 				state[r] = availNone
 			}
 		}
-		e := &emitter{f: f}
+		e := &emitter{f: f, out: make([]*mir.Instr, 0, len(b.Instrs)+4)}
 		rb.rewriteBlock(b, state, e)
 		// φ copies at the end, before the terminator.
 		var dst, src []mir.Reg
@@ -406,11 +431,11 @@ func (rb *rebuilder) rewriteBlock(b *mir.Block, state []int32, e *emitter) {
 		if len(repairs) == 0 {
 			return
 		}
-		dst := make([]mir.Reg, len(repairs))
-		src := make([]mir.Reg, len(repairs))
-		for i, r := range repairs {
-			dst[i], src[i] = r[0], r[1]
+		dst, src := rb.bufA[:0], rb.bufB[:0]
+		for _, r := range repairs {
+			dst, src = append(dst, r[0]), append(src, r[1])
 		}
+		rb.bufA, rb.bufB = dst, src
 		e.out = append(e.out, parCopy(f, dst, src, pos))
 		repairs = repairs[:0]
 	}
@@ -431,7 +456,11 @@ func (rb *rebuilder) rewriteBlock(b *mir.Block, state []int32, e *emitter) {
 		// Fixed and tied operands: copies into place, read in parallel.
 		kinds := rb.classify(in, state)
 		var cdst, csrc []mir.Reg
-		uses := make([]mir.Reg, len(in.Uses))
+		uses := rb.uses[:0]
+		for range in.Uses {
+			uses = append(uses, mir.NoReg)
+		}
+		rb.uses = uses
 		for i, u := range in.Uses {
 			k := kinds[i]
 			var reg mir.Reg
@@ -470,7 +499,11 @@ func (rb *rebuilder) rewriteBlock(b *mir.Block, state []int32, e *emitter) {
 		for _, r := range in.Clobbers().Regs() {
 			state[physIndex(r)] = availNone
 		}
-		defs := make([]mir.Reg, len(in.Defs))
+		defs := rb.defs[:0]
+		for range in.Defs {
+			defs = append(defs, mir.NoReg)
+		}
+		rb.defs = defs
 		for i, d := range in.Defs {
 			if !d.IsVirtual() {
 				defs[i] = d
@@ -486,9 +519,11 @@ func (rb *rebuilder) rewriteBlock(b *mir.Block, state []int32, e *emitter) {
 				}
 			}
 		}
-		out := f.NewInstr(*in)
-		out.Uses, out.Defs = uses, defs
-		e.out = append(e.out, out)
+		// The instruction belongs to Destruct's copy of the function:
+		// rewrite its operands in place.
+		copy(in.Uses, uses)
+		copy(in.Defs, defs)
+		e.out = append(e.out, in)
 		if in.Op != mir.OpArg || k+1 == len(b.Instrs) || b.Instrs[k+1].Op != mir.OpArg {
 			flush(in.Pos)
 		}

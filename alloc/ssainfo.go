@@ -3,6 +3,8 @@ package alloc
 import (
 	"slices"
 
+	"github.com/kiln-jit/kiln/internal/cfg"
+
 	"github.com/kiln-jit/kiln/mir"
 )
 
@@ -16,7 +18,7 @@ import (
 // the other's definition.
 type ssaInfo struct {
 	f    *mir.Func
-	an   *mir.Analysis
+	an   analysis
 	live *mir.Liveness
 
 	// Per virtual register: the defining block (-1: none), the position of
@@ -32,6 +34,26 @@ type ssaInfo struct {
 	lastUse [][]blockPos
 }
 
+// analysis holds the CFG facts out-of-SSA translation needs: reverse
+// postorder and the dominator tree (the loop forest is not needed).
+type analysis struct {
+	RPO    []int
+	RPONum []int
+	Dom    *cfg.DomTree
+}
+
+func analyze(f *mir.Func) analysis {
+	g := f.Graph()
+	a := analysis{RPO: g.ReversePostorder(), RPONum: make([]int, len(f.Blocks)), Dom: cfg.Dominators(g)}
+	for i := range a.RPONum {
+		a.RPONum[i] = -1
+	}
+	for i, b := range a.RPO {
+		a.RPONum[b] = i
+	}
+	return a
+}
+
 type blockPos struct {
 	block, idx int32
 }
@@ -39,13 +61,17 @@ type blockPos struct {
 func newSSAInfo(f *mir.Func) *ssaInfo {
 	n := len(f.VRegs)
 	s := &ssaInfo{
-		f: f, an: mir.Analyze(f), live: mir.ComputeLiveness(f),
+		f: f, an: analyze(f), live: mir.ComputeLiveness(f),
 		defBlock: make([]int32, n), defIdx: make([]int32, n), defInstr: make([]*mir.Instr, n),
 		isPhi: make([]bool, n), lastUse: make([][]blockPos, n),
 	}
 	for i := range s.defBlock {
 		s.defBlock[i] = -1
 	}
+	// The (block, last position) entries of all values share one array:
+	// count them first.
+	count := make([]int32, n)
+	seenIn := make([]int32, n) // block + 1 of the last use counted
 	for _, b := range f.Blocks {
 		for k, in := range b.Instrs {
 			for _, d := range in.Defs {
@@ -55,6 +81,28 @@ func newSSAInfo(f *mir.Func) *ssaInfo {
 					s.isPhi[v] = in.Op == mir.OpPhi
 				}
 			}
+			if in.Op == mir.OpPhi {
+				continue
+			}
+			for _, u := range in.Uses {
+				if u.IsVirtual() && seenIn[u.Index()] != int32(b.ID)+1 {
+					seenIn[u.Index()] = int32(b.ID) + 1
+					count[u.Index()]++
+				}
+			}
+		}
+	}
+	total := 0
+	for _, c := range count {
+		total += int(c)
+	}
+	backing := make([]blockPos, total)
+	for v, c := range count {
+		s.lastUse[v] = backing[:0:c]
+		backing = backing[c:]
+	}
+	for _, b := range f.Blocks {
+		for k, in := range b.Instrs {
 			if in.Op == mir.OpPhi {
 				continue
 			}
@@ -167,6 +215,20 @@ func (s *ssaInfo) clobbersUse(d, u int) bool {
 		return in.Uses[spec.Tied] != mir.VReg(u) && slices.Contains(in.Uses, mir.VReg(u))
 	}
 	return false
+}
+
+// domLess orders values by the dominator-tree preorder number of their
+// defining block, then position in the block, then number: an order in
+// which every value comes after the values whose definitions dominate its
+// own.
+func (s *ssaInfo) domLess(a, b int) bool {
+	if pa, pb := s.blockPre(a), s.blockPre(b); pa != pb {
+		return pa < pb
+	}
+	if s.defBlock[a] == s.defBlock[b] && s.defIdx[a] != s.defIdx[b] {
+		return s.defIdx[a] < s.defIdx[b]
+	}
+	return a < b
 }
 
 // blockPre returns the dominator-tree preorder number of v's defining

@@ -291,17 +291,57 @@ func (f *Func) Clone() *Func {
 	c.VRegs = slices.Clone(f.VRegs)
 	c.Slots = slices.Clone(f.Slots)
 	c.Pins = slices.Clone(f.Pins)
+	// One allocation each for the blocks, the instructions, the pointer
+	// slices and the operands.
+	ninstr, nregs, nedges := 0, 0, 0
+	for _, b := range f.Blocks {
+		ninstr += len(b.Instrs)
+		nedges += 2*len(b.Succs) + len(b.Preds)
+		for _, in := range b.Instrs {
+			nregs += len(in.Defs) + len(in.Uses)
+		}
+	}
+	blocks := make([]Block, len(f.Blocks))
+	instrs := make([]Instr, ninstr)
+	ptrs := make([]*Instr, ninstr)
+	regs := make([]Reg, nregs)
+	edges := make([]int, nedges)
+	probs := make([]float64, 0, nedges)
+	take := func(rs []Reg) []Reg {
+		if len(rs) == 0 {
+			return nil
+		}
+		out := regs[:len(rs):len(rs)]
+		copy(out, rs)
+		regs = regs[len(rs):]
+		return out
+	}
+	takeInts := func(xs []int) []int {
+		out := edges[:len(xs):len(xs)]
+		copy(out, xs)
+		edges = edges[len(xs):]
+		return out
+	}
 	c.Blocks = make([]*Block, len(f.Blocks))
 	for i, b := range f.Blocks {
-		nb := *b
-		nb.Succs = slices.Clone(b.Succs)
-		nb.SuccProb = slices.Clone(b.SuccProb)
-		nb.Preds = slices.Clone(b.Preds)
-		nb.Instrs = make([]*Instr, len(b.Instrs))
+		nb := &blocks[i]
+		*nb = *b
+		nb.Succs = takeInts(b.Succs)
+		nb.Preds = takeInts(b.Preds)
+		start := len(probs)
+		probs = append(probs, b.SuccProb...)
+		nb.SuccProb = probs[start:len(probs):len(probs)]
+		nb.Instrs = ptrs[:len(b.Instrs):len(b.Instrs)]
+		ptrs = ptrs[len(b.Instrs):]
 		for j, in := range b.Instrs {
-			nb.Instrs[j] = in.Clone()
+			ni := &instrs[0]
+			instrs = instrs[1:]
+			*ni = *in
+			ni.Defs = take(in.Defs)
+			ni.Uses = take(in.Uses)
+			nb.Instrs[j] = ni
 		}
-		c.Blocks[i] = &nb
+		c.Blocks[i] = nb
 	}
 	return &c
 }

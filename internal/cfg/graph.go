@@ -22,6 +22,20 @@ type Graph struct {
 // predecessor lists. A node appears in Preds[v] once per edge into v.
 func New(entry int, succs [][]int) *Graph {
 	g := &Graph{Entry: entry, Succs: succs, Preds: make([][]int, len(succs))}
+	// Count first, then carve every list out of one array.
+	count := make([]int, len(succs))
+	total := 0
+	for _, ss := range succs {
+		for _, v := range ss {
+			count[v]++
+			total++
+		}
+	}
+	backing := make([]int, total)
+	for v, c := range count {
+		g.Preds[v] = backing[:0:c]
+		backing = backing[c:]
+	}
 	for u, ss := range succs {
 		for _, v := range ss {
 			g.Preds[v] = append(g.Preds[v], u)
