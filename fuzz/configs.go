@@ -50,8 +50,11 @@ var configs = []config{
 	{"jit-interp", "the interpreter tier through the embedding API", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-interp", jit.Options{Tier: jit.TierInterp})
 	}},
-	{"jit-baseline", "the baseline compiled tier, this machine's CPU features", func(h *harness) (*instance, error) {
+	{"jit-baseline", "the baseline compiled tier (coalescing out of SSA), this machine's CPU features", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-baseline", jit.Options{Tier: jit.TierBaseline})
+	}},
+	{"jit-baseline-naive", "the baseline compiled tier with naive φ instantiation", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-baseline-naive", jit.Options{Tier: jit.TierBaseline, NaiveOutOfSSA: true})
 	}},
 	{"jit-baseline-sse2", "the baseline compiled tier for plain SSE2 x86-64", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-baseline-sse2", jit.Options{Tier: jit.TierBaseline, Features: &lower.Target{}})

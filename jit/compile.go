@@ -67,9 +67,10 @@ func exitStub() (uintptr, error) {
 }
 
 // compileBaseline compiles every function of a prepared module with the
-// baseline pipeline: lowering to SSA machine IR, naive out-of-SSA with one
-// stack slot per value, encoding, installation.
-func compileBaseline(prog *interp.Program, target lower.Target) (*compiledModule, error) {
+// baseline pipeline: lowering to SSA machine IR, out of SSA (alloc.Destruct,
+// or naive φ instantiation when naive is set), one stack slot per remaining
+// virtual register, encoding, installation.
+func compileBaseline(prog *interp.Program, target lower.Target, naive bool) (*compiledModule, error) {
 	if !runtime.Supported() {
 		return nil, fmt.Errorf("jit: compiled tiers are not supported on this platform")
 	}
@@ -87,7 +88,7 @@ func compileBaseline(prog *interp.Program, target lower.Target) (*compiledModule
 			return nil, err
 		}
 		lowered := time.Now()
-		af, err := alloc.Baseline(mf)
+		af, err := allocBaseline(mf, naive)
 		if err != nil {
 			return nil, err
 		}
@@ -129,6 +130,19 @@ func compileBaseline(prog *interp.Program, target lower.Target) (*compiledModule
 		cm.entries = append(cm.entries, code.Addr(i))
 	}
 	return cm, nil
+}
+
+// allocBaseline takes f out of SSA form and gives every remaining virtual
+// register a stack slot.
+func allocBaseline(f *mir.Func, naive bool) (*mir.Func, error) {
+	if naive {
+		return alloc.Baseline(f)
+	}
+	d, err := alloc.Destruct(f, alloc.DestructOptions{NoConstraints: true})
+	if err != nil {
+		return nil, err
+	}
+	return alloc.BaselineNonSSA(d.Func)
 }
 
 // trapAt builds the trap error of exit site (fn, site).

@@ -79,7 +79,7 @@ func TestCompiledLoopLetsGCRun(t *testing.T) {
 }
 
 // TestCompiledTrapsAndLimits checks the traps the shared cases do not
-// reach, with their offsets, in both tiers: stack overflow from deep
+// reach, with their offsets, in every configuration: stack overflow from deep
 // recursion, fuel exhaustion, host errors and interruption by a deadline.
 func TestCompiledTrapsAndLimits(t *testing.T) {
 	const src = `
@@ -118,9 +118,9 @@ export "callsfail" callsfail
 		}
 		return x * 2, nil
 	})}
-	for _, tier := range tiers {
-		t.Run(tier.String(), func(t *testing.T) {
-			mod := loadTier(t, tier, Options{MaxCallDepth: 500, Fuel: 1000}, src)
+	for _, cfg := range tierConfigs {
+		t.Run(cfg.name, func(t *testing.T) {
+			mod := loadTier(t, cfg.opts.Tier, cfg.with(Options{MaxCallDepth: 500, Fuel: 1000}), src)
 			inst, err := mod.Instantiate(imports)
 			if err != nil {
 				t.Fatal(err)
@@ -212,9 +212,9 @@ bottom:
 end
 export "down" down
 `
-	for _, tier := range tiers {
-		t.Run(tier.String(), func(t *testing.T) {
-			mod := loadTier(t, tier, Options{}, src)
+	for _, cfg := range tierConfigs {
+		t.Run(cfg.name, func(t *testing.T) {
+			mod := loadTier(t, cfg.opts.Tier, cfg.opts, src)
 			var inst *Instance
 			inst, err := mod.Instantiate(Imports{"back": MustHost(func(c *Caller, x int64) (int64, error) {
 				r, err := c.Call("down", uint64(x))

@@ -56,12 +56,10 @@ func TestTiersAgreeOnRandomInputs(t *testing.T) {
 			continue
 		}
 		seen[c.Module] = true
-		mods := make([]*Module, len(tiers))
-		for i, tier := range tiers {
-			o := opts
-			o.Tier = tier
+		mods := make([]*Module, len(tierConfigs))
+		for i, cfg := range tierConfigs {
 			var err error
-			if mods[i], err = newEngine(t, o).Load(c.Module); err != nil {
+			if mods[i], err = newEngine(t, cfg.with(opts)).Load(c.Module); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -85,17 +83,17 @@ func TestTiersAgreeOnRandomInputs(t *testing.T) {
 						continue
 					}
 					if diff := compareOutcome(sig.Results, first.res, first.err, res, err); diff != "" {
-						t.Fatalf("%s (%s) args %#x: %s vs %s: %s", e.Name, c.Name, args, tiers[0], tiers[i], diff)
+						t.Fatalf("%s (%s) args %#x: %s vs %s: %s", e.Name, c.Name, args, tierConfigs[0].name, tierConfigs[i].name, diff)
 					}
 					if !bytes.Equal(first.mem, inst.Memory()) {
-						t.Fatalf("%s args %#x: memory differs between %s and %s", e.Name, args, tiers[0], tiers[i])
+						t.Fatalf("%s args %#x: memory differs between %s and %s", e.Name, args, tierConfigs[0].name, tierConfigs[i].name)
 					}
 				}
 				calls++
 			}
 		}
 	}
-	t.Logf("%d calls compared across %d tiers", calls, len(tiers))
+	t.Logf("%d calls compared across %d configurations", calls, len(tierConfigs))
 }
 
 func compareOutcome(types []bytecode.Type, ra []uint64, ea error, rb []uint64, eb error) string {

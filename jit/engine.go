@@ -101,6 +101,14 @@ type Options struct {
 	// fuzzer use it to run the code paths for older processors (software
 	// bit counts, no rounding instructions) on a newer one.
 	Features *lower.Target
+
+	// NaiveOutOfSSA makes the baseline tier take functions out of SSA form
+	// by naive φ instantiation (a copy per φ argument, a stack slot per
+	// SSA value) instead of alloc.Destruct, which coalesces φ webs and
+	// two-address operands and pins operands that need a fixed register.
+	// Destruct costs compile time and gives smaller frames and fewer
+	// copies; the naive path is kept for comparison and as a fallback.
+	NaiveOutOfSSA bool
 }
 
 // Defaults for the tiering options.
@@ -188,7 +196,7 @@ func (e *Engine) Load(m *bytecode.Module) (*Module, error) {
 	}
 	mod := &Module{engine: e, prog: prog}
 	if e.opts.Tier == TierBaseline {
-		mod.compiled, mod.compileErr = compileBaseline(prog, e.target())
+		mod.compiled, mod.compileErr = compileBaseline(prog, e.target(), e.opts.NaiveOutOfSSA)
 	}
 	return mod, nil
 }

@@ -11,17 +11,36 @@ import (
 	"github.com/kiln-jit/kiln/runtime"
 )
 
-// tiers lists the tiers every shared case runs in.
-var tiers = []Tier{TierInterp, TierBaseline}
+// tierConfig is one way of running a module: a tier and the options that
+// choose its pipeline.
+type tierConfig struct {
+	name string
+	opts Options
+}
+
+// tierConfigs lists the configurations every shared case runs in; the
+// first is the reference the others are compared with.
+var tierConfigs = []tierConfig{
+	{"interp", Options{Tier: TierInterp}},
+	{"baseline", Options{Tier: TierBaseline}},
+	{"baseline-naive", Options{Tier: TierBaseline, NaiveOutOfSSA: true}},
+}
+
+// with returns o with the configuration's tier and pipeline choices.
+func (c tierConfig) with(o Options) Options {
+	o.Tier, o.NaiveOutOfSSA = c.opts.Tier, c.opts.NaiveOutOfSSA
+	return o
+}
 
 // TestSharedCasesInEveryTier runs the shared table of cases (every
 // instruction's semantics with its edge cases, the programs and the
 // kernels at several inputs) through the embedding API in every tier.
 func TestSharedCasesInEveryTier(t *testing.T) {
 	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
-	for _, tier := range tiers {
-		t.Run(tier.String(), func(t *testing.T) {
-			e := newEngine(t, Options{Tier: tier})
+	for _, cfg := range tierConfigs {
+		tier := cfg.opts.Tier
+		t.Run(cfg.name, func(t *testing.T) {
+			e := newEngine(t, cfg.opts)
 			mods := map[*bytecode.Module]*Module{}
 			for _, c := range cases {
 				mod, ok := mods[c.Module]

@@ -14,7 +14,8 @@ import (
 
 func cmdDump(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("dump", stderr)
-	stage := fs.String("stage", "asm", "bytecode, ssa, alloc or asm")
+	stage := fs.String("stage", "asm", "bytecode, ssa, nonssa, alloc or asm")
+	naive := fs.Bool("naive", false, "take functions out of SSA by naive φ instantiation instead of coalescing (as jit.Options.NaiveOutOfSSA)")
 	only := fs.String("func", "", "dump only this function")
 	if err := fs.Parse(args); err != nil {
 		return flagError{err}
@@ -27,9 +28,9 @@ func cmdDump(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	switch *stage {
-	case "bytecode", "ssa", "alloc", "asm":
+	case "bytecode", "ssa", "nonssa", "alloc", "asm":
 	default:
-		return flagError{fmt.Errorf("unknown stage %q (want bytecode, ssa, alloc or asm)", *stage)}
+		return flagError{fmt.Errorf("unknown stage %q (want bytecode, ssa, nonssa, alloc or asm)", *stage)}
 	}
 	if *stage == "bytecode" {
 		_, err := stdout.Write(bytecode.Disassemble(m))
@@ -41,7 +42,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		found = true
-		text, err := dumpFunc(m, i, *stage)
+		text, err := dumpFunc(m, i, *stage, *naive)
 		if err != nil {
 			return err
 		}
@@ -53,8 +54,8 @@ func cmdDump(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// dumpFunc runs function i through the pipeline up to stage.
-func dumpFunc(m *bytecode.Module, i int, stage string) (string, error) {
+// dumpFunc runs function i through the baseline pipeline up to stage.
+func dumpFunc(m *bytecode.Module, i int, stage string, naive bool) (string, error) {
 	f, err := lower.Func(m, i, lower.Options{Target: lower.HostTarget()})
 	if err != nil {
 		return "", err
@@ -62,7 +63,23 @@ func dumpFunc(m *bytecode.Module, i int, stage string) (string, error) {
 	if stage == "ssa" {
 		return printIR(f)
 	}
-	a, err := alloc.Baseline(f)
+	if naive {
+		if err := alloc.NaiveDestruct(f); err != nil {
+			return "", err
+		}
+	} else {
+		// As the baseline tier: the coalescer without renaming
+		// constraints, which the baseline meets in scratch registers.
+		d, err := alloc.Destruct(f, alloc.DestructOptions{NoConstraints: true})
+		if err != nil {
+			return "", err
+		}
+		f = d.Func
+	}
+	if stage == "nonssa" {
+		return printIR(f)
+	}
+	a, err := alloc.BaselineNonSSA(f)
 	if err != nil {
 		return "", err
 	}

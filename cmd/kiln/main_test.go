@@ -99,6 +99,8 @@ func TestDump(t *testing.T) {
 		{[]string{"dump", "-stage=ssa", "-func=main", "testdata/fact.kasm"}, []string{"func main #0 (gpr) -> (gpr) ssa", "Phi", "CALLHOST #0"}},
 		{[]string{"dump", "-stage=alloc", "-func=hyp", "testdata/fact.kasm"}, []string{"func hyp #1 (xmm xmm) -> (xmm) allocated", "Spill", "SQRTSD"}},
 		{[]string{"dump", "-stage=asm", "-func=hyp", "testdata/fact.kasm"}, []string{"; func hyp #1", "; bytecode 3", "SQRTSD", "RET"}},
+		{[]string{"dump", "-stage=nonssa", "-func=main", "testdata/fact.kasm"}, []string{"func main #0 (gpr) -> (gpr) nonssa", "CALLHOST #0"}},
+		{[]string{"dump", "-stage=nonssa", "-naive", "-func=main", "testdata/fact.kasm"}, []string{"func main #0 (gpr) -> (gpr) nonssa", "ParCopy"}},
 	} {
 		status, out, errOut := kiln(t, "", tt.args...)
 		if status != 0 {
