@@ -35,6 +35,9 @@ var configs = []config{
 	{"mir-baseline", "after baseline register allocation", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-baseline", lower.FullTarget(), alloc.Baseline)
 	}},
+	{"mir-coalesce", "after out-of-SSA translation with coalescing only (as the baseline tier), checked by alloc.CheckDestructed", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-coalesce", lower.FullTarget(), checkedCoalesce)
+	}},
 	{"mir-destruct", "after out-of-SSA translation with coalescing and pinning, checked by alloc.CheckDestructed", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-destruct", lower.FullTarget(), checkedDestruct)
 	}},
@@ -163,7 +166,17 @@ func (h *harness) startMIR(name string, target lower.Target, stage func(*mir.Fun
 // checkedDestruct runs alloc.Destruct and judges its output with
 // alloc.CheckDestructed.
 func checkedDestruct(f *mir.Func) (*mir.Func, error) {
-	d, err := alloc.Destruct(f, alloc.DestructOptions{})
+	return checkedDestructWith(f, alloc.DestructOptions{})
+}
+
+// checkedCoalesce runs alloc.Destruct's coalescer without renaming
+// constraints, as the baseline tier does, and checks its output.
+func checkedCoalesce(f *mir.Func) (*mir.Func, error) {
+	return checkedDestructWith(f, alloc.DestructOptions{NoConstraints: true})
+}
+
+func checkedDestructWith(f *mir.Func, opts alloc.DestructOptions) (*mir.Func, error) {
+	d, err := alloc.Destruct(f, opts)
 	if err != nil {
 		return nil, err
 	}
