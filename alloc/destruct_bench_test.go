@@ -151,6 +151,13 @@ var variants = []variant{
 		return g, err
 	}},
 	{"fast coalescer", func(f *mir.Func) (*mir.Func, error) {
+		d, err := Destruct(f, DestructOptions{NoConstraints: true, NoPhiPinning: true})
+		if err != nil {
+			return nil, err
+		}
+		return d.Func, nil
+	}},
+	{"fast + φ pinning", func(f *mir.Func) (*mir.Func, error) {
 		d, err := Destruct(f, DestructOptions{NoConstraints: true})
 		if err != nil {
 			return nil, err
@@ -182,11 +189,12 @@ var variants = []variant{
 
 // TestCoalescerComparison measures every variant on every set: moves left
 // (static, and weighted by block frequency) and time per mir instruction.
-// The first three variants ignore renaming constraints (the moves counted
+// The first four variants ignore renaming constraints (the moves counted
 // are φ copies); the last three resolve them (the moves include copies
 // into fixed registers and two-address operands, and repairs). The fast
-// coalescer must never leave more φ copies than naive instantiation on
-// any function.
+// coalescer, with or without φ pinning, must never leave more φ copies
+// than naive instantiation on any function, and φ pinning must never add
+// copies to the fast coalescer's.
 func TestCoalescerComparison(t *testing.T) {
 	var report strings.Builder
 	for _, set := range comparisonSets(t) {
@@ -216,6 +224,9 @@ func TestCoalescerComparison(t *testing.T) {
 		for i, f := range set.funcs {
 			if static[2][i] > static[0][i] {
 				t.Errorf("%s: the fast coalescer leaves %d φ copies, naive instantiation %d", f.Name, static[2][i], static[0][i])
+			}
+			if static[3][i] > static[2][i] {
+				t.Errorf("%s: φ pinning leaves %d φ copies, the fast coalescer alone %d", f.Name, static[3][i], static[2][i])
 			}
 		}
 	}
