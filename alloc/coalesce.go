@@ -75,11 +75,11 @@ func (c *coalescer) unionPhis() {
 				}
 				switch {
 				case !c.eligible[a]:
-				case s.live.LiveIn[b.ID].Has(a): // test 1: a is needed in b besides the φ
+				case s.live.LiveIn(b.ID, a): // test 1: a is needed in b besides the φ
 					c.stats.Filtered[0]++
-				case s.live.LiveOut[s.defBlock[a]].Has(p): // test 2
+				case s.live.LiveOut(int(s.defBlock[a]), p): // test 2
 					c.stats.Filtered[1]++
-				case s.isPhi[a] && s.live.LiveIn[s.defBlock[a]].Has(p): // test 3
+				case s.isPhi[a] && s.live.LiveIn(int(s.defBlock[a]), p): // test 3
 					c.stats.Filtered[2]++
 				case claimedBy[a] != 0 && int(claimedBy[a]) != p+1 || c.joinsPhiOf(a, done): // test 4
 					c.stats.Filtered[3]++
@@ -326,9 +326,9 @@ func (c *coalescer) edgeKind(p, v int) int {
 			return edgeDefinite
 		}
 		return edgeClean
-	case s.live.LiveOut[bv].Has(p):
+	case s.live.LiveOut(bv, p):
 		return edgeDefinite
-	case s.live.LiveIn[bv].Has(p) || int(s.defBlock[p]) == bv:
+	case s.live.LiveIn(bv, p) || int(s.defBlock[p]) == bv:
 		return edgeLocal
 	}
 	return edgeClean

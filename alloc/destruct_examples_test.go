@@ -253,7 +253,7 @@ func TestInterferenceOracle(t *testing.T) {
 				if s.dominatesDef(b, a) {
 					x, y = b, a
 				}
-				if s.defBlock[x] != s.defBlock[y] && !s.live.LiveIn[s.defBlock[y]].Has(x) && !s.clobbersUse(y, x) {
+				if s.defBlock[x] != s.defBlock[y] && !s.live.LiveIn(int(s.defBlock[y]), x) && !s.clobbersUse(y, x) {
 					t.Fatalf("%s: %s and %s interfere against Theorem 2.2", f.Name, mir.VReg(x), mir.VReg(y))
 				}
 			}

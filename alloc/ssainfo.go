@@ -19,7 +19,7 @@ import (
 type ssaInfo struct {
 	f    *mir.Func
 	an   analysis
-	live *mir.Liveness
+	live *mir.SSALiveness
 
 	// Per virtual register: the defining block (-1: none), the position of
 	// the defining instruction in it, the instruction, and whether it is a
@@ -61,7 +61,7 @@ type blockPos struct {
 func newSSAInfo(f *mir.Func) *ssaInfo {
 	n := len(f.VRegs)
 	s := &ssaInfo{
-		f: f, an: analyze(f), live: mir.ComputeLiveness(f),
+		f: f, an: analyze(f), live: mir.ComputeSSALiveness(f),
 		defBlock: make([]int32, n), defIdx: make([]int32, n), defInstr: make([]*mir.Instr, n),
 		isPhi: make([]bool, n), lastUse: make([][]blockPos, n),
 	}
@@ -154,7 +154,7 @@ func (s *ssaInfo) dominatesDef(a, b int) bool {
 // liveAfter reports whether value v is live just after position idx of
 // block b, given that v's definition dominates that point.
 func (s *ssaInfo) liveAfter(v, b, idx int) bool {
-	return s.live.LiveOut[b].Has(v) || s.lastUseIn(v, b) > idx
+	return s.live.LiveOut(b, v) || s.lastUseIn(v, b) > idx
 }
 
 // interfere reports whether values a and b can not share a location: both
@@ -182,7 +182,7 @@ func (s *ssaInfo) interfere(a, b int) bool {
 	// a's definition dominates b's.
 	bb := int(s.defBlock[b])
 	if s.isPhi[b] {
-		return s.live.LiveIn[bb].Has(a)
+		return s.live.LiveIn(bb, a)
 	}
 	if s.liveAfter(a, bb, int(s.defIdx[b])) {
 		return true

@@ -149,7 +149,8 @@ func bruteLiveIn(f *Func, b int, v Reg) bool {
 }
 
 // TestLivenessAgainstBruteForce compares ComputeLiveness with a path search
-// on random SSA functions with loops, joins and φs.
+// on random SSA functions with loops, joins and φs, and ComputeSSALiveness
+// with ComputeLiveness.
 func TestLivenessAgainstBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	for iter := 0; iter < 200; iter++ {
@@ -158,10 +159,22 @@ func TestLivenessAgainstBruteForce(t *testing.T) {
 			t.Fatalf("generator made invalid SSA: %v\n%s", err, Format(f))
 		}
 		lv := ComputeLiveness(f)
+		sparse := ComputeSSALiveness(f)
 		for b := range f.Blocks {
 			for v := range f.VRegs {
 				if got, want := lv.LiveIn[b].Has(v), bruteLiveIn(f, b, VReg(v)); got != want {
 					t.Fatalf("v%d live into b%d: got %v, want %v\n%s", v, b, got, want, Format(f))
+				}
+				if got, want := sparse.LiveIn(b, v), lv.LiveIn[b].Has(v); got != want {
+					t.Fatalf("SSA liveness: v%d live into b%d: got %v, want %v\n%s", v, b, got, want, Format(f))
+				}
+				if got, want := sparse.LiveOut(b, v), lv.LiveOut[b].Has(v); got != want {
+					t.Fatalf("SSA liveness: v%d live out of b%d: got %v, want %v\n%s", v, b, got, want, Format(f))
+				}
+			}
+			for _, set := range [][]int32{sparse.In(b), sparse.Out(b)} {
+				if !slices.IsSorted(set) || len(slices.Compact(slices.Clone(set))) != len(set) {
+					t.Fatalf("SSA liveness of b%d: %v is not strictly increasing", b, set)
 				}
 			}
 		}
