@@ -177,26 +177,43 @@ func (c *coalescer) computeCosts() {
 func (c *coalescer) classes() [][]int {
 	s := c.s
 	n := len(s.f.VRegs)
+	// Two passes over the values share one backing array among the
+	// classes: sizes by representative, then the members, classes in the
+	// order of their smallest member.
+	size := make([]int32, n)
+	total := 0
+	for v := 0; v < n; v++ {
+		if s.defBlock[v] >= 0 {
+			r := c.uf.find(v)
+			size[r]++
+			if size[r] == 2 {
+				total += 2
+			} else if size[r] > 2 {
+				total++
+			}
+		}
+	}
+	backing := make([]int, 0, total)
 	index := make([]int32, n) // class number + 1, by representative
-	var out [][]int
+	var classes [][]int
 	for v := 0; v < n; v++ {
 		if s.defBlock[v] < 0 {
 			continue
 		}
 		r := c.uf.find(v)
-		if index[r] == 0 {
-			out = append(out, nil)
-			index[r] = int32(len(out))
-		}
-		out[index[r]-1] = append(out[index[r]-1], v)
-	}
-	var classes [][]int
-	for _, members := range out {
-		if len(members) < 2 {
+		if size[r] < 2 {
 			continue
 		}
+		if index[r] == 0 {
+			k := len(backing)
+			backing = backing[:k+int(size[r])]
+			classes = append(classes, backing[k:k:k+int(size[r])])
+			index[r] = int32(len(classes))
+		}
+		classes[index[r]-1] = append(classes[index[r]-1], v)
+	}
+	for _, members := range classes {
 		c.sortDominance(members)
-		classes = append(classes, members)
 	}
 	return classes
 }

@@ -360,6 +360,15 @@ func (rb *rebuilder) reconstruct() error {
 	ends := make([]edgeCopies, len(f.Blocks))
 	state := make([]int32, mir.NumPhysRegs)
 	rewritten := make([][]*mir.Instr, len(f.Blocks))
+	// Every block's output starts in one shared array with a little room
+	// for inserted copies; a block that needs more moves out on append.
+	const room = 4
+	total := 0
+	for _, b := range f.Blocks {
+		total += len(b.Instrs) + room
+	}
+	backing := make([]*mir.Instr, total)
+	e := &emitter{f: f}
 	for _, bi := range s.an.RPO {
 		b := f.Blocks[bi]
 		copy(state, rb.availIn[bi])
@@ -368,7 +377,8 @@ func (rb *rebuilder) reconstruct() error {
 				state[r] = availNone
 			}
 		}
-		e := &emitter{f: f, out: make([]*mir.Instr, 0, len(b.Instrs)+4)}
+		n := len(b.Instrs) + room
+		e.out, backing = backing[:0:n], backing[n:]
 		rb.rewriteBlock(b, state, e)
 		// φ copies at the end, before the terminator.
 		var dst, src []mir.Reg

@@ -153,9 +153,29 @@ type Func struct {
 	Pins []Reg
 
 	// arena hands out instructions and operand storage in chunks (see
-	// NewInstr).
-	instrArena []Instr
-	regArena   []Reg
+	// NewInstr); the chunks double from a small size, so that a small
+	// function, or a few instructions added to a cloned one, does not pay
+	// for a large chunk.
+	instrArena           []Instr
+	regArena             []Reg
+	instrChunk, regChunk int
+}
+
+// Arena chunk sizes: the first chunk and the largest.
+const (
+	minInstrChunk, maxInstrChunk = 8, 128
+	minRegChunk, maxRegChunk     = 32, 512
+)
+
+// growChunk returns the next chunk size after last.
+func growChunk(last, lo, hi int) int {
+	return min(hi, max(lo, 2*last))
+}
+
+// regChunkFor reserves a new register chunk able to hold n registers.
+func (f *Func) regChunkFor(n int) {
+	f.regChunk = growChunk(f.regChunk, minRegChunk, maxRegChunk)
+	f.regArena = make([]Reg, max(f.regChunk, n))
 }
 
 // NewInstr returns a copy of in allocated in the function's arena, with its
@@ -165,7 +185,8 @@ type Func struct {
 // writes over another instruction's operands.
 func (f *Func) NewInstr(in Instr) *Instr {
 	if len(f.instrArena) == 0 {
-		f.instrArena = make([]Instr, 128)
+		f.instrChunk = growChunk(f.instrChunk, minInstrChunk, maxInstrChunk)
+		f.instrArena = make([]Instr, f.instrChunk)
 	}
 	p := &f.instrArena[0]
 	f.instrArena = f.instrArena[1:]
@@ -181,7 +202,7 @@ func (f *Func) regs(rs []Reg) []Reg {
 		return nil
 	}
 	if len(f.regArena) < len(rs) {
-		f.regArena = make([]Reg, max(512, len(rs)))
+		f.regChunkFor(len(rs))
 	}
 	out := f.regArena[:len(rs):len(rs)]
 	copy(out, rs)
@@ -193,7 +214,7 @@ func (f *Func) regs(rs []Reg) []Reg {
 // arena, for operand lists that are filled by appending.
 func (f *Func) RegSlice(n int) []Reg {
 	if len(f.regArena) < n {
-		f.regArena = make([]Reg, max(512, n))
+		f.regChunkFor(n)
 	}
 	out := f.regArena[:0:n]
 	f.regArena = f.regArena[n:]
@@ -286,6 +307,7 @@ func (b *Block) Append(in *Instr) *Instr {
 func (f *Func) Clone() *Func {
 	c := *f
 	c.instrArena, c.regArena = nil, nil // the clone must not share free storage
+	c.instrChunk, c.regChunk = 0, 0
 	c.Params = slices.Clone(f.Params)
 	c.Results = slices.Clone(f.Results)
 	c.VRegs = slices.Clone(f.VRegs)

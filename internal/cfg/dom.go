@@ -73,6 +73,18 @@ func Dominators(g *Graph) *DomTree {
 		}
 	}
 	idom[g.Entry] = -1
+	// Children in reverse postorder, all sharing one backing array.
+	count := make([]int, n+1)
+	for _, u := range rpo[1:] {
+		count[idom[u]+1]++
+	}
+	for i := 0; i < n; i++ {
+		count[i+1] += count[i]
+	}
+	kids := make([]int, len(rpo)-1)
+	for v := 0; v < n; v++ {
+		d.Children[v] = kids[count[v]:count[v]:count[v+1]]
+	}
 	for _, u := range rpo[1:] {
 		d.Children[idom[u]] = append(d.Children[idom[u]], u)
 	}
