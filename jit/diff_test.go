@@ -4,43 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
 )
-
-var (
-	edgeI64 = []int64{0, 1, -1, 2, 3, 7, 10, 63, 64, 100, 255, 256, 1000, 65535, 65536, math.MaxInt32,
-		math.MinInt32, math.MaxInt64, math.MinInt64, 1 << 32, -1000}
-	edgeF64 = []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, 1.5, 2.5, 1e300, -1e300, math.Inf(1),
-		math.Inf(-1), math.NaN(), 9223372036854775807, -9223372036854775808, 18446744073709551616, 3.75}
-)
-
-func randomArgs(r *rand.Rand, types []bytecode.Type) []uint64 {
-	args := make([]uint64, len(types))
-	for i, t := range types {
-		if t == bytecode.F64 {
-			if r.IntN(3) == 0 {
-				args[i] = F64(r.NormFloat64() * 100)
-			} else {
-				args[i] = F64(edgeF64[r.IntN(len(edgeF64))])
-			}
-			continue
-		}
-		switch r.IntN(3) {
-		case 0:
-			args[i] = uint64(r.Int64())
-		case 1:
-			args[i] = uint64(r.IntN(50))
-		default:
-			args[i] = uint64(edgeI64[r.IntN(len(edgeI64))])
-		}
-	}
-	return args
-}
 
 // TestTiersAgreeOnRandomInputs calls every exported function of every
 // shared test module with random and edge-case arguments in every tier,
@@ -66,7 +35,7 @@ func TestTiersAgreeOnRandomInputs(t *testing.T) {
 		for _, e := range c.Module.Exports {
 			sig := c.Module.Funcs[e.Func].Sig
 			for k := 0; k < 20; k++ {
-				args := randomArgs(r, sig.Params)
+				args := testprogs.RandomArgs(r, sig.Params)
 				var first struct {
 					res []uint64
 					err error

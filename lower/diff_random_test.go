@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -13,37 +12,6 @@ import (
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/mir"
 )
-
-// edgeI64 and edgeF64 are argument values likely to hit corner cases.
-var (
-	edgeI64 = []int64{0, 1, -1, 2, 3, 7, 10, 63, 64, 100, 255, 256, 1000, 65535, 65536, math.MaxInt32,
-		math.MinInt32, math.MaxInt64, math.MinInt64, 1 << 32, -1000}
-	edgeF64 = []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, 1.5, 2.5, 1e300, -1e300, math.Inf(1),
-		math.Inf(-1), math.NaN(), 9223372036854775807, -9223372036854775808, 18446744073709551616, 3.75}
-)
-
-func randomArgs(r *rand.Rand, types []bc.Type) []uint64 {
-	args := make([]uint64, len(types))
-	for i, t := range types {
-		if t == bc.F64 {
-			if r.IntN(3) == 0 {
-				args[i] = math.Float64bits(r.NormFloat64() * 100)
-			} else {
-				args[i] = math.Float64bits(edgeF64[r.IntN(len(edgeF64))])
-			}
-			continue
-		}
-		switch r.IntN(3) {
-		case 0:
-			args[i] = uint64(r.Int64())
-		case 1:
-			args[i] = uint64(r.IntN(50))
-		default:
-			args[i] = uint64(edgeI64[r.IntN(len(edgeI64))])
-		}
-	}
-	return args
-}
 
 type outcome struct {
 	results []uint64
@@ -146,7 +114,7 @@ func TestDifferentialRandomInputs(t *testing.T) {
 		for _, e := range m.Exports {
 			sig := m.Funcs[e.Func].Sig
 			for i := 0; i < 40; i++ {
-				args := randomArgs(r, sig.Params)
+				args := testprogs.RandomArgs(r, sig.Params)
 				want := runInterp(t, m, int(e.Func), args)
 				got := runMIR(t, funcs, m, int(e.Func), args)
 				var fault *mir.Fault
