@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	goruntime "runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -245,34 +243,8 @@ export "down" down
 // TestCompiledConcurrentInstances runs many instances of one compiled
 // module on many goroutines at once (run it with -race).
 func TestCompiledConcurrentInstances(t *testing.T) {
-	mod := loadTier(t, TierBaseline, Options{}, sumSrc)
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for g := 0; g < 16; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			var printed []int64
-			inst, err := mod.Instantiate(sumImports(&printed))
-			if err != nil {
-				errs <- err
-				return
-			}
-			for i := 0; i < 100; i++ {
-				n := uint64(g + i)
-				res, err := inst.Call(context.Background(), "sum", n)
-				if err != nil || (n > 0 && res[0] != n*(n-1)/2) {
-					errs <- fmt.Errorf("goroutine %d: sum(%d) = %v, %v", g, n, res, err)
-					return
-				}
-			}
-		}(g)
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	// Compiled code does not count calls, so Stats is not checked.
+	runConcurrentSums(t, loadTier(t, TierBaseline, Options{}, sumSrc), 16, 100, false)
 }
 
 // TestNoWritableExecutableMappings scans the process's memory map after
