@@ -21,11 +21,29 @@ func Baseline(f *mir.Func) (*mir.Func, error) {
 	if err := mir.Verify(f); err != nil {
 		return nil, fmt.Errorf("alloc: baseline: input: %w", err)
 	}
-	g := f.Clone()
-	if err := NaiveDestruct(g); err != nil {
+	g, err := BaselineOutOfSSA(f, true)
+	if err != nil {
 		return nil, err
 	}
 	return BaselineNonSSA(g)
+}
+
+// BaselineOutOfSSA takes SSA function f out of SSA form for the baseline
+// allocator and returns the result; f is not modified. With naive it
+// instantiates φs naively (NaiveDestruct); otherwise it runs Destruct's
+// copy coalescer without renaming constraints: the baseline meets
+// fixed-register and two-address operands in scratch registers around each
+// instruction, where a constraint copy would be a memory round trip.
+func BaselineOutOfSSA(f *mir.Func, naive bool) (*mir.Func, error) {
+	if naive {
+		g := f.Clone()
+		return g, NaiveDestruct(g)
+	}
+	d, err := Destruct(f, DestructOptions{NoConstraints: true})
+	if err != nil {
+		return nil, err
+	}
+	return d.Func, nil
 }
 
 // BaselineNonSSA allocates a function already out of SSA form (for

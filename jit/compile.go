@@ -138,11 +138,11 @@ func allocBaseline(f *mir.Func, naive bool) (*mir.Func, error) {
 	if naive {
 		return alloc.Baseline(f)
 	}
-	d, err := alloc.Destruct(f, alloc.DestructOptions{NoConstraints: true})
+	g, err := alloc.BaselineOutOfSSA(f, false)
 	if err != nil {
 		return nil, err
 	}
-	return alloc.BaselineNonSSA(d.Func)
+	return alloc.BaselineNonSSA(g)
 }
 
 // trapAt builds the trap error of exit site (fn, site).

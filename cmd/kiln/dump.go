@@ -63,18 +63,9 @@ func dumpFunc(m *bytecode.Module, i int, stage string, naive bool) (string, erro
 	if stage == "ssa" {
 		return printIR(f)
 	}
-	if naive {
-		if err := alloc.NaiveDestruct(f); err != nil {
-			return "", err
-		}
-	} else {
-		// As the baseline tier: the coalescer without renaming
-		// constraints, which the baseline meets in scratch registers.
-		d, err := alloc.Destruct(f, alloc.DestructOptions{NoConstraints: true})
-		if err != nil {
-			return "", err
-		}
-		f = d.Func
+	f, err = alloc.BaselineOutOfSSA(f, naive)
+	if err != nil {
+		return "", err
 	}
 	if stage == "nonssa" {
 		return printIR(f)
