@@ -49,8 +49,20 @@ func BaselineOutOfSSA(f *mir.Func, naive bool) (*mir.Func, error) {
 // BaselineNonSSA allocates a function already out of SSA form (for
 // example by Destruct) in place with the baseline strategy, and returns it.
 func BaselineNonSSA(g *mir.Func) (*mir.Func, error) {
+	g, _, err := BaselineNonSSAWithOrigins(g)
+	return g, err
+}
+
+// BaselineNonSSAWithOrigins is BaselineNonSSA that also says where each
+// allocated instruction came from, for CheckAllocation. Like
+// BaselineNonSSA it allocates g in place, so a caller that wants to check
+// the allocation passes a clone and keeps g. Every allocated block holds
+// the input block of the same number; the loads and stores around an
+// instruction are inserted (origin -1), and the moves a ParCopy becomes
+// carry the ParCopy's index.
+func BaselineNonSSAWithOrigins(g *mir.Func) (*mir.Func, *Origins, error) {
 	if g.Form != mir.FormNonSSA {
-		return nil, fmt.Errorf("alloc: baseline of %s needs non-SSA form, not %s", g.Name, g.Form)
+		return nil, nil, fmt.Errorf("alloc: baseline of %s needs non-SSA form, not %s", g.Name, g.Form)
 	}
 	// Virtual register v lives in stack slot v.
 	g.Slots = make([]mir.SlotInfo, len(g.VRegs))
@@ -58,20 +70,34 @@ func BaselineNonSSA(g *mir.Func) (*mir.Func, error) {
 		g.Slots[i] = mir.SlotInfo{Class: c}
 	}
 	b := &baseline{f: g}
+	o := &Origins{Block: make([]int, len(g.Blocks)), Instr: make([][]int32, len(g.Blocks))}
 	for _, blk := range g.Blocks {
 		out := make([]*mir.Instr, 0, 3*len(blk.Instrs))
-		for _, in := range blk.Instrs {
+		orig := make([]int32, 0, cap(out))
+		for k, in := range blk.Instrs {
+			start := len(out)
+			var at int
 			var err error
-			out, err = b.rewrite(out, in)
+			out, at, err = b.rewrite(out, in)
 			if err != nil {
-				return nil, fmt.Errorf("alloc: baseline %s b%d: %w", g.Name, blk.ID, err)
+				return nil, nil, fmt.Errorf("alloc: baseline %s b%d: %w", g.Name, blk.ID, err)
+			}
+			for j := start; j < len(out); j++ {
+				switch {
+				case j == at || in.Op == mir.OpParCopy:
+					orig = append(orig, int32(k))
+				default:
+					orig = append(orig, -1)
+				}
 			}
 		}
 		blk.Instrs = out
+		o.Block[blk.ID] = blk.ID
+		o.Instr[blk.ID] = orig
 	}
 	g.Form = mir.FormAllocated
 	g.Pins = nil // the pins are honoured: every operand is in its required register
-	return g, nil
+	return g, o, nil
 }
 
 // Registers the baseline may load operands into: caller-saved only, so
@@ -103,7 +129,10 @@ func (b *baseline) move(out []*mir.Instr, dst, src mir.Reg, pos int32) ([]*mir.I
 	return append(out, seq...), nil
 }
 
-func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, error) {
+// rewrite appends the allocated form of in to out and returns the index in
+// out of the rewritten instruction itself (-1 for a parallel copy, which
+// becomes moves).
+func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, int, error) {
 	f := b.f
 	if in.Op == mir.OpParCopy {
 		moves := make([]Move, len(in.Defs))
@@ -112,9 +141,9 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, error
 		}
 		seq, err := Sequentialize(moves)
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
-		return append(out, seq...), nil
+		return append(out, seq...), -1, nil
 	}
 	// Choose a location for every operand. Fixed locations first, then tied
 	// defs share their use's register, then the free registers in order.
@@ -160,7 +189,7 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, error
 	for i, r := range in.Uses {
 		if useLoc[i] == mir.NoReg {
 			if useLoc[i], err = pick(f.RegClass(r)); err != nil {
-				return nil, err
+				return nil, -1, err
 			}
 		}
 	}
@@ -172,7 +201,7 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, error
 			defLoc[i] = useLoc[s.Tied]
 		default:
 			if defLoc[i], err = pick(f.RegClass(r)); err != nil {
-				return nil, err
+				return nil, -1, err
 			}
 		}
 	}
@@ -180,7 +209,7 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, error
 	for i, r := range in.Uses {
 		if r.IsVirtual() {
 			if out, err = b.move(out, useLoc[i], slotOf(r), in.Pos); err != nil {
-				return nil, err
+				return nil, -1, err
 			}
 		}
 	}
@@ -188,12 +217,13 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, error
 	alloc.Uses = useLoc
 	alloc.Defs = defLoc
 	out = append(out, f.NewInstr(alloc))
+	at := len(out) - 1
 	for i, r := range in.Defs {
 		if r.IsVirtual() {
 			if out, err = b.move(out, slotOf(r), defLoc[i], in.Pos); err != nil {
-				return nil, err
+				return nil, -1, err
 			}
 		}
 	}
-	return out, nil
+	return out, at, nil
 }

@@ -60,5 +60,36 @@
 // stack slot and load operands into caller-saved registers just before
 // each instruction, storing results right after, honouring the op table's
 // fixed registers, tied defs, early clobbers and clobber sets.
-// BaselineNonSSA accepts Destruct's output, pinned or not.
+// BaselineNonSSA accepts Destruct's output, pinned or not;
+// BaselineNonSSAWithOrigins also returns the Origins CheckAllocation needs.
+//
+// # Checking an allocation
+//
+// CheckAllocation proves, without running anything, that an allocated
+// function computes the same values as the non-SSA function it was
+// allocated from, for any allocator that reports where each allocated
+// block and instruction came from (Origins), including one that reorders
+// instructions within blocks, adds blocks on edges, drops or splits
+// copies and rematerializes constants. It is a forward symbolic dataflow
+// after regalloc2's checker: every location holds a set of input values,
+// moves copy the set, clobbers empty it, and at joins a location keeps
+// only what it holds on every incoming edge. Input values are named by
+// walking each input block in input order, so that a use scheduled before
+// or after a redefinition still names the value the input reads; copies
+// alias their source, and constants (and context fields between calls)
+// share one name, so that an allocator may drop copies and
+// rematerialize. Besides the values it checks the correspondence of blocks
+// and instructions, the order of memory accesses and side effects (loads
+// may pass loads, and stores whose bytes provably differ through the same
+// base and index), and that every flag reader reads the flags of the same
+// instruction as in the input.
+//
+// It assumes that mir.Verify has checked the operand constraints, that the
+// op table describes every clobber and the calling convention every call,
+// and that linear memory and the execution context change only by stores
+// and calls. Context values loaded before a call are different from those
+// loaded after it, unless the input itself reads one across a call: the
+// lowering reloads the memory state after calls exactly when memory can
+// grow, so such an input says that calls leave the context unchanged, and
+// an allocator may then rematerialize a context load anywhere.
 package alloc
