@@ -1,0 +1,824 @@
+package sched
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// This file assigns registers to one instruction at the moment the
+// scheduler takes it (thesis §5.3.4, Figs 5.7–5.9): its sources get
+// registers first (reloading spilled values), values whose last use it is
+// free their registers, calls save the caller-saved registers that hold
+// live values, then its destinations get registers, spilling a victim when
+// none is free.
+
+// class returns the register class of virtual register v.
+func (a *allocator) class(v int32) mir.Class { return a.f.VRegs[v] }
+
+// pinOf returns v's pin, or NoReg.
+func (a *allocator) pinOf(v int32) mir.Reg { return a.f.Pin(mir.VReg(int(v))) }
+
+// addStat counts one instruction of spill code weighted by the region's
+// frequency.
+func (a *allocator) addStat(n *int, w *float64) {
+	*n++
+	*w += a.freq()
+}
+
+// kill frees the register of a value that is dead.
+func (a *allocator) kill(v int32) {
+	switch l := a.vloc[v]; {
+	case l.isReg() && a.holder[l] == v:
+		a.holder[l] = -1
+	case l == locMem:
+		for r := range a.reserved {
+			if a.reserved[r] == v {
+				a.reserved[r] = -1
+			}
+		}
+	}
+	a.vloc[v] = locNone
+}
+
+// take gives register r to value v (which must be free).
+func (a *allocator) take(v int32, r mir.Reg) {
+	a.holder[r] = v
+	a.reserved[r] = -1
+	a.vloc[v] = loc(r)
+	if mir.CalleeSaved.Has(r) {
+		a.calleeUsed = a.calleeUsed.Add(r)
+	}
+}
+
+// callerCost returns the frequency-weighted cost of keeping v in a
+// caller-saved register: a store and a load around every call of the
+// regions it is live in, less the calls of this region already scheduled
+// (thesis §5.3.5).
+func (a *allocator) callerCost(v int32) float64 {
+	c := a.d.callerCost[v] - float64(a.callsDone)*a.freq()*(storeLatency+loadLatency)
+	return max(c, 0)
+}
+
+// calleeCost returns the cost of using a callee-saved register that the
+// function does not use yet: a store in the prologue and a load in the
+// epilogue. A callee-saved register already used costs nothing more.
+func (a *allocator) calleeCost() float64 {
+	return a.entryFreq*storeLatency + a.d.retFreq*loadLatency
+}
+
+// freeReg chooses a free register for v without spilling (Fig 5.9): its
+// pin; else a register of its preferred-location list; else one reserved
+// for it; else, of the register type (caller- or callee-saved) that costs
+// less for it, the first free register that no fixed operand in its live
+// range needs; else any free register. exclude lists registers not to
+// take.
+func (a *allocator) freeReg(v int32, exclude mir.RegSet) (mir.Reg, bool) {
+	exclude |= a.locked
+	free := func(r mir.Reg) bool { return a.holder[r] < 0 && !exclude.Has(r) }
+	if p := a.pinOf(v); p != mir.NoReg {
+		return p, free(p)
+	}
+	c := a.class(v)
+	for _, l := range a.pref[v] {
+		if l.isReg() && l.reg().Class() == c && a.allowed.Has(l.reg()) && free(l.reg()) && a.reserved[l] < 0 {
+			return l.reg(), true
+		}
+	}
+	for _, r := range a.caller[c] {
+		if a.reserved[r] == v && free(r) {
+			return r, true
+		}
+	}
+	for _, r := range a.callee[c] {
+		if a.reserved[r] == v && free(r) {
+			return r, true
+		}
+	}
+	first, second := a.caller[c], a.callee[c]
+	if cc := a.callerCost(v); cc > 0 {
+		useCallee := a.calleeCost() < cc
+		for _, r := range a.callee[c] {
+			if a.calleeUsed.Has(r) && free(r) && a.reserved[r] < 0 {
+				useCallee = true
+				break
+			}
+		}
+		if useCallee {
+			first, second = second, first
+		}
+	}
+	avoid := a.d.avoid[v] | a.d.fixed[a.b]
+	for _, pass := range [3]int{0, 1, 2} {
+		for _, list := range [2][]mir.Reg{first, second} {
+			for _, r := range list {
+				if !free(r) {
+					continue
+				}
+				switch pass {
+				case 0:
+					if avoid.Has(r) || a.reserved[r] >= 0 {
+						continue
+					}
+				case 1:
+					if a.reserved[r] >= 0 {
+						continue
+					}
+				}
+				return r, true
+			}
+		}
+	}
+	return mir.NoReg, false
+}
+
+// selectReg chooses a register for v, spilling a victim when none is
+// free. exclude lists registers not to take or spill.
+func (a *allocator) selectReg(v int32, exclude mir.RegSet, pos int32) (mir.Reg, error) {
+	if r, ok := a.freeReg(v, exclude); ok {
+		return r, nil
+	}
+	if p := a.pinOf(v); p != mir.NoReg {
+		if exclude.Has(p) || a.locked.Has(p) {
+			return mir.NoReg, fmt.Errorf("%w: v%d's pin %s is taken", errInternal, v, p)
+		}
+		return p, a.evict(p, exclude, pos)
+	}
+	r, err := a.chooseVictim(a.class(v), exclude, pos)
+	if err != nil {
+		return mir.NoReg, err
+	}
+	a.spill(a.holder[r], pos)
+	return r, nil
+}
+
+// chooseVictim returns the register of the value to spill among those of
+// class c outside exclude (thesis §5.3.6), asking the victim policy.
+func (a *allocator) chooseVictim(c mir.Class, exclude mir.RegSet, pos int32) (mir.Reg, error) {
+	exclude |= a.locked
+	var cands []SpillCandidate
+	for r := mir.Reg(0); r < mir.NumPhysRegs; r++ {
+		w := a.holder[r]
+		if w < 0 || r.Class() != c || exclude.Has(r) {
+			continue
+		}
+		cands = append(cands, a.candidate(w, r))
+	}
+	if len(cands) == 0 {
+		return mir.NoReg, fmt.Errorf("%w: no %s register can be spilled", errInternal, c)
+	}
+	k := a.opts.Victim.Victim(a.b, a.position(pos), cands)
+	if k < 0 || k >= len(cands) {
+		return mir.NoReg, fmt.Errorf("sched: victim policy returned %d of %d candidates", k, len(cands))
+	}
+	return cands[k].Reg, nil
+}
+
+// hasVictim reports whether some value of class c outside exclude could
+// be spilled.
+func (a *allocator) hasVictim(c mir.Class, exclude mir.RegSet) bool {
+	exclude |= a.locked
+	for r := mir.Reg(0); r < mir.NumPhysRegs; r++ {
+		if a.holder[r] >= 0 && r.Class() == c && !exclude.Has(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// position converts an instruction's bytecode offset context into the
+// block position the victim policy sees: the earliest unscheduled
+// instruction of the region.
+func (a *allocator) position(int32) int {
+	for i, done := range a.instDone {
+		if !done {
+			return i
+		}
+	}
+	return len(a.instDone)
+}
+
+// candidate describes value v, in register r (NoReg: not in one yet), as
+// a spill candidate.
+func (a *allocator) candidate(v int32, r mir.Reg) SpillCandidate {
+	d := a.d
+	c := SpillCandidate{VReg: mir.VReg(int(v)), Reg: r, LocalUses: int(a.usesLeft[v]), NextUse: a.nextUse(v),
+		LiveOut: a.liveOut[v], ClosestDist: -1, Remat: d.remat[v].ok, Clean: a.clean[v]}
+	if !c.LiveOut {
+		return c
+	}
+	for _, s := range a.block.Succs {
+		i := d.inIndex(s, v)
+		if i >= 0 {
+			dist := int(d.inInfo[s][i].dist) + 1
+			if c.ClosestDist < 0 || dist < c.ClosestDist {
+				c.ClosestDist = dist
+				c.ClosestWeight = a.f.Blocks[d.inInfo[s][i].closest].Freq
+			}
+		}
+		if !a.processed[s] {
+			continue
+		}
+		dup := false
+		for _, x := range c.Succs {
+			dup = dup || x.Block == s
+		}
+		if dup {
+			continue
+		}
+		sl := SuccLocation{Block: s, Freq: a.edgeFreq(a.b, s), Live: i >= 0}
+		if i >= 0 {
+			sl.InReg = a.startLoc[s][i].isReg()
+		}
+		c.Succs = append(c.Succs, sl)
+	}
+	return c
+}
+
+// spill moves value w from its register to memory, storing it unless its
+// slot already holds it or it is recomputed.
+func (a *allocator) spill(w int32, pos int32) {
+	r := a.vloc[w]
+	if !r.isReg() {
+		return
+	}
+	if !a.clean[w] && !a.d.remat[w].ok {
+		home := a.needHome(w)
+		a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpSpill, Defs: []mir.Reg{home}, Uses: []mir.Reg{r.reg()}, Pos: pos}), -1)
+		a.addStat(&a.stats.Spills, &a.stats.WeightedSpills)
+		a.clean[w] = true
+	}
+	a.holder[r] = -1
+	a.vloc[w] = locMem
+}
+
+// reload brings value v from memory into register r (free), reloading it
+// from its slot or recomputing it.
+func (a *allocator) reload(v int32, r mir.Reg, pos int32) {
+	if rm := a.d.remat[v]; rm.ok {
+		a.emit(a.out.NewInstr(mir.Instr{Op: rm.op, Defs: []mir.Reg{r}, Imm: rm.imm, Aux: rm.aux, Pos: pos}), -1)
+		a.addStat(&a.stats.Remats, &a.stats.WeightedRemats)
+	} else {
+		a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpReload, Defs: []mir.Reg{r}, Uses: []mir.Reg{a.needHome(v)}, Pos: pos}), -1)
+		a.addStat(&a.stats.Reloads, &a.stats.WeightedReloads)
+		a.clean[v] = true
+	}
+	a.take(v, r)
+}
+
+// evict makes register r free: its value moves to another free register
+// outside exclude, or is spilled.
+func (a *allocator) evict(r mir.Reg, exclude mir.RegSet, pos int32) error {
+	w := a.holder[r]
+	if w < 0 {
+		a.reserved[r] = -1
+		return nil
+	}
+	if a.locked.Has(r) {
+		return fmt.Errorf("%w: %s must be freed but holds an operand", errInternal, r)
+	}
+	if a.pinOf(w) == mir.NoReg && (a.usesLeft[w] > 0 || a.liveOut[w]) {
+		if n, ok := a.freeReg(w, exclude|mir.MakeRegSet(r)); ok {
+			a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpCopy, Defs: []mir.Reg{n}, Uses: []mir.Reg{r}, Pos: pos}), -1)
+			a.addStat(&a.stats.Moves, &a.stats.WeightedMoves)
+			a.holder[r] = -1
+			a.take(w, n)
+			return nil
+		}
+	}
+	a.spill(w, pos)
+	return nil
+}
+
+// ensureReg brings value v into a register for a use and returns it: into
+// want when the operand needs a particular register, else where it is or
+// into a register chosen for it. exclude lists registers the use must not
+// take.
+func (a *allocator) ensureReg(v int32, want mir.Reg, exclude mir.RegSet, pos int32) (mir.Reg, error) {
+	l := a.vloc[v]
+	if l == locNone {
+		return mir.NoReg, fmt.Errorf("v%d is used but holds no value here", v)
+	}
+	if l.isReg() {
+		if want == mir.NoReg || l.reg() == want {
+			if !exclude.Has(l.reg()) {
+				return l.reg(), nil
+			}
+		}
+		// In the wrong register for this operand: move it.
+		target := want
+		if target == mir.NoReg {
+			var err error
+			if target, err = a.selectReg(v, exclude|mir.MakeRegSet(l.reg()), pos); err != nil {
+				return mir.NoReg, err
+			}
+		} else if err := a.evict(target, exclude|mir.MakeRegSet(l.reg()), pos); err != nil {
+			return mir.NoReg, err
+		}
+		a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpCopy, Defs: []mir.Reg{target}, Uses: []mir.Reg{l.reg()}, Pos: pos}), -1)
+		a.addStat(&a.stats.Moves, &a.stats.WeightedMoves)
+		a.holder[l] = -1
+		a.take(v, target)
+		return target, nil
+	}
+	// In memory: reload, lazily restoring a value saved around a call into
+	// the register kept for it.
+	target := want
+	if target == mir.NoReg {
+		for r := mir.Reg(0); r < mir.NumPhysRegs; r++ {
+			if a.reserved[r] == v && a.holder[r] < 0 && !exclude.Has(r) && !a.locked.Has(r) {
+				target = r
+				break
+			}
+		}
+	}
+	if target == mir.NoReg {
+		var err error
+		if target, err = a.selectReg(v, exclude, pos); err != nil {
+			return mir.NoReg, err
+		}
+	} else if err := a.evict(target, exclude, pos); err != nil {
+		return mir.NoReg, err
+	}
+	a.reload(v, target, pos)
+	return target, nil
+}
+
+// allocInstr assigns registers to instruction k of the region and emits
+// it with the spill code it needs.
+func (a *allocator) allocInstr(k int, in *mir.Instr) error {
+	if in.Op == mir.OpCopy || in.Op == mir.OpParCopy {
+		return a.allocCopy(k, in)
+	}
+	f := a.f
+	info := in.Op.Info()
+	pos := in.Pos
+	a.locked = 0
+	// Registers this instruction writes: no source may be put there, and
+	// values evicted from one must not move to another.
+	var fixedDefs, earlyDefs mir.RegSet
+	for i, r := range in.Defs {
+		s := f.DefSpec(in, i)
+		if p := pinOrFixed(f, r, s); p != mir.NoReg {
+			fixedDefs = fixedDefs.Add(p)
+			if s.EarlyClobber {
+				earlyDefs = earlyDefs.Add(p)
+			}
+		}
+	}
+	clobbers := in.Clobbers()
+	avoidForUses := fixedDefs | clobbers
+
+	// Sources: fixed ones first.
+	useLoc := make([]mir.Reg, len(in.Uses))
+	for pass := 0; pass < 2; pass++ {
+		for i, r := range in.Uses {
+			s := f.UseSpec(in, i)
+			want := pinOrFixed(f, r, s)
+			isFixed := want != mir.NoReg || s.Fixed.IsArgSlot()
+			if (pass == 0) != isFixed {
+				continue
+			}
+			if !r.IsVirtual() {
+				return fmt.Errorf("use %d is %s, not a virtual register", i, r)
+			}
+			v := int32(r.Index())
+			if s.Fixed.IsArgSlot() {
+				if err := a.storeArg(v, s.Fixed, pos); err != nil {
+					return err
+				}
+				useLoc[i] = s.Fixed
+				continue
+			}
+			done := false
+			for j := range i {
+				if in.Uses[j] == r && useLoc[j].IsPhys() && (want == mir.NoReg || useLoc[j] == want) {
+					useLoc[i], done = useLoc[j], true
+					break
+				}
+			}
+			if done {
+				continue
+			}
+			ex := mir.RegSet(0)
+			if want == mir.NoReg {
+				ex = avoidForUses
+			}
+			reg, err := a.ensureReg(v, want, ex, pos)
+			if err != nil {
+				return err
+			}
+			useLoc[i] = reg
+			a.locked = a.locked.Add(reg)
+		}
+	}
+	// Source values die here or are needed later.
+	for _, r := range in.Uses {
+		a.usesLeft[r.Index()]--
+	}
+	var dying []int32
+	for i, r := range in.Uses {
+		v := int32(r.Index())
+		if a.usesLeft[v] <= 0 && !a.liveOut[v] && !containsReg(in.Uses[:i], r) {
+			dying = append(dying, v)
+		}
+	}
+	isDying := func(v int32) bool {
+		for _, x := range dying {
+			if x == v {
+				return true
+			}
+		}
+		return false
+	}
+	// A call: values in caller-saved registers that survive it are saved;
+	// their registers stay reserved for them (§5.3.3).
+	if info.Call {
+		for _, r := range (clobbers & ^fixedDefs).Regs() {
+			w := a.holder[r]
+			if w < 0 || isDying(w) {
+				continue
+			}
+			wasClean := a.clean[w] || a.d.remat[w].ok
+			a.spill(w, pos)
+			if !wasClean {
+				a.stats.Saves++
+			}
+			a.reserved[r] = w
+		}
+		a.callsDone++
+	}
+	// Dying sources free their registers; the register becomes a hint for
+	// a redefinition of the value in the region.
+	usedRegs := mir.RegSet(0)
+	for _, r := range useLoc {
+		if r.IsPhys() {
+			usedRegs = usedRegs.Add(r)
+		}
+	}
+	for _, v := range dying {
+		l := a.vloc[v]
+		a.kill(v)
+		if l.isReg() && len(a.pref[v]) == 0 {
+			a.pref[v] = append(a.pref[v], l)
+		}
+	}
+	// Destinations may take the registers of dying sources; the sources
+	// that live on keep theirs (they are not spilled for a destination).
+	a.locked = 0
+	for i, r := range useLoc {
+		if r.IsPhys() && !isDying(int32(in.Uses[i].Index())) {
+			a.locked = a.locked.Add(r)
+		}
+	}
+	// Destinations: fixed ones first.
+	defLoc := make([]mir.Reg, len(in.Defs))
+	var defsTaken mir.RegSet
+	for pass := 0; pass < 2; pass++ {
+		for i, r := range in.Defs {
+			s := f.DefSpec(in, i)
+			fixed := pinOrFixed(f, r, s)
+			isFixed := fixed != mir.NoReg || s.Fixed.IsArgSlot()
+			if (pass == 0) != isFixed {
+				continue
+			}
+			if !r.IsVirtual() {
+				return fmt.Errorf("def %d is %s, not a virtual register", i, r)
+			}
+			v := int32(r.Index())
+			if s.Fixed.IsArgSlot() {
+				defLoc[i] = s.Fixed
+				if old := a.vloc[v]; old.isReg() && a.holder[old] == v {
+					a.holder[old] = -1
+				}
+				di := a.d.def(a.b, k, i)
+				a.usesLeft[v], a.liveOut[v] = di.uses, di.liveOut
+				a.vloc[v] = locNone
+				continue
+			}
+			var reg mir.Reg
+			switch {
+			case s.Tied >= 0:
+				reg = useLoc[s.Tied]
+				if w := a.holder[reg]; w >= 0 && w != v {
+					if err := a.evictKeepingLock(reg, defsTaken|fixedDefs|clobbers|usedRegs, pos); err != nil {
+						return err
+					}
+				}
+			case fixed != mir.NoReg:
+				reg = fixed
+				if w := a.holder[reg]; w >= 0 && w != v {
+					if err := a.evictKeepingLock(reg, defsTaken|fixedDefs|clobbers|usedRegs, pos); err != nil {
+						return err
+					}
+				}
+			default:
+				ex := defsTaken | fixedDefs
+				if s.EarlyClobber {
+					ex |= usedRegs
+				}
+				var err error
+				if reg, err = a.selectReg(v, ex, pos); err != nil {
+					return err
+				}
+			}
+			if old := a.vloc[v]; old.isReg() && old.reg() != reg && a.holder[old] == v {
+				a.holder[old] = -1
+			}
+			a.take(v, reg)
+			a.clean[v] = false
+			di := a.d.def(a.b, k, i)
+			a.usesLeft[v], a.liveOut[v] = di.uses, di.liveOut
+			defLoc[i] = reg
+			defsTaken = defsTaken.Add(reg)
+		}
+	}
+	a.emit(a.out.NewInstr(mir.Instr{Op: in.Op, Defs: defLoc, Uses: useLoc, Imm: in.Imm, Scale: in.Scale,
+		Cond: in.Cond, Aux: in.Aux, Pos: pos}), int32(k))
+	a.locked = 0
+	// Results passed in stack-argument slots come into registers; dead
+	// results free their registers.
+	for i, r := range in.Defs {
+		v := int32(r.Index())
+		if defLoc[i].IsArgSlot() {
+			if a.usesLeft[v] == 0 && !a.liveOut[v] {
+				continue
+			}
+			reg, err := a.selectReg(v, 0, pos)
+			if err != nil {
+				return err
+			}
+			if err := a.emitMoves([]alloc.Move{{Dst: reg, Src: defLoc[i]}}, pos); err != nil {
+				return err
+			}
+			a.take(v, reg)
+			a.clean[v] = false
+			continue
+		}
+		if a.usesLeft[v] == 0 && !a.liveOut[v] {
+			a.kill(v)
+		}
+	}
+	return nil
+}
+
+// evictKeepingLock frees register r for a destination even when it holds a
+// source of the instruction that lives on: the value moves (or is spilled)
+// before the instruction, which still reads it from r.
+func (a *allocator) evictKeepingLock(r mir.Reg, exclude mir.RegSet, pos int32) error {
+	locked := a.locked
+	a.locked = 0
+	err := a.evict(r, exclude|locked, pos)
+	a.locked = locked
+	return err
+}
+
+// storeArg writes value v to outgoing stack-argument slot slot.
+func (a *allocator) storeArg(v int32, slot mir.Reg, pos int32) error {
+	l := a.vloc[v]
+	switch {
+	case l.isReg():
+		return a.emitMoves([]alloc.Move{{Dst: slot, Src: l.reg()}}, pos)
+	case l == locMem && !a.d.remat[v].ok:
+		return a.emitMoves([]alloc.Move{{Dst: slot, Src: a.needHome(v)}}, pos)
+	case l == locMem:
+		reg, err := a.ensureReg(v, mir.NoReg, a.locked, pos)
+		if err != nil {
+			return err
+		}
+		return a.emitMoves([]alloc.Move{{Dst: slot, Src: reg}}, pos)
+	}
+	return fmt.Errorf("v%d is used but holds no value here", v)
+}
+
+func containsReg(rs []mir.Reg, r mir.Reg) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// allocCopy assigns locations to a copy or parallel copy: a destination
+// takes the register of a source that dies here when it can, so that the
+// copy costs nothing (the integrated pass's coalescing); the remaining
+// moves are sequentialized.
+func (a *allocator) allocCopy(k int, in *mir.Instr) error {
+	f := a.f
+	pos := in.Pos
+	a.locked = 0
+	n := len(in.Defs)
+	srcLoc := make([]loc, n)
+	for i, r := range in.Uses {
+		if !r.IsVirtual() || !in.Defs[i].IsVirtual() {
+			return fmt.Errorf("copy operand %d is not a virtual register", i)
+		}
+		v := int32(r.Index())
+		srcLoc[i] = a.vloc[v]
+		if srcLoc[i] == locNone {
+			return fmt.Errorf("v%d is copied but holds no value here", v)
+		}
+	}
+	for _, r := range in.Uses {
+		a.usesLeft[r.Index()]--
+	}
+	// Sources that die free their registers; their destinations may take
+	// them.
+	dies := make([]bool, n)
+	for i, r := range in.Uses {
+		v := int32(r.Index())
+		dies[i] = a.usesLeft[v] <= 0 && !a.liveOut[v]
+	}
+	for i, r := range in.Uses {
+		if dies[i] {
+			v := int32(r.Index())
+			if l := a.vloc[v]; l.isReg() && a.holder[l] == v {
+				a.holder[l] = -1
+			}
+		}
+	}
+	// The old values of destinations are dead.
+	for _, r := range in.Defs {
+		v := int32(r.Index())
+		a.touch(v)
+		if !containsReg(in.Uses, r) {
+			a.kill(v)
+		}
+	}
+	for i, r := range in.Uses {
+		if dies[i] {
+			v := int32(r.Index())
+			if !containsReg(in.Defs, r) {
+				a.vloc[v] = locNone
+			}
+		}
+	}
+	// Code placed before the copy (evictions) must not write any source's
+	// register.
+	var srcRegs mir.RegSet
+	for _, l := range srcLoc {
+		if l.isReg() {
+			srcRegs = srcRegs.Add(l.reg())
+		}
+	}
+	dst := make([]mir.Reg, n)
+	var claimed mir.RegSet
+	var deferred []int
+	for pass := 0; pass < 2; pass++ {
+		for i, r := range in.Defs {
+			v := int32(r.Index())
+			pin := a.pinOf(v)
+			if (pass == 0) != (pin != mir.NoReg) {
+				continue
+			}
+			di := a.d.def(a.b, k, i)
+			if di.uses == 0 && !di.liveOut {
+				dst[i] = mir.NoReg // dead: no move
+				continue
+			}
+			var reg mir.Reg
+			switch {
+			case pin != mir.NoReg:
+				reg = pin
+				if w := a.holder[reg]; w >= 0 && w != v {
+					if err := a.evict(reg, claimed|srcRegs, pos); err != nil {
+						return err
+					}
+				}
+			default:
+				s := srcLoc[i]
+				ok := false
+				// The preferred location first (a φ copy's destination goes
+				// where the successor wants it), then the dying source's
+				// register.
+				for _, l := range a.pref[v] {
+					if l.isReg() && l.reg().Class() == f.VRegs[v] && a.allowed.Has(l.reg()) &&
+						a.holder[l] < 0 && !claimed.Has(l.reg()) && a.reserved[l] < 0 {
+						reg, ok = l.reg(), true
+					}
+					break
+				}
+				if !ok && dies[i] && s.isReg() && a.holder[s] < 0 && !claimed.Has(s.reg()) && a.allowed.Has(s.reg()) {
+					reg, ok = s.reg(), true
+				}
+				if !ok {
+					reg, ok = a.freeReg(v, claimed)
+				}
+				if !ok && di.uses == 0 && !(s == locMem && a.d.remat[int32(in.Uses[i].Index())].ok) {
+					// Only needed after the region and no register free: it
+					// goes straight to its slot.
+					dst[i] = a.needHome(v)
+					continue
+				}
+				if !ok && a.hasVictim(f.VRegs[v], claimed) {
+					var err error
+					if reg, err = a.selectReg(v, claimed, pos); err != nil {
+						return err
+					}
+					ok = true
+				}
+				if !ok {
+					srcRemat := s == locMem && a.d.remat[int32(in.Uses[i].Index())].ok
+					if srcRemat {
+						// Recomputed after the copy, when a register can be
+						// spilled for it.
+						deferred = append(deferred, i)
+						dst[i] = mir.NoReg
+						continue
+					}
+					// Every register is taken by this copy's destinations.
+					dst[i] = a.needHome(v)
+					continue
+				}
+			}
+			a.take(v, reg)
+			dst[i] = reg
+			claimed = claimed.Add(reg)
+		}
+	}
+	// The moves.
+	var moves []alloc.Move
+	type rematMove struct {
+		dst mir.Reg
+		rm  remat
+	}
+	var remats []rematMove
+	for i, d := range dst {
+		if d == mir.NoReg {
+			continue
+		}
+		sv := int32(in.Uses[i].Index())
+		var src mir.Reg
+		switch s := srcLoc[i]; {
+		case s.isReg():
+			src = s.reg()
+		case a.d.remat[sv].ok:
+			remats = append(remats, rematMove{d, a.d.remat[sv]})
+			continue
+		default:
+			src = a.needHome(sv)
+		}
+		if src == d {
+			continue
+		}
+		moves = append(moves, alloc.Move{Dst: d, Src: src})
+		switch {
+		case src.IsPhys() && d.IsPhys():
+			a.addStat(&a.stats.Moves, &a.stats.WeightedMoves)
+		case d.IsPhys():
+			a.addStat(&a.stats.Reloads, &a.stats.WeightedReloads)
+		case src.IsPhys():
+			a.addStat(&a.stats.Spills, &a.stats.WeightedSpills)
+		}
+	}
+	if len(moves) > 0 {
+		if err := a.emitMoves(moves, pos); err != nil {
+			return err
+		}
+	}
+	for _, m := range remats {
+		a.emit(a.out.NewInstr(mir.Instr{Op: m.rm.op, Defs: []mir.Reg{m.dst}, Imm: m.rm.imm, Aux: m.rm.aux, Pos: pos}), -1)
+		a.addStat(&a.stats.Remats, &a.stats.WeightedRemats)
+	}
+	// Destination state.
+	for i, r := range in.Defs {
+		v := int32(r.Index())
+		d := dst[i]
+		if d == mir.NoReg {
+			a.vloc[v] = locNone
+			if slices.Contains(deferred, i) {
+				di := a.d.def(a.b, k, i)
+				a.usesLeft[v], a.liveOut[v] = di.uses, di.liveOut
+			}
+			continue
+		}
+		di := a.d.def(a.b, k, i)
+		a.usesLeft[v], a.liveOut[v] = di.uses, di.liveOut
+		if d.IsPhys() {
+			a.vloc[v] = loc(d)
+			a.clean[v] = false
+		} else {
+			a.vloc[v] = locMem
+			a.clean[v] = true
+		}
+	}
+	// Recomputed destinations that found no register before the copy get
+	// one now, spilling a value if need be.
+	for _, i := range deferred {
+		v := int32(in.Defs[i].Index())
+		sv := int32(in.Uses[i].Index())
+		reg, err := a.selectReg(v, 0, pos)
+		if err != nil {
+			return err
+		}
+		rm := a.d.remat[sv]
+		a.emit(a.out.NewInstr(mir.Instr{Op: rm.op, Defs: []mir.Reg{reg}, Imm: rm.imm, Aux: rm.aux, Pos: pos}), -1)
+		a.addStat(&a.stats.Remats, &a.stats.WeightedRemats)
+		a.take(v, reg)
+		a.clean[v] = false
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package sched
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/kiln-jit/kiln/alloc"
+	bc "github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/interp"
+	"github.com/kiln-jit/kiln/lower"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// compileModule lowers m for target and runs every function through
+// Destruct and the integrated pass with opts, verifying each result.
+func compileModule(t testing.TB, m *bc.Module, target lower.Target, opts Options) []*mir.Func {
+	t.Helper()
+	funcs, err := lower.Module(m, target)
+	if err != nil {
+		t.Fatalf("lower: %v", err)
+	}
+	for i, f := range funcs {
+		r, _, err := Compile(f, opts)
+		if err != nil {
+			t.Fatalf("compile %s: %v", f.Name, err)
+		}
+		if err := mir.Verify(r.Func); err != nil {
+			t.Fatalf("verify %s: %v\n%s", f.Name, err, mir.Format(r.Func))
+		}
+		funcs[i] = r.Func
+	}
+	if err := mir.VerifyModule(funcs, lower.HostSigs(m)); err != nil {
+		t.Fatalf("verify module: %v", err)
+	}
+	return funcs
+}
+
+// runFuncs runs function name of an allocated module in the mir
+// interpreter on a fresh memory.
+func runFuncs(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args []uint64) ([]uint64, error, []byte) {
+	t.Helper()
+	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
+	for _, d := range m.Data {
+		copy(mem.Bytes[d.Offset:], d.Bytes)
+	}
+	mach, err := mir.NewMachine(funcs, interp.Config{}, nil, mem)
+	if err != nil {
+		t.Fatalf("mir machine: %v", err)
+	}
+	fn := m.ExportedFunc(name)
+	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
+	err = mach.Call(context.Background(), fn, args, res)
+	var fault *mir.Fault
+	if errors.As(err, &fault) {
+		return nil, err, nil
+	}
+	return res, err, mem.Bytes
+}
+
+// TestDifferentialCases runs every shared case (single instructions,
+// programs, kernels at small inputs) through the integrated pass in every
+// region order and in source order, and checks the case's expectations in
+// the mir interpreter, which also faults on any read of a register a call
+// or an instruction clobbered.
+func TestDifferentialCases(t *testing.T) {
+	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
+	type config struct {
+		name string
+		opts Options
+	}
+	var configs []config
+	for _, o := range Orders {
+		configs = append(configs, config{o.String(), Options{Order: o}})
+	}
+	configs = append(configs, config{"source-order", Options{SourceOrder: true}})
+	for _, cfg := range configs {
+		t.Run(cfg.name, func(t *testing.T) {
+			for _, c := range cases {
+				funcs := compileModule(t, c.Module, lower.FullTarget(), cfg.opts)
+				got, err, mem := runFuncs(t, c.Module, funcs, c.Func, c.Args)
+				if err := c.Check(got, err, mem); err != nil {
+					t.Errorf("%s: %v", c.Name, err)
+					if testing.Verbose() {
+						fmt.Println(mir.Format(funcs[c.Module.ExportedFunc(c.Func)]))
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCheckerAcceptsEveryAllocation runs the static allocation checker on
+// the integrated pass's output for every function of every shared case
+// and of generated functions, in every region order, in source order and
+// with a small register set.
+func TestCheckerAcceptsEveryAllocation(t *testing.T) {
+	var mods []*bc.Module
+	seen := map[*bc.Module]bool{}
+	for _, c := range append(testprogs.InstructionCases(), testprogs.ProgramCases()...) {
+		if !seen[c.Module] {
+			seen[c.Module] = true
+			mods = append(mods, c.Module)
+		}
+	}
+	mods = append(mods, testprogs.GeneratedModule(3000, 3))
+	var configs []Options
+	for _, o := range Orders {
+		configs = append(configs, Options{Order: o})
+	}
+	configs = append(configs, Options{SourceOrder: true},
+		Options{Regs: mir.MakeRegSet(mir.R8, mir.R9, mir.RBX, mir.X8, mir.X9)})
+	n := 0
+	for _, opts := range configs {
+		for _, m := range mods {
+			funcs, err := lower.Module(m, lower.FullTarget())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range funcs {
+				r, d, err := Compile(f, opts)
+				if err != nil {
+					t.Fatalf("%s: %v", f.Name, err)
+				}
+				if err := alloc.CheckAllocation(d.Func, r.Func, r.Origins); err != nil {
+					t.Errorf("order %s source %v regs %v: %v", opts.Order, opts.SourceOrder, opts.Regs, err)
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d allocations checked", n)
+}

@@ -1,0 +1,712 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// loc is where a value is during the pass: a physical register (>= 0),
+// its memory location (its stack slot, or nowhere for a value that is
+// recomputed), or nowhere (not live).
+type loc int16
+
+const (
+	locNone loc = -1
+	locMem  loc = -2
+)
+
+func (l loc) isReg() bool  { return l >= 0 }
+func (l loc) reg() mir.Reg { return mir.Reg(l) }
+
+// Registers in the order the pass tries them, per class: the caller-saved
+// registers that fixed operands use least first.
+var (
+	callerGPRs = []mir.Reg{mir.R8, mir.R9, mir.R10, mir.RSI, mir.RDI, mir.RDX, mir.RCX, mir.RAX}
+	calleeGPRs = []mir.Reg{mir.RBX, mir.R12, mir.R13, mir.R14, mir.RBP}
+	callerXMMs = []mir.Reg{mir.X8, mir.X9, mir.X10, mir.X11, mir.X12, mir.X13, mir.X14,
+		mir.X7, mir.X6, mir.X5, mir.X4, mir.X3, mir.X2, mir.X1, mir.X0}
+)
+
+// errInternal marks failures that are bugs of the pass, not of the input.
+var errInternal = errors.New("sched: internal error")
+
+// allocator is the state of the integrated pass over one function.
+type allocator struct {
+	f     *mir.Func // input
+	out   *mir.Func // output
+	opts  Options
+	model *Model
+	d     *dataflow
+	gb    *graphBuilder
+	rs    readyState
+	stats Stats
+
+	caller, callee [3][]mir.Reg // allowed registers per class, in preference order
+	allowed        mir.RegSet
+	calleeUsed     mir.RegSet
+	entryFreq      float64
+
+	processed []bool
+	startLoc  [][]loc  // per block, parallel to d.liveIn
+	endLoc    [][]loc  // per block, parallel to d.liveOut
+	endClean  [][]bool // per block, parallel to d.liveOut
+	home      []mir.Reg
+
+	// Region state.
+	b          int
+	block      *mir.Block
+	holder     [mir.NumPhysRegs]int32
+	reserved   [mir.NumPhysRegs]int32
+	vloc       []loc
+	clean      []bool
+	usesLeft   []int32
+	liveOut    []bool
+	pref       [][]loc
+	touched    []int32
+	touchMark  []int32
+	regionMark int32
+	locked     mir.RegSet
+	callsDone  int32
+	// next-use lists of the region: useHead[v] indexes useNext.
+	useHead  []int32
+	usePos   []int32
+	useNext  []int32
+	instDone []bool
+
+	code   []*mir.Instr
+	origin []int32
+	// per output block
+	codes   [][]*mir.Instr
+	origins [][]int32
+
+	// regionCycles is each region's schedule length in the model, and
+	// regionBody the same without its terminator.
+	regionCycles, regionBody []int32
+}
+
+func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
+	a := &allocator{f: f, opts: opts, model: opts.Model}
+	a.allowed = opts.Regs
+	filter := func(rs []mir.Reg) []mir.Reg {
+		var out []mir.Reg
+		for _, r := range rs {
+			if a.allowed.Has(r) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	a.caller[mir.GPR] = filter(callerGPRs)
+	a.callee[mir.GPR] = filter(calleeGPRs)
+	a.caller[mir.XMM] = filter(callerXMMs)
+	for _, c := range []mir.Class{mir.GPR, mir.XMM} {
+		if len(a.caller[c])+len(a.callee[c]) == 0 {
+			for _, cl := range f.VRegs {
+				if cl == c {
+					return nil, fmt.Errorf("sched: %s: no %s register may be allocated", f.Name, c)
+				}
+			}
+		}
+	}
+	nv := len(f.VRegs)
+	a.vloc = make([]loc, nv)
+	a.clean = make([]bool, nv)
+	a.usesLeft = make([]int32, nv)
+	a.liveOut = make([]bool, nv)
+	a.pref = make([][]loc, nv)
+	a.touchMark = make([]int32, nv)
+	a.useHead = make([]int32, nv)
+	a.home = make([]mir.Reg, nv)
+	for i := range a.vloc {
+		a.vloc[i] = locNone
+		a.home[i] = mir.NoReg
+		a.useHead[i] = -1
+	}
+	for i := range a.holder {
+		a.holder[i], a.reserved[i] = -1, -1
+	}
+	a.entryFreq = f.Blocks[0].Freq
+	return a, nil
+}
+
+// run is the whole pass: analyses, the regions in order, the second pass.
+func (a *allocator) run() (*Result, error) {
+	f := a.f
+	t0 := time.Now()
+	a.d = analyze(f)
+	a.stats.DataflowRuns++
+	a.stats.Instrs = f.NumInstrs()
+	t1 := time.Now()
+	a.out = &mir.Func{Name: f.Name, Index: f.Index, Params: slices.Clone(f.Params),
+		Results: slices.Clone(f.Results), Form: mir.FormAllocated}
+	nb := len(f.Blocks)
+	a.processed = make([]bool, nb)
+	a.startLoc = make([][]loc, nb)
+	a.endLoc = make([][]loc, nb)
+	a.endClean = make([][]bool, nb)
+	a.codes = make([][]*mir.Instr, nb)
+	a.origins = make([][]int32, nb)
+	a.gb = newGraphBuilder(f, a.model)
+	a.regionCycles = make([]int32, nb)
+	a.regionBody = make([]int32, nb)
+	order := a.opts.order
+	if order == nil {
+		order = regionOrder(f, a.opts.Order)
+	}
+	for _, b := range order {
+		if err := a.region(b); err != nil {
+			return nil, fmt.Errorf("sched: %s b%d: %w", f.Name, b, err)
+		}
+		a.processed[b] = true
+		a.stats.Regions++
+	}
+	t2 := time.Now()
+	res, err := a.secondPass()
+	if err != nil {
+		return nil, fmt.Errorf("sched: %s: %w", f.Name, err)
+	}
+	a.stats.Dataflow = t1.Sub(t0)
+	a.stats.Integrated = t2.Sub(t1)
+	a.stats.Reconcile = time.Since(t2)
+	res.Stats = a.stats
+	return res, nil
+}
+
+// touch makes v part of the region's state.
+func (a *allocator) touch(v int32) {
+	if a.touchMark[v] != a.regionMark {
+		a.touchMark[v] = a.regionMark
+		a.touched = append(a.touched, v)
+		a.vloc[v] = locNone
+		a.clean[v] = false
+		a.usesLeft[v] = 0
+		a.liveOut[v] = false
+		a.pref[v] = a.pref[v][:0]
+		a.useHead[v] = -1
+	}
+}
+
+// edgeFreq returns the expected executions per call of the edges from p to
+// s.
+func (a *allocator) edgeFreq(p, s int) float64 {
+	pb := a.f.Blocks[p]
+	fr := 0.0
+	for k, x := range pb.Succs {
+		if x == s {
+			fr += pb.Freq * pb.SuccProb[k]
+		}
+	}
+	return fr
+}
+
+// region runs the integrated scheduling and register assignment over block
+// b (thesis Fig 5.2).
+func (a *allocator) region(bi int) error {
+	a.beginRegion(bi)
+	d := a.d
+	instrs := a.block.Instrs
+	a.preferredLocations()
+	if err := a.startLocations(); err != nil {
+		return err
+	}
+	// A self-loop: the region's start locations are where its live-outs
+	// should end.
+	for _, s := range a.block.Succs {
+		if s == bi {
+			for i, v := range d.liveIn[bi] {
+				if l := a.startLoc[bi][i]; l != locNone && d.outIndex(bi, v) >= 0 {
+					a.pref[v] = prependLoc(a.pref[v], l)
+				}
+			}
+			break
+		}
+	}
+
+	start := 0
+	for start < len(instrs) && instrs[start].Op == mir.OpArg {
+		if err := a.allocArg(start, instrs[start]); err != nil {
+			return err
+		}
+		a.instDone[start] = true
+		start++
+	}
+	g := a.gb.build(instrs, start, true)
+	if err := a.scheduleRegion(g, instrs); err != nil {
+		return err
+	}
+
+	// End locations.
+	out := d.liveOut[bi]
+	a.endLoc[bi] = make([]loc, len(out))
+	a.endClean[bi] = make([]bool, len(out))
+	for i, v := range out {
+		l := a.vloc[v]
+		if a.touchMark[v] != a.regionMark || l == locNone {
+			return fmt.Errorf("%w: v%d is live out but has no location", errInternal, v)
+		}
+		a.endLoc[bi][i] = l
+		a.endClean[bi][i] = a.clean[v] || d.remat[v].ok
+	}
+	a.codes[bi], a.origins[bi] = a.code, a.origin
+	return nil
+}
+
+// beginRegion resets the per-region state for block bi and records the
+// uses of its values.
+func (a *allocator) beginRegion(bi int) {
+	a.b, a.block = bi, a.f.Blocks[bi]
+	a.regionMark++
+	a.touched = a.touched[:0]
+	for i := range a.holder {
+		a.holder[i], a.reserved[i] = -1, -1
+	}
+	a.callsDone = 0
+	a.code, a.origin = nil, nil
+	a.buildUseLists(a.block.Instrs)
+}
+
+// prependLoc moves (or adds) l to the front of list.
+func prependLoc(list []loc, l loc) []loc {
+	for i, x := range list {
+		if x == l {
+			copy(list[1:i+1], list[:i])
+			list[0] = l
+			return list
+		}
+	}
+	list = append(list, 0)
+	copy(list[1:], list)
+	list[0] = l
+	return list
+}
+
+// processedNeighbours returns the processed blocks among blocks (without
+// repeats) by decreasing frequency of the edge to them, ties by block
+// number.
+func (a *allocator) processedNeighbours(blocks []int, freq func(int) float64) []int {
+	var out []int
+	var fr []float64
+	for _, b := range blocks {
+		if a.processed[b] && !slices.Contains(out, b) {
+			out = append(out, b)
+			fr = append(fr, freq(b))
+		}
+	}
+	// Insertion sort: there are few neighbours.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && (fr[j] > fr[j-1] || fr[j] == fr[j-1] && out[j] < out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+			fr[j], fr[j-1] = fr[j-1], fr[j]
+		}
+	}
+	return out
+}
+
+// preferredLocations computes, for every value live out of the region,
+// its locations at the start of the processed successors, by decreasing
+// edge frequency (thesis §5.3.1).
+func (a *allocator) preferredLocations() {
+	bi, d := a.b, a.d
+	succs := a.processedNeighbours(a.block.Succs, func(s int) float64 { return a.edgeFreq(bi, s) })
+	for _, v := range d.liveOut[bi] {
+		a.touch(v)
+		for _, s := range succs {
+			if i := d.inIndex(s, v); i >= 0 {
+				l := a.startLoc[s][i]
+				if !slices.Contains(a.pref[v], l) {
+					a.pref[v] = append(a.pref[v], l)
+				}
+			}
+		}
+	}
+}
+
+// startLocations decides where each live-in value starts the region
+// (thesis §5.3.2, Fig 5.4): where the most frequent processed predecessor
+// left it when that is a register, or memory when it is in memory there and
+// not used in the region; a value in memory there but used here takes a
+// register it has in another processed predecessor, or any register.
+func (a *allocator) startLocations() error {
+	bi, d := a.b, a.d
+	in := d.liveIn[bi]
+	infos := d.inInfo[bi]
+	starts := make([]loc, len(in))
+	a.startLoc[bi] = starts
+	for i := range starts {
+		starts[i] = locNone
+	}
+	preds := a.processedNeighbours(a.block.Preds, func(p int) float64 { return a.edgeFreq(p, bi) })
+	endAt := func(p int, v int32) loc {
+		if j := d.outIndex(p, v); j >= 0 {
+			return a.endLoc[p][j]
+		}
+		return locNone
+	}
+	set := func(i int, l loc) {
+		v := in[i]
+		starts[i] = l
+		a.vloc[v] = l
+		if l.isReg() {
+			a.holder[l] = v
+		}
+	}
+	for i, v := range in {
+		a.touch(v)
+		a.usesLeft[v] = infos[i].uses
+		a.liveOut[v] = infos[i].through
+	}
+	// Pass 1: registers of the most frequent processed predecessor.
+	var pending []int
+	for i, v := range in {
+		if len(preds) == 0 {
+			pending = append(pending, i)
+			continue
+		}
+		switch e := endAt(preds[0], v); {
+		case e.isReg():
+			set(i, e)
+		case infos[i].uses == 0:
+			set(i, locMem)
+			a.clean[v] = !a.d.remat[v].ok
+		default:
+			pending = append(pending, i)
+		}
+	}
+	// Pass 2: values used here that the most frequent predecessor left in
+	// memory (or with no predecessor processed): a register they have in
+	// another processed predecessor, else the normal selection. Values
+	// with uses come first, by their first use.
+	slices.SortStableFunc(pending, func(x, y int) int {
+		ux, uy := infos[x].uses > 0, infos[y].uses > 0
+		if ux != uy {
+			if ux {
+				return -1
+			}
+			return 1
+		}
+		return a.nextUseOrEnd(in[x]) - a.nextUseOrEnd(in[y])
+	})
+	for _, i := range pending {
+		v := in[i]
+		l := locNone
+		for _, p := range preds {
+			if e := endAt(p, v); e.isReg() && a.holder[e] < 0 && a.canHold(v, e.reg()) {
+				l = e
+				break
+			}
+		}
+		if l == locNone {
+			if r, ok := a.freeReg(v, 0); ok {
+				l = loc(r)
+			}
+		}
+		if l == locNone {
+			// Out of registers: the spill heuristic decides between this
+			// value and those already given a register.
+			l = a.liveInVictim(i, in, infos, starts)
+		}
+		set(i, l)
+		if l == locMem {
+			a.clean[v] = !a.d.remat[v].ok
+			a.needHome(v)
+		}
+	}
+	return nil
+}
+
+// nextUseOrEnd returns the input position of v's next use in the region,
+// or a large number when there is none.
+func (a *allocator) nextUseOrEnd(v int32) int {
+	if p := a.nextUse(v); p >= 0 {
+		return p
+	}
+	return 1 << 30
+}
+
+// liveInVictim decides, when no register is left for live-in i, whether
+// it starts in memory or takes the register of a live-in already placed,
+// which then starts in memory.
+func (a *allocator) liveInVictim(i int, in []int32, infos []liveInInfo, starts []loc) loc {
+	v := in[i]
+	c := a.f.VRegs[v]
+	var cands []SpillCandidate
+	var idx []int
+	for j, l := range starts {
+		if j == i || !l.isReg() || l.reg().Class() != c || !a.canHold(v, l.reg()) {
+			continue
+		}
+		cands = append(cands, a.candidate(in[j], l.reg()))
+		idx = append(idx, j)
+	}
+	if len(cands) == 0 {
+		return locMem
+	}
+	self := a.candidate(v, mir.NoReg)
+	k := a.opts.Victim.Victim(a.b, 0, append(cands, self))
+	if k >= len(cands) {
+		return locMem
+	}
+	j := idx[k]
+	l := starts[j]
+	w := in[j]
+	starts[j] = locMem
+	a.vloc[w] = locMem
+	a.clean[w] = !a.d.remat[w].ok
+	a.needHome(w)
+	a.holder[l] = -1
+	return l
+}
+
+// canHold reports whether value v may live in register r: a pinned value
+// only in its pin.
+func (a *allocator) canHold(v int32, r mir.Reg) bool {
+	p := a.f.Pin(mir.VReg(int(v)))
+	return p == mir.NoReg || p == r
+}
+
+// needHome gives v its stack slot if it has none and needs one.
+func (a *allocator) needHome(v int32) mir.Reg {
+	if a.home[v] == mir.NoReg && !a.d.remat[v].ok {
+		a.home[v] = a.out.NewSlot(a.f.VRegs[v])
+	}
+	return a.home[v]
+}
+
+// allocArg places an argument where the calling convention passes it.
+func (a *allocator) allocArg(i int, in *mir.Instr) error {
+	f := a.f
+	r := in.Defs[0]
+	if !r.IsVirtual() {
+		return fmt.Errorf("Arg defines %s", r)
+	}
+	v := int32(r.Index())
+	at := mir.ArgLocations(f.Params, true)[in.Aux]
+	a.touch(v)
+	di := a.d.def(a.b, i, 0)
+	a.usesLeft[v], a.liveOut[v] = di.uses, di.liveOut
+	live := di.uses > 0 || di.liveOut
+	a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpArg, Defs: []mir.Reg{at}, Aux: in.Aux, Pos: in.Pos}), int32(i))
+	switch {
+	case !live:
+	case at.IsPhys():
+		a.take(v, at)
+	default:
+		// A stack argument stays in its incoming slot, which becomes its
+		// home; a register with a slot already is copied there.
+		if a.home[v] == mir.NoReg {
+			a.home[v] = at
+		}
+		a.vloc[v], a.clean[v] = locMem, true
+		if a.home[v] != at {
+			return a.emitMoves([]alloc.Move{{Dst: a.home[v], Src: at}}, in.Pos)
+		}
+	}
+	return nil
+}
+
+// buildUseLists records, for every value, the input positions of its uses
+// in the region, in increasing order.
+func (a *allocator) buildUseLists(instrs []*mir.Instr) {
+	a.usePos = a.usePos[:0]
+	a.useNext = a.useNext[:0]
+	a.instDone = slices.Grow(a.instDone[:0], len(instrs))[:len(instrs)]
+	clear(a.instDone)
+	for i := len(instrs) - 1; i >= 0; i-- {
+		for _, r := range instrs[i].Uses {
+			if !r.IsVirtual() {
+				continue
+			}
+			v := int32(r.Index())
+			a.touch(v)
+			if h := a.useHead[v]; h >= 0 && a.usePos[h] == int32(i) {
+				continue
+			}
+			a.usePos = append(a.usePos, int32(i))
+			a.useNext = append(a.useNext, a.useHead[v])
+			a.useHead[v] = int32(len(a.usePos) - 1)
+		}
+	}
+}
+
+// nextUse returns the input position of v's earliest use not yet
+// scheduled in the region, or -1.
+func (a *allocator) nextUse(v int32) int {
+	if a.touchMark[v] != a.regionMark {
+		return -1
+	}
+	for h := a.useHead[v]; h >= 0; h = a.useNext[h] {
+		if p := a.usePos[h]; !a.instDone[p] {
+			return int(p)
+		}
+	}
+	return -1
+}
+
+// emit appends an instruction to the region's code.
+func (a *allocator) emit(in *mir.Instr, origin int32) {
+	a.code = append(a.code, in)
+	a.origin = append(a.origin, origin)
+}
+
+// emitMoves appends the moves of a parallel copy between locations.
+func (a *allocator) emitMoves(moves []alloc.Move, pos int32) error {
+	seq, err := alloc.Sequentialize(moves)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errInternal, err)
+	}
+	for _, in := range seq {
+		in.Pos = pos
+		a.emit(a.out.NewInstr(*in), -1)
+	}
+	return nil
+}
+
+// freq returns the region's frequency.
+func (a *allocator) freq() float64 { return a.block.Freq }
+
+// scheduleRegion is the cycle-driven list scheduler of Fig 5.6 with
+// register assignment as each node is scheduled.
+func (a *allocator) scheduleRegion(g *depGraph, instrs []*mir.Instr) error {
+	r := &a.rs
+	r.reset(g, a.model)
+	// Unscheduled definitions per class, for the pressure test.
+	var pending [3]int
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		for k := nd.first; k <= nd.last; k++ {
+			for _, d := range instrs[k].Defs {
+				if d.IsVirtual() {
+					pending[a.f.RegClass(d)]++
+				}
+			}
+		}
+	}
+	for r.done < len(g.nodes) {
+		var best int32 = -1
+		if a.opts.SourceOrder {
+			for _, n := range r.avail {
+				if best < 0 || n < best {
+					best = n
+				}
+			}
+		} else {
+			var pressure [3]bool
+			for _, c := range []mir.Class{mir.GPR, mir.XMM} {
+				pressure[c] = a.freeCount(c) < pending[c]
+			}
+			underPressure := pressure[mir.GPR] || pressure[mir.XMM]
+			bestCat := 0
+			for _, n := range r.avail {
+				if !r.ready(n) {
+					continue
+				}
+				cat := 0
+				if underPressure {
+					cat = a.category(g, instrs, n, pressure)
+				}
+				switch {
+				case best < 0, cat < bestCat:
+					best, bestCat = n, cat
+				case cat == bestCat && betterPriority(g, r.etime, n, best):
+					best = n
+				}
+			}
+			if best < 0 {
+				r.advance()
+				continue
+			}
+		}
+		nd := &g.nodes[best]
+		r.schedule(best)
+		for k := nd.first; k <= nd.last; k++ {
+			in := instrs[k]
+			for _, d := range in.Defs {
+				if d.IsVirtual() {
+					pending[a.f.RegClass(d)]--
+				}
+			}
+			if err := a.allocInstr(int(k), in); err != nil {
+				return fmt.Errorf("[%d] (%s): %w", k, in.Op, err)
+			}
+			a.instDone[k] = true
+		}
+	}
+	length := r.length()
+	a.regionCycles[a.b] = length
+	body := int32(0)
+	for n := range g.nodes {
+		if nd := &g.nodes[n]; !instrs[nd.last].Op.Info().Terminator {
+			body = max(body, r.issue[n]+1)
+		}
+	}
+	a.regionBody[a.b] = body
+	a.stats.Cycles += int64(length)
+	a.stats.WeightedCycles += float64(length) * a.freq()
+	return nil
+}
+
+// freeCount returns the number of registers of class c that hold no value.
+func (a *allocator) freeCount(c mir.Class) int {
+	n := 0
+	for _, r := range a.caller[c] {
+		if a.holder[r] < 0 {
+			n++
+		}
+	}
+	for _, r := range a.callee[c] {
+		if a.holder[r] < 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// category ranks a ready node under register pressure (thesis §5.3.3):
+// 0 for nodes that free registers of a pressured class or need none, 1
+// for nodes reading values that die in the region, 2 for the rest.
+func (a *allocator) category(g *depGraph, instrs []*mir.Instr, n int32, pressure [3]bool) int {
+	nd := &g.nodes[n]
+	needs, frees, dies := 0, 0, false
+	for k := nd.first; k <= nd.last; k++ {
+		in := instrs[k]
+		for _, d := range in.Defs {
+			if d.IsVirtual() && pressure[a.f.RegClass(d)] {
+				needs++
+			}
+		}
+		for i, u := range in.Uses {
+			if !u.IsVirtual() {
+				continue
+			}
+			v := int32(u.Index())
+			if a.liveOut[v] {
+				continue
+			}
+			dies = true
+			if !pressure[a.f.RegClass(u)] || slices.Contains(in.Uses[:i], u) {
+				continue
+			}
+			occ := 0
+			for _, x := range in.Uses {
+				if x == u {
+					occ++
+				}
+			}
+			if a.usesLeft[v] == int32(occ) {
+				frees++
+			}
+		}
+	}
+	switch {
+	case needs == 0 || frees > 0:
+		return 0
+	case dies:
+		return 1
+	}
+	return 2
+}

@@ -1,0 +1,139 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// secondPass builds the output function from the regions' code and adds
+// the reconciliation code of every edge (thesis §5.3, "add
+// reconciliation code"): where a value's location at the end of the
+// predecessor differs from its location at the start of the successor, a
+// move, a load (or a recomputation) or a store, all the edge's moves
+// forming one parallel copy. The code goes at the end of a predecessor
+// with one successor, else at the start of a successor with one
+// predecessor, else on a new block splitting the edge. The frame itself
+// (stack slots, callee-saved registers) is laid out by the encoder from the
+// slots and registers the code names.
+func (a *allocator) secondPass() (*Result, error) {
+	f, out := a.f, a.out
+	nb := len(f.Blocks)
+	out.Blocks = make([]*mir.Block, nb)
+	org := &alloc.Origins{Block: make([]int, nb), Instr: make([][]int32, nb)}
+	for i, b := range f.Blocks {
+		nbk := &mir.Block{ID: i, Freq: b.Freq}
+		nbk.Succs = append([]int(nil), b.Succs...)
+		nbk.SuccProb = append([]float64(nil), b.SuccProb...)
+		nbk.Preds = append([]int(nil), b.Preds...)
+		nbk.Instrs = a.codes[i]
+		out.Blocks[i] = nbk
+		org.Block[i] = i
+		org.Instr[i] = a.origins[i]
+	}
+	for p := 0; p < nb; p++ {
+		pb := f.Blocks[p]
+		for k, s := range pb.Succs {
+			code, err := a.edgeCode(p, s)
+			if err != nil {
+				return nil, err
+			}
+			if len(code) == 0 {
+				continue
+			}
+			ob := out.Blocks[p]
+			switch {
+			case len(pb.Succs) == 1 && pb.Terminator().Op == mir.OpJMP:
+				// Before the predecessor's jump.
+				t := len(ob.Instrs) - 1
+				ob.Instrs = append(ob.Instrs[:t:t], append(code, ob.Instrs[t])...)
+				org.Instr[p] = append(org.Instr[p][:t:t], append(minusOnes(len(code)), org.Instr[p][t])...)
+			case len(f.Blocks[s].Preds) == 1:
+				sb := out.Blocks[s]
+				sb.Instrs = append(code, sb.Instrs...)
+				org.Instr[s] = append(minusOnes(len(code)), org.Instr[s]...)
+			default:
+				nbk := alloc.SplitEdge(out, ob, k)
+				nbk.Instrs = append(code, nbk.Instrs...)
+				org.Block = append(org.Block, -1)
+				org.Instr = append(org.Instr, minusOnes(len(nbk.Instrs)))
+				a.stats.SplitEdges++
+			}
+		}
+	}
+	a.stats.Slots = len(out.Slots)
+	return &Result{Func: out, Origins: org}, nil
+}
+
+func minusOnes(n int) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = -1
+	}
+	return s
+}
+
+// edgeCode returns the reconciliation code of the edge p -> s.
+func (a *allocator) edgeCode(p, s int) ([]*mir.Instr, error) {
+	d := a.d
+	fr := a.edgeFreq(p, s) / float64(max(countInts(a.f.Blocks[p].Succs, s), 1))
+	var moves []alloc.Move
+	var remats []*mir.Instr
+	for i, v := range d.liveIn[s] {
+		to := a.startLoc[s][i]
+		j := d.outIndex(p, v)
+		if j < 0 {
+			return nil, fmt.Errorf("%w: v%d is live into b%d but not out of b%d", errInternal, v, s, p)
+		}
+		from := a.endLoc[p][j]
+		if from == to {
+			continue
+		}
+		switch {
+		case from.isReg() && to.isReg():
+			moves = append(moves, alloc.Move{Dst: to.reg(), Src: from.reg()})
+			a.stats.EdgeMoves++
+			a.stats.WeightedEdgeMoves += fr
+		case to.isReg():
+			if rm := d.remat[v]; rm.ok {
+				remats = append(remats, a.out.NewInstr(mir.Instr{Op: rm.op, Defs: []mir.Reg{to.reg()}, Imm: rm.imm, Aux: rm.aux, Pos: -1}))
+				a.stats.EdgeRemats++
+				a.stats.WeightedEdgeRemats += fr
+				continue
+			}
+			moves = append(moves, alloc.Move{Dst: to.reg(), Src: a.needHome(v)})
+			a.stats.EdgeLoads++
+			a.stats.WeightedEdgeLoads += fr
+		case from.isReg():
+			if a.endClean[p][j] {
+				continue
+			}
+			moves = append(moves, alloc.Move{Dst: a.needHome(v), Src: from.reg()})
+			a.stats.EdgeStores++
+			a.stats.WeightedEdgeStores += fr
+		}
+	}
+	if len(moves) == 0 && len(remats) == 0 {
+		return nil, nil
+	}
+	seq, err := alloc.Sequentialize(moves)
+	if err != nil {
+		return nil, fmt.Errorf("%w: edge b%d->b%d: %v", errInternal, p, s, err)
+	}
+	code := make([]*mir.Instr, 0, len(seq)+len(remats))
+	for _, in := range seq {
+		code = append(code, a.out.NewInstr(*in))
+	}
+	return append(code, remats...), nil
+}
+
+func countInts(xs []int, x int) int {
+	n := 0
+	for _, y := range xs {
+		if y == x {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,162 @@
+package sched
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// Options configure the integrated pass. The zero value is the default:
+// DFS-down region order, latency-driven scheduling for DefaultModel, the
+// thesis's spill comparator, every allocatable register.
+type Options struct {
+	// Order is the region order.
+	Order RegionOrder
+	// SourceOrder keeps every block's instructions in their input order
+	// (the thesis's "fast tier"): registers are still assigned as each
+	// instruction is taken, but nothing is reordered.
+	SourceOrder bool
+	// Model is the machine model (nil: DefaultModel).
+	Model *Model
+	// Victim chooses spill victims (nil: ThesisVictim).
+	Victim VictimPolicy
+	// Regs restricts the registers the pass may assign (0: all of
+	// mir.Allocatable). Pinned registers are used whatever this says.
+	Regs mir.RegSet
+
+	// order, when not nil, is the region order (for tests reproducing the
+	// thesis's examples).
+	order []int
+}
+
+// Stats reports what the integrated pass did. Static counts are
+// instructions in the code; weighted counts multiply each instruction by
+// its block's (or edge's) expected executions per call.
+type Stats struct {
+	Instrs  int // instructions of the input
+	Regions int
+	// Cycles is the sum of the regions' schedule lengths in the machine
+	// model, WeightedCycles the same weighted by block frequency.
+	Cycles         int64
+	WeightedCycles float64
+	// Spill code placed inside regions: stores, reloads and
+	// rematerializations, and register-to-register moves (evictions from
+	// registers an operand needs, and copies that could not be coalesced
+	// by giving source and destination one register).
+	Spills, Reloads, Remats, Moves                         int
+	WeightedSpills, WeightedReloads, WeightedRemats, WeightedMoves float64
+	// Saves counts the stores of values live across calls in caller-saved
+	// registers (included in Spills).
+	Saves int
+	// Reconciliation code on edges.
+	EdgeMoves, EdgeLoads, EdgeStores, EdgeRemats                         int
+	WeightedEdgeMoves, WeightedEdgeLoads, WeightedEdgeStores, WeightedEdgeRemats float64
+	// SplitEdges counts the blocks added on edges for reconciliation code.
+	SplitEdges int
+	// Slots is the number of stack slots the function got.
+	Slots int
+	// DataflowRuns counts the liveness and exposed-use analyses: one per
+	// compile.
+	DataflowRuns int
+	// Time spent in the analyses, the integrated scheduling and register
+	// assignment, and the second pass (reconciliation code, parallel copy
+	// sequentialization, output).
+	Dataflow, Integrated, Reconcile time.Duration
+}
+
+// SpillCode returns the static number of spill, reload and
+// rematerialization instructions, in regions and on edges.
+func (s *Stats) SpillCode() int {
+	return s.Spills + s.Reloads + s.Remats + s.EdgeLoads + s.EdgeStores + s.EdgeRemats
+}
+
+// Result is what Allocate returns.
+type Result struct {
+	// Func is the allocated function.
+	Func *mir.Func
+	// Origins relates its instructions to the input's, for
+	// alloc.CheckAllocation.
+	Origins *alloc.Origins
+	Stats   Stats
+}
+
+// Allocate schedules and allocates registers for f, a function out of SSA
+// form with its renaming constraints resolved (alloc.Destruct's output),
+// and returns the allocated function; f is not modified.
+func Allocate(f *mir.Func, opts Options) (*Result, error) {
+	if f.Form != mir.FormNonSSA {
+		return nil, fmt.Errorf("sched: %s is in %s form, want nonssa", f.Name, f.Form)
+	}
+	if err := mir.Verify(f); err != nil {
+		return nil, fmt.Errorf("sched: input: %w", err)
+	}
+	if opts.Model == nil {
+		opts.Model = DefaultModel()
+	}
+	if err := opts.Model.validate(); err != nil {
+		return nil, err
+	}
+	if opts.Victim == nil {
+		opts.Victim = ThesisVictim{}
+	}
+	if opts.Regs == 0 {
+		opts.Regs = mir.Allocatable
+	}
+	opts.Regs &= mir.Allocatable
+	if opts.Order >= numOrders {
+		return nil, fmt.Errorf("sched: unknown region order %d", opts.Order)
+	}
+	a, err := newAllocator(f, opts)
+	if err != nil {
+		return nil, err
+	}
+	return a.run()
+}
+
+// Compile takes an SSA function through the optimizing tier's register
+// pipeline: alloc.Destruct (copy coalescing with renaming constraints) and
+// the integrated pass. f is not modified.
+func Compile(f *mir.Func, opts Options) (*Result, *alloc.Destructed, error) {
+	d, err := alloc.Destruct(f, alloc.DestructOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := Allocate(d.Func, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, d, nil
+}
+
+// Add adds o's counts and times to s (for totals over functions).
+func (s *Stats) Add(o *Stats) {
+	s.Instrs += o.Instrs
+	s.Regions += o.Regions
+	s.Cycles += o.Cycles
+	s.WeightedCycles += o.WeightedCycles
+	s.Spills += o.Spills
+	s.Reloads += o.Reloads
+	s.Remats += o.Remats
+	s.Moves += o.Moves
+	s.WeightedSpills += o.WeightedSpills
+	s.WeightedReloads += o.WeightedReloads
+	s.WeightedRemats += o.WeightedRemats
+	s.WeightedMoves += o.WeightedMoves
+	s.Saves += o.Saves
+	s.EdgeMoves += o.EdgeMoves
+	s.EdgeLoads += o.EdgeLoads
+	s.EdgeStores += o.EdgeStores
+	s.EdgeRemats += o.EdgeRemats
+	s.WeightedEdgeMoves += o.WeightedEdgeMoves
+	s.WeightedEdgeLoads += o.WeightedEdgeLoads
+	s.WeightedEdgeStores += o.WeightedEdgeStores
+	s.WeightedEdgeRemats += o.WeightedEdgeRemats
+	s.SplitEdges += o.SplitEdges
+	s.Slots += o.Slots
+	s.DataflowRuns += o.DataflowRuns
+	s.Dataflow += o.Dataflow
+	s.Integrated += o.Integrated
+	s.Reconcile += o.Reconcile
+}
