@@ -10,6 +10,7 @@ import (
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
 	"github.com/kiln-jit/kiln/runtime"
+	"github.com/kiln-jit/kiln/sched"
 )
 
 // referenceConfig runs the reference interpreter, which every other
@@ -32,8 +33,14 @@ var configs = []config{
 			return f, alloc.NaiveDestruct(f)
 		})
 	}},
-	{"mir-baseline", "after baseline register allocation", func(h *harness) (*instance, error) {
-		return h.startMIR("mir-baseline", lower.FullTarget(), alloc.Baseline)
+	{"mir-baseline", "after baseline register allocation (naive out of SSA), checked by alloc.CheckAllocation", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-baseline", lower.FullTarget(), func(f *mir.Func) (*mir.Func, error) {
+			g := f.Clone()
+			if err := alloc.NaiveDestruct(g); err != nil {
+				return nil, err
+			}
+			return checkedBaseline(g)
+		})
 	}},
 	{"mir-coalesce", "after out-of-SSA translation with coalescing only (as the baseline tier), checked by alloc.CheckDestructed", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-coalesce", lower.FullTarget(), checkedCoalesce)
@@ -47,20 +54,38 @@ var configs = []config{
 			if err != nil {
 				return nil, err
 			}
-			return alloc.BaselineNonSSA(g)
+			return checkedBaseline(g)
 		})
+	}},
+	{"mir-sched", "after the optimizing tier's integrated scheduling and register assignment (package sched)", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-sched", lower.FullTarget(), schedStage(sched.Options{}))
+	}},
+	{"mir-sched-source", "after the integrated pass in source order (no reordering)", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-sched-source", lower.FullTarget(), schedStage(sched.Options{SourceOrder: true}))
+	}},
+	{"mir-sched-up", "after the integrated pass with regions in DFS-up order", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-sched-up", lower.FullTarget(), schedStage(sched.Options{Order: sched.DFSUp}))
+	}},
+	{"mir-sched-tight", "after the integrated pass with four GPRs and three XMM registers besides the pinned ones (heavy spilling)", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-sched-tight", lower.FullTarget(), schedStage(sched.Options{Regs: tightRegs}))
 	}},
 	{"jit-interp", "the interpreter tier through the embedding API", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-interp", jit.Options{Tier: jit.TierInterp})
 	}},
 	{"jit-baseline", "the baseline compiled tier (coalescing out of SSA), this machine's CPU features", func(h *harness) (*instance, error) {
-		return h.startJIT("jit-baseline", jit.Options{Tier: jit.TierBaseline})
+		return h.startJIT("jit-baseline", jit.Options{Tier: jit.TierBaseline, CheckAllocations: true})
 	}},
 	{"jit-baseline-naive", "the baseline compiled tier with naive φ instantiation", func(h *harness) (*instance, error) {
-		return h.startJIT("jit-baseline-naive", jit.Options{Tier: jit.TierBaseline, NaiveOutOfSSA: true})
+		return h.startJIT("jit-baseline-naive", jit.Options{Tier: jit.TierBaseline, NaiveOutOfSSA: true, CheckAllocations: true})
 	}},
 	{"jit-baseline-sse2", "the baseline compiled tier for plain SSE2 x86-64", func(h *harness) (*instance, error) {
-		return h.startJIT("jit-baseline-sse2", jit.Options{Tier: jit.TierBaseline, Features: &lower.Target{}})
+		return h.startJIT("jit-baseline-sse2", jit.Options{Tier: jit.TierBaseline, Features: &lower.Target{}, CheckAllocations: true})
+	}},
+	{"jit-optimizing", "the optimizing compiled tier, this machine's CPU features, every allocation checked", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-optimizing", jit.Options{Tier: jit.TierOptimizing, CheckAllocations: true})
+	}},
+	{"jit-optimizing-sse2", "the optimizing compiled tier for plain SSE2 x86-64, every allocation checked", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-optimizing-sse2", jit.Options{Tier: jit.TierOptimizing, Features: &lower.Target{}, CheckAllocations: true})
 	}},
 }
 
@@ -184,6 +209,40 @@ func checkedDestructWith(f *mir.Func, opts alloc.DestructOptions) (*mir.Func, er
 		return nil, err
 	}
 	return d.Func, nil
+}
+
+// checkedBaseline runs the baseline allocator on g (out of SSA form) and
+// judges its allocation with alloc.CheckAllocation.
+func checkedBaseline(g *mir.Func) (*mir.Func, error) {
+	pre := g.Clone()
+	a, o, err := alloc.BaselineNonSSAWithOrigins(g)
+	if err != nil {
+		return nil, err
+	}
+	if err := alloc.CheckAllocation(pre, a, o); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// tightRegs is the small register set of the mir-sched-tight
+// configuration.
+var tightRegs = mir.MakeRegSet(mir.R8, mir.R9, mir.RBX, mir.R12, mir.X8, mir.X9, mir.X10)
+
+// schedStage returns the stage that takes an SSA function through
+// alloc.Destruct and the integrated pass with opts, and judges the
+// allocation with alloc.CheckAllocation.
+func schedStage(opts sched.Options) func(*mir.Func) (*mir.Func, error) {
+	return func(f *mir.Func) (*mir.Func, error) {
+		r, d, err := sched.Compile(f, opts)
+		if err != nil {
+			return nil, err
+		}
+		if err := alloc.CheckAllocation(d.Func, r.Func, r.Origins); err != nil {
+			return nil, err
+		}
+		return r.Func, nil
+	}
 }
 
 // lower returns a fresh copy of the module lowered for target; the

@@ -11,7 +11,9 @@ import (
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
+	"github.com/kiln-jit/kiln/profilecounters"
 	"github.com/kiln-jit/kiln/runtime"
+	"github.com/kiln-jit/kiln/sched"
 )
 
 // CompileStats reports what compiling a module cost, stage by stage.
@@ -20,14 +22,26 @@ type CompileStats struct {
 	Functions    int
 	Instructions int // bytecode instructions compiled
 	CodeBytes    int // machine code, constant pools and jump tables
-	Lower        time.Duration
-	Alloc        time.Duration
-	Encode       time.Duration
-	Install      time.Duration
+	// Lower is SSA construction and instruction selection; OutOfSSA the
+	// translation out of SSA form (alloc.Destruct); Alloc the register
+	// allocation proper (the baseline's stack slots, or the optimizing
+	// tier's integrated scheduling and register assignment); Check the
+	// allocation checker when Options.CheckAllocations is set.
+	Lower    time.Duration
+	OutOfSSA time.Duration
+	Alloc    time.Duration
+	Check    time.Duration
+	Encode   time.Duration
+	Install  time.Duration
+	// Sched sums the optimizing tier's statistics over the module's
+	// functions (zero for the baseline).
+	Sched sched.Stats
 }
 
 // Total returns the whole compile time.
-func (s CompileStats) Total() time.Duration { return s.Lower + s.Alloc + s.Encode + s.Install }
+func (s CompileStats) Total() time.Duration {
+	return s.Lower + s.OutOfSSA + s.Alloc + s.Check + s.Encode + s.Install
+}
 
 // compiledModule is a module's machine code, shared by its instances.
 type compiledModule struct {
@@ -66,11 +80,25 @@ func exitStub() (uintptr, error) {
 	return exitStubCode.Addr(0), nil
 }
 
-// compileBaseline compiles every function of a prepared module with the
-// baseline pipeline: lowering to SSA machine IR, out of SSA (alloc.Destruct,
-// or naive φ instantiation when naive is set), one stack slot per remaining
-// virtual register, encoding, installation.
-func compileBaseline(prog *interp.Program, target lower.Target, naive bool) (*compiledModule, error) {
+// compileConfig says how to compile a module.
+type compileConfig struct {
+	tier   Tier
+	target lower.Target
+	// profile returns the profile function i is compiled with (nil: the
+	// static estimate).
+	profile func(i int) *profilecounters.Profile
+	naive   bool          // baseline: naive φ instantiation
+	sched   sched.Options // optimizing: options of the integrated pass
+	check   bool          // run alloc.CheckAllocation on every allocation
+}
+
+// compileModule compiles every function of a prepared module with the
+// configuration's tier: lowering to SSA machine IR, out of SSA (the
+// baseline: alloc.Destruct's coalescer, or naive φ instantiation; the
+// optimizing tier: alloc.Destruct with renaming constraints), register
+// allocation (the baseline's stack slots, or sched's integrated scheduling
+// and register assignment), encoding, installation.
+func compileModule(prog *interp.Program, cfg compileConfig) (*compiledModule, error) {
 	if !runtime.Supported() {
 		return nil, fmt.Errorf("jit: compiled tiers are not supported on this platform")
 	}
@@ -78,28 +106,33 @@ func compileBaseline(prog *interp.Program, target lower.Target, naive bool) (*co
 		return nil, err
 	}
 	m := prog.Module
-	cm := &compiledModule{hosts: lower.HostSigs(m), stats: CompileStats{Tier: TierBaseline, Functions: len(m.Funcs)}}
+	cm := &compiledModule{hosts: lower.HostSigs(m), stats: CompileStats{Tier: cfg.tier, Functions: len(m.Funcs)}}
 	parts := make([]runtime.Part, len(m.Funcs))
 	for i, f := range m.Funcs {
 		cm.stats.Instructions += len(f.Code)
+		var prof *profilecounters.Profile
+		if cfg.profile != nil {
+			prof = cfg.profile(i)
+		}
+		if prof == nil {
+			prof = prog.Layouts[i].Profile(nil)
+		}
 		start := time.Now()
-		mf, err := lower.Func(m, i, lower.Options{Target: target, Profile: prog.Layouts[i].Profile(nil)})
+		mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof})
 		if err != nil {
 			return nil, err
 		}
-		lowered := time.Now()
-		af, err := allocBaseline(mf, naive)
+		cm.stats.Lower += time.Since(start)
+		af, err := cm.allocate(mf, cfg)
 		if err != nil {
 			return nil, err
 		}
-		allocated := time.Now()
+		start = time.Now()
 		code, err := encode.Func(af)
 		if err != nil {
 			return nil, err
 		}
-		cm.stats.Lower += lowered.Sub(start)
-		cm.stats.Alloc += allocated.Sub(lowered)
-		cm.stats.Encode += time.Since(allocated)
+		cm.stats.Encode += time.Since(start)
 		cm.funcs = append(cm.funcs, code)
 		cm.params = append(cm.params, mf.Params)
 		cm.results = append(cm.results, mf.Results)
@@ -132,17 +165,55 @@ func compileBaseline(prog *interp.Program, target lower.Target, naive bool) (*co
 	return cm, nil
 }
 
-// allocBaseline takes f out of SSA form and gives every remaining virtual
-// register a stack slot.
-func allocBaseline(f *mir.Func, naive bool) (*mir.Func, error) {
-	if naive {
-		return alloc.Baseline(f)
+// allocate takes an SSA function out of SSA form and allocates its
+// registers with the configuration's tier, accounting the time.
+func (cm *compiledModule) allocate(f *mir.Func, cfg compileConfig) (*mir.Func, error) {
+	start := time.Now()
+	if cfg.tier == TierOptimizing {
+		d, err := alloc.Destruct(f, alloc.DestructOptions{})
+		if err != nil {
+			return nil, err
+		}
+		destructed := time.Now()
+		r, err := sched.Allocate(d.Func, cfg.sched)
+		if err != nil {
+			return nil, err
+		}
+		allocated := time.Now()
+		cm.stats.OutOfSSA += destructed.Sub(start)
+		cm.stats.Alloc += allocated.Sub(destructed)
+		cm.stats.Sched.Add(&r.Stats)
+		if cfg.check {
+			if err := alloc.CheckAllocation(d.Func, r.Func, r.Origins); err != nil {
+				return nil, fmt.Errorf("jit: %s: %w", f.Name, err)
+			}
+			cm.stats.Check += time.Since(allocated)
+		}
+		return r.Func, nil
 	}
-	g, err := alloc.BaselineOutOfSSA(f, false)
+	g, err := alloc.BaselineOutOfSSA(f, cfg.naive)
 	if err != nil {
 		return nil, err
 	}
-	return alloc.BaselineNonSSA(g)
+	destructed := time.Now()
+	pre := g
+	if cfg.check {
+		pre = g.Clone()
+	}
+	af, org, err := alloc.BaselineNonSSAWithOrigins(g)
+	if err != nil {
+		return nil, err
+	}
+	allocated := time.Now()
+	cm.stats.OutOfSSA += destructed.Sub(start)
+	cm.stats.Alloc += allocated.Sub(destructed)
+	if cfg.check {
+		if err := alloc.CheckAllocation(pre, af, org); err != nil {
+			return nil, fmt.Errorf("jit: %s: %w", f.Name, err)
+		}
+		cm.stats.Check += time.Since(allocated)
+	}
+	return af, nil
 }
 
 // trapAt builds the trap error of exit site (fn, site).

@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"github.com/kiln-jit/kiln/alloc"
 	"testing"
 
 	"github.com/kiln-jit/kiln/bytecode"
@@ -36,7 +37,7 @@ func TestDestructShrinksBaselineFrames(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				a, err := allocBaseline(f, naive)
+				a, err := allocBaselineForTest(f, naive)
 				if err != nil {
 					t.Fatalf("%s naive=%v: %v", m.Funcs[fi].Name, naive, err)
 				}
@@ -78,4 +79,14 @@ func countMoves(f *mir.Func) int {
 		}
 	}
 	return n
+}
+
+// allocBaselineForTest takes f out of SSA form and gives every remaining
+// virtual register a stack slot, as the baseline tier does.
+func allocBaselineForTest(f *mir.Func, naive bool) (*mir.Func, error) {
+	g, err := alloc.BaselineOutOfSSA(f, naive)
+	if err != nil {
+		return nil, err
+	}
+	return alloc.BaselineNonSSA(g)
 }

@@ -30,6 +30,8 @@ import (
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/lower"
+	"github.com/kiln-jit/kiln/profilecounters"
+	"github.com/kiln-jit/kiln/sched"
 )
 
 // Tier names an execution tier.
@@ -39,7 +41,7 @@ type Tier int
 const (
 	TierInterp     Tier = iota // the reference interpreter, counting edges
 	TierBaseline               // naive compiled code: every function compiled when the module loads
-	TierOptimizing             // profile-steered compiled code (not available yet)
+	TierOptimizing             // profile-steered compiled code: integrated scheduling and register assignment
 )
 
 var tierNames = [...]string{"interp", "baseline", "optimizing"}
@@ -64,12 +66,17 @@ func ParseTier(s string) (Tier, error) {
 
 // Options configure an Engine. The zero value gives the defaults.
 type Options struct {
-	// Tier is the tier functions run in: TierInterp (the default), or
+	// Tier is the tier functions run in: TierInterp (the default);
 	// TierBaseline, which compiles every function of a module when it is
-	// loaded. A module that cannot be compiled on this machine (another
+	// loaded, keeping every value in a stack slot; or TierOptimizing,
+	// which compiles every function when it is loaded with the optimizing
+	// pipeline (package sched: integrated instruction scheduling and
+	// register assignment steered by block frequencies), using the static
+	// frequency estimate. Instance.Optimize recompiles a module for one
+	// instance with the edge counts it recorded in the interpreter. A
+	// module that cannot be compiled on this machine (another
 	// architecture, a CPU feature it needs is missing) runs in the
 	// interpreter instead; Module.Tier and Module.CompileError tell.
-	// TierOptimizing is not available yet and makes NewEngine fail.
 	Tier Tier
 
 	// TierUpCalls is the number of calls after which a function becomes a
@@ -111,6 +118,19 @@ type Options struct {
 	// baseline does not use Destruct's renaming constraints: it meets
 	// fixed-register and two-address operands in scratch registers.)
 	NaiveOutOfSSA bool
+
+	// SourceOrderSchedule makes the optimizing tier keep every block's
+	// instructions in their original order (registers are still assigned
+	// by the integrated pass), for measuring what latency scheduling
+	// gains on this machine.
+	SourceOrderSchedule bool
+
+	// CheckAllocations runs the static allocation checker
+	// (alloc.CheckAllocation) on every function a compiled tier
+	// allocates; a function it rejects makes the module's compilation
+	// fail. It costs about as much as the allocation itself; tests and
+	// the differential fuzzer turn it on.
+	CheckAllocations bool
 }
 
 // Defaults for the tiering options.
@@ -128,8 +148,8 @@ type Engine struct {
 
 // NewEngine validates opts, fills in defaults and returns an engine.
 func NewEngine(opts Options) (*Engine, error) {
-	if opts.Tier != TierInterp && opts.Tier != TierBaseline {
-		return nil, fmt.Errorf("jit: tier %s is not available in this build", opts.Tier)
+	if opts.Tier < TierInterp || opts.Tier > TierOptimizing {
+		return nil, fmt.Errorf("jit: unknown tier %d", int(opts.Tier))
 	}
 	if opts.MaxCallDepth < 0 || opts.MaxStackBytes < 0 || opts.Fuel < 0 {
 		return nil, errors.New("jit: negative limit in options")
@@ -197,16 +217,28 @@ func (e *Engine) Load(m *bytecode.Module) (*Module, error) {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
 	mod := &Module{engine: e, prog: prog}
-	if e.opts.Tier == TierBaseline {
-		mod.compiled, mod.compileErr = compileBaseline(prog, e.target(), e.opts.NaiveOutOfSSA)
+	if e.opts.Tier != TierInterp {
+		mod.compiled, mod.compileErr = compileModule(prog, e.compileConfig(e.opts.Tier, nil))
 	}
 	return mod, nil
+}
+
+// compileConfig returns the configuration compiling for tier with the
+// engine's options; profile gives per-function profiles (nil: the static
+// estimate).
+func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Profile) compileConfig {
+	return compileConfig{
+		tier: tier, target: e.target(), profile: profile,
+		naive: e.opts.NaiveOutOfSSA,
+		sched: sched.Options{SourceOrder: e.opts.SourceOrderSchedule},
+		check: e.opts.CheckAllocations,
+	}
 }
 
 // Tier returns the tier the module's functions run in.
 func (m *Module) Tier() Tier {
 	if m.compiled != nil {
-		return TierBaseline
+		return m.compiled.stats.Tier
 	}
 	return TierInterp
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/interp"
+	"github.com/kiln-jit/kiln/profilecounters"
 )
 
 // ErrBusy is returned by a call on an instance that is already running a
@@ -21,7 +22,10 @@ type Instance struct {
 	module   *Module
 	mem      *interp.Memory
 	machine  *interp.Machine
-	compiled *compiledInstance // nil when the module runs interpreted
+	compiled *compiledInstance // nil when the instance runs interpreted
+	tier     Tier
+	hosts    []interp.HostFunc
+	cfg      interp.Config
 	busy     atomic.Bool
 }
 
@@ -75,15 +79,58 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jit: instantiate: %w", err)
 	}
-	inst.machine, inst.mem = mach, mem
+	inst.machine, inst.mem, inst.hosts, inst.cfg = mach, mem, hosts, cfg
+	inst.tier = TierInterp
 	if m.compiled != nil {
-		cfg.MaxCallDepth = opts.MaxCallDepth
 		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem)
 		if err != nil {
 			return nil, fmt.Errorf("jit: instantiate: %w", err)
 		}
+		inst.tier = m.compiled.stats.Tier
 	}
 	return inst, nil
+}
+
+// Tier returns the tier the instance's calls run in.
+func (i *Instance) Tier() Tier { return i.tier }
+
+// Optimize compiles the instance's module with the optimizing tier,
+// steered by the edge counts this instance recorded while it ran in the
+// interpreter (a function it never ran in the interpreter gets the static
+// estimate), and runs the instance's later calls in that code. Memory and
+// host functions carry over; the module and its other instances are not
+// affected. It fails with ErrBusy while a call runs on the instance, and
+// returns the compile error (leaving the instance as it was) when the
+// module cannot be compiled on this machine.
+func (i *Instance) Optimize() error {
+	if !i.busy.CompareAndSwap(false, true) {
+		return ErrBusy
+	}
+	defer i.busy.Store(false)
+	m := i.module
+	counters := i.machine.Counters
+	cfg := m.engine.compileConfig(TierOptimizing, func(fn int) *profilecounters.Profile {
+		return m.prog.Layouts[fn].Profile(counters[fn])
+	})
+	cm, err := compileModule(m.prog, cfg)
+	if err != nil {
+		return fmt.Errorf("jit: optimize: %w", err)
+	}
+	ci, err := newCompiledInstance(m.prog, cm, i.cfg, m.engine.opts.MaxStackBytes, i.hosts, i.mem)
+	if err != nil {
+		return fmt.Errorf("jit: optimize: %w", err)
+	}
+	i.compiled, i.tier = ci, TierOptimizing
+	return nil
+}
+
+// CompileStats returns what compiling the code the instance runs cost
+// (zero when it runs in the interpreter).
+func (i *Instance) CompileStats() CompileStats {
+	if i.compiled == nil {
+		return CompileStats{}
+	}
+	return i.compiled.cm.stats
 }
 
 // Module returns the module the instance was created from.

@@ -41,7 +41,7 @@ func (i *Instance) Stats() []FuncStats {
 		counters := i.machine.Counters[fi]
 		counts := layout.EdgeCounts(counters)
 		s := FuncStats{
-			Name: f.Name, Index: fi, Tier: i.module.Tier(),
+			Name: f.Name, Index: fi, Tier: i.tier,
 			Calls:        counters[profilecounters.EntryCounter],
 			Instructions: layout.ExecutedInstructions(counters),
 		}

@@ -24,11 +24,14 @@ var tierConfigs = []tierConfig{
 	{"interp", Options{Tier: TierInterp}},
 	{"baseline", Options{Tier: TierBaseline}},
 	{"baseline-naive", Options{Tier: TierBaseline, NaiveOutOfSSA: true}},
+	{"optimizing", Options{Tier: TierOptimizing, CheckAllocations: true}},
+	{"optimizing-source", Options{Tier: TierOptimizing, SourceOrderSchedule: true, CheckAllocations: true}},
 }
 
 // with returns o with the configuration's tier and pipeline choices.
 func (c tierConfig) with(o Options) Options {
-	o.Tier, o.NaiveOutOfSSA = c.opts.Tier, c.opts.NaiveOutOfSSA
+	o.Tier, o.NaiveOutOfSSA, o.SourceOrderSchedule = c.opts.Tier, c.opts.NaiveOutOfSSA, c.opts.SourceOrderSchedule
+	o.CheckAllocations = true
 	return o
 }
 
