@@ -1,0 +1,137 @@
+// Command peers prints kiln's peer comparison as a table: every program
+// (Brainfuck programs and kiln's benchmark kernels) in every configuration
+// (kiln's tiers, wazero's compiler and interpreter, native Go, gcc), with
+// the time of one run, its ratio to native Go where the program has a
+// native Go twin, and its ratio to wazero's compiler.
+//
+// Each configuration's time is the fastest of -n samples; configurations
+// take turns sample by sample so that machine noise hits all alike. Every
+// output is checked before it is timed.
+//
+// Usage, from the bench directory:
+//
+//	go run ./cmd/peers [-n=5] [-programs=primes,fib] [-configs=kiln-baseline,wazero-compiler]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kiln-jit/kiln/bench"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole command, with its streams passed in so that tests can
+// drive it. It returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	reps := fs.Int("n", 5, "samples per configuration; the fastest is kept")
+	programs := fs.String("programs", "", "comma-separated program names to run, as NAME or KIND/NAME (default: all)")
+	configNames := fs.String("configs", "", "comma-separated configurations to run (default: all available)")
+	sample := fs.Duration("sample", 20*time.Millisecond, "least duration of one sample")
+	minRun := fs.Duration("min-run", bench.MinRun, "do not time programs whose fastest run is shorter (0: time all)")
+	bfDir := fs.String("bf-dir", bench.BFDir(), "directory of the shared Brainfuck programs")
+	small := fs.Bool("small", false, "run the kernels at their small test arguments")
+	quiet := fs.Bool("q", false, "do not report progress on standard error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 0 || *reps < 1 {
+		fs.Usage()
+		return 2
+	}
+	progs, notes, err := bench.AllPrograms(*bfDir, *small)
+	if err != nil {
+		fmt.Fprintln(stderr, "peers:", err)
+		return 1
+	}
+	if progs, err = selectPrograms(progs, *programs); err != nil {
+		fmt.Fprintln(stderr, "peers:", err)
+		return 2
+	}
+	configs, configNotes := bench.Configs()
+	notes = append(configNotes, notes...)
+	if configs, err = selectConfigs(configs, *configNames); err != nil {
+		fmt.Fprintln(stderr, "peers:", err)
+		return 2
+	}
+	opts := bench.MeasureOptions{Reps: *reps, Sample: *sample, MinRun: *minRun}
+	if !*quiet {
+		opts.Log = stderr
+	}
+	results, err := bench.Measure(progs, configs, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "peers:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "kiln peer benchmarks: %s %s/%s, %d CPUs, wazero %s; fastest of %d samples of at least %v\n",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), wazeroVersion(), *reps, *sample)
+	for _, n := range notes {
+		fmt.Fprintln(stdout, "note:", n)
+	}
+	fmt.Fprintln(stdout)
+	if err := bench.WriteTable(stdout, results, configs); err != nil {
+		fmt.Fprintln(stderr, "peers:", err)
+		return 1
+	}
+	return 0
+}
+
+// selectPrograms keeps the programs named in list (all when it is empty).
+func selectPrograms(progs []*bench.Program, list string) ([]*bench.Program, error) {
+	if list == "" {
+		return progs, nil
+	}
+	var out []*bench.Program
+	for _, name := range strings.Split(list, ",") {
+		found := false
+		for _, p := range progs {
+			if (p.Name == name || p.String() == name) && !slices.Contains(out, p) {
+				out = append(out, p)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no program %q", name)
+		}
+	}
+	return out, nil
+}
+
+// selectConfigs keeps the configurations named in list (all when it is
+// empty), in table order.
+func selectConfigs(configs []*bench.Config, list string) ([]*bench.Config, error) {
+	if list == "" {
+		return configs, nil
+	}
+	names := strings.Split(list, ",")
+	for _, n := range names {
+		if !slices.ContainsFunc(configs, func(c *bench.Config) bool { return c.Name == n }) {
+			return nil, fmt.Errorf("no available configuration %q", n)
+		}
+	}
+	return slices.DeleteFunc(configs, func(c *bench.Config) bool { return !slices.Contains(names, c.Name) }), nil
+}
+
+// wazeroVersion returns the version of wazero built into the binary.
+func wazeroVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Path == "github.com/tetratelabs/wazero" {
+				return m.Version
+			}
+		}
+	}
+	return "(unknown version)"
+}

@@ -1,0 +1,433 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/kiln-jit/kiln/bench/bf"
+	"github.com/kiln-jit/kiln/bench/kernels"
+	"github.com/kiln-jit/kiln/bench/wasm"
+	bc "github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/jit"
+)
+
+// The configurations, in table order. Native and Wazero are the
+// references of the ratios x-native and x-wazero.
+const (
+	KilnInterp     = "kiln-interp"
+	KilnBaseline   = "kiln-baseline"
+	KilnOptimizing = "kiln-optimizing"
+	Wazero         = "wazero-compiler"
+	WazeroInterp   = "wazero-interp"
+	Native         = "native"
+	GCC            = "gcc"
+)
+
+// Config is a way to run programs: a kiln tier, a wazero engine, native
+// Go or gcc.
+type Config struct {
+	Name string
+	// prepare returns a runner of p, or nil when the configuration does
+	// not run programs of p's kind (native Go has no Brainfuck twin, gcc
+	// no kernel twin).
+	prepare func(p *Program) (Runner, error)
+}
+
+// Runner runs one program in one configuration.
+type Runner interface {
+	// Run runs the program n times and returns the time the runs took,
+	// without the resets between runs (clearing the tape and the output).
+	// It checks every run's output (Brainfuck) or result (kernels)
+	// against the expected one and fails on a mismatch.
+	Run(n int) (time.Duration, error)
+	// Close releases the runner's resources.
+	Close() error
+}
+
+// SkipError says that a configuration is available but cannot run a
+// program here (for example, kiln could not compile it on this machine).
+type SkipError struct{ Reason string }
+
+// Error returns the reason.
+func (e *SkipError) Error() string { return e.Reason }
+
+// Prepare returns a runner of p in configuration c, or nil when c does not
+// run programs of p's kind. The runner has not run yet.
+func (c *Config) Prepare(p *Program) (Runner, error) {
+	r, err := c.prepare(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s in %s: %w", p, c.Name, err)
+	}
+	return r, nil
+}
+
+// Configs returns the configurations this machine can run, in table
+// order, and a note for each that it cannot (kiln's optimizing tier while
+// it is not available, gcc when it is not on PATH, wazero's compiler on
+// platforms it does not support).
+func Configs() (configs []*Config, notes []string) {
+	add := func(c *Config, err error) {
+		if err != nil {
+			notes = append(notes, err.Error())
+			return
+		}
+		configs = append(configs, c)
+	}
+	add(kilnConfig(KilnInterp, jit.TierInterp))
+	add(kilnConfig(KilnBaseline, jit.TierBaseline))
+	add(kilnConfig(KilnOptimizing, jit.TierOptimizing))
+	add(wazeroConfig(Wazero, wazero.NewRuntimeConfigCompiler))
+	add(wazeroConfig(WazeroInterp, wazero.NewRuntimeConfigInterpreter))
+	add(nativeConfig(), nil)
+	add(gccConfig())
+	return configs, notes
+}
+
+// bfIO is the standard input and output of a Brainfuck run.
+type bfIO struct {
+	in  []byte
+	pos int
+	out []byte
+}
+
+func (io *bfIO) reset() {
+	io.pos = 0
+	io.out = io.out[:0]
+}
+
+func (io *bfIO) getc() int {
+	if io.pos >= len(io.in) {
+		return -1
+	}
+	c := io.in[io.pos]
+	io.pos++
+	return int(c)
+}
+
+// checkOutput compares a Brainfuck run's output with the expected one.
+func checkOutput(got, want []byte) error {
+	if bytes.Equal(got, want) {
+		return nil
+	}
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	return fmt.Errorf("output differs from the expected output at byte %d (got %d bytes, want %d): got %q, want %q",
+		i, len(got), len(want), excerpt(got, i), excerpt(want, i))
+}
+
+func excerpt(b []byte, i int) []byte {
+	return b[max(0, i-10):min(len(b), i+10)]
+}
+
+// checkResult compares a kernel's results with the expected ones.
+func checkResult(got, want []uint64) error {
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("result %#x, want %#x", got, want)
+	}
+	return nil
+}
+
+// bfLoop runs a Brainfuck program n times with run, resetting the tape
+// (with clearTape) and the input and output before each run and checking
+// the output after it. Only the runs are timed.
+func bfLoop(n int, io *bfIO, want []byte, clearTape func(), run func() error) (time.Duration, error) {
+	var total time.Duration
+	for range n {
+		clearTape()
+		io.reset()
+		start := time.Now()
+		err := run()
+		total += time.Since(start)
+		if err != nil {
+			return 0, err
+		}
+		if err := checkOutput(io.out, want); err != nil {
+			return 0, err
+		}
+	}
+	return total, nil
+}
+
+// kernelLoop runs a kernel n times with call, which leaves the results in
+// res, checking them after every call. The whole loop is timed.
+func kernelLoop(n int, res, want []uint64, call func() error) (time.Duration, error) {
+	start := time.Now()
+	for range n {
+		if err := call(); err != nil {
+			return 0, err
+		}
+		if err := checkResult(res, want); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
+}
+
+// kilnConfig runs programs in one kiln tier. It fails when the engine
+// refuses the tier (kiln's optimizing tier while it is not available).
+func kilnConfig(name string, tier jit.Tier) (*Config, error) {
+	engine, err := jit.NewEngine(jit.Options{Tier: tier})
+	if err != nil {
+		return nil, fmt.Errorf("%s: not available: %v", name, err)
+	}
+	return &Config{Name: name, prepare: func(p *Program) (Runner, error) {
+		m := p.Kernel.Module
+		if p.Kind == KindBF {
+			var err error
+			if m, err = bf.Kiln(p.Ops); err != nil {
+				return nil, err
+			}
+		}
+		mod, err := engine.Load(m)
+		if err != nil {
+			return nil, err
+		}
+		if got := mod.Tier(); got != tier {
+			reason := fmt.Sprintf("the module runs in tier %s", got)
+			if err := mod.CompileError(); err != nil {
+				reason += ": " + err.Error()
+			}
+			return nil, &SkipError{reason}
+		}
+		ctx := context.Background()
+		if p.Kind == KindKernel {
+			inst, err := mod.Instantiate(nil)
+			if err != nil {
+				return nil, err
+			}
+			fn, err := inst.Func(p.Kernel.Func)
+			if err != nil {
+				return nil, err
+			}
+			res := make([]uint64, len(p.Want))
+			return runFunc(func(n int) (time.Duration, error) {
+				return kernelLoop(n, res, p.Want, func() error { return fn.CallInto(ctx, p.Args, res) })
+			}), nil
+		}
+		io := &bfIO{in: p.Input}
+		inst, err := mod.Instantiate(jit.Imports{
+			"putc": jit.RawHost([]bc.Type{bc.I64}, nil, func(_ *jit.Caller, args, _ []uint64) error {
+				io.out = append(io.out, byte(args[0]))
+				return nil
+			}),
+			"getc": jit.RawHost(nil, []bc.Type{bc.I64}, func(_ *jit.Caller, _, res []uint64) error {
+				res[0] = jit.I64(int64(io.getc()))
+				return nil
+			}),
+		})
+		if err != nil {
+			return nil, err
+		}
+		fn, err := inst.Func("run")
+		if err != nil {
+			return nil, err
+		}
+		return runFunc(func(n int) (time.Duration, error) {
+			return bfLoop(n, io, p.Output, func() { clear(inst.Memory()) }, func() error {
+				return fn.CallInto(ctx, nil, nil)
+			})
+		}), nil
+	}}, nil
+}
+
+// runFunc is a Runner with nothing to release.
+type runFunc func(n int) (time.Duration, error)
+
+func (f runFunc) Run(n int) (time.Duration, error) { return f(n) }
+func (f runFunc) Close() error                     { return nil }
+
+// wazeroConfig runs programs in wazero with a runtime configuration
+// (compiler or interpreter): Brainfuck programs through bf.Wasm, kernels
+// through their twins in package kernels. It fails when this platform
+// cannot run the configuration.
+func wazeroConfig(name string, newConfig func() wazero.RuntimeConfig) (c *Config, err error) {
+	// NewRuntimeConfigCompiler's runtime panics on platforms the compiler
+	// does not support: try it once on a module with an empty function.
+	probe := wasm.NewModule()
+	probe.Func(nil, nil)
+	bin, err := probe.Encode()
+	if err != nil {
+		return nil, err
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("%s: not available: %v", name, r)
+			}
+		}()
+		ctx := context.Background()
+		rt := wazero.NewRuntimeWithConfig(ctx, newConfig())
+		defer rt.Close(ctx)
+		if _, cerr := rt.CompileModule(ctx, bin); cerr != nil {
+			err = fmt.Errorf("%s: not available: %v", name, cerr)
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	return &Config{Name: name, prepare: func(p *Program) (Runner, error) {
+		ctx := context.Background()
+		rt := wazero.NewRuntimeWithConfig(ctx, newConfig())
+		r, err := prepareWazero(ctx, rt, p)
+		if err != nil {
+			rt.Close(ctx)
+			return nil, err
+		}
+		return r, nil
+	}}, nil
+}
+
+// wazeroRunner is a Runner owning a wazero runtime.
+type wazeroRunner struct {
+	rt  wazero.Runtime
+	run func(n int) (time.Duration, error)
+}
+
+func (r *wazeroRunner) Run(n int) (time.Duration, error) { return r.run(n) }
+func (r *wazeroRunner) Close() error                     { return r.rt.Close(context.Background()) }
+
+func prepareWazero(ctx context.Context, rt wazero.Runtime, p *Program) (Runner, error) {
+	var bin []byte
+	var err error
+	io := &bfIO{in: p.Input}
+	if p.Kind == KindBF {
+		if bin, err = bf.Wasm(p.Ops); err != nil {
+			return nil, err
+		}
+		_, err = rt.NewHostModuleBuilder("env").
+			NewFunctionBuilder().
+			WithGoFunction(api.GoFunc(func(_ context.Context, stack []uint64) {
+				io.out = append(io.out, byte(stack[0]))
+			}), []api.ValueType{api.ValueTypeI32}, nil).
+			Export("putc").
+			NewFunctionBuilder().
+			WithGoFunction(api.GoFunc(func(_ context.Context, stack []uint64) {
+				stack[0] = api.EncodeI32(int32(io.getc()))
+			}), nil, []api.ValueType{api.ValueTypeI32}).
+			Export("getc").
+			Instantiate(ctx)
+		if err != nil {
+			return nil, err
+		}
+	} else if bin, err = kernels.Wasm(p.Kernel.Name); err != nil {
+		return nil, err
+	}
+	compiled, err := rt.CompileModule(ctx, bin)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName(p.Name))
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind == KindKernel {
+		fn := mod.ExportedFunction(p.Kernel.Func)
+		if fn == nil {
+			return nil, fmt.Errorf("the twin exports no function %q", p.Kernel.Func)
+		}
+		stack := make([]uint64, max(len(p.Args), len(p.Want)))
+		res := stack[:len(p.Want)]
+		return &wazeroRunner{rt, func(n int) (time.Duration, error) {
+			return kernelLoop(n, res, p.Want, func() error {
+				copy(stack, p.Args)
+				return fn.CallWithStack(ctx, stack)
+			})
+		}}, nil
+	}
+	fn := mod.ExportedFunction("run")
+	tape, ok := mod.Memory().Read(0, bf.TapeSize)
+	if fn == nil || !ok {
+		return nil, errors.New("the module lacks its run function or its tape")
+	}
+	stack := make([]uint64, 1)
+	return &wazeroRunner{rt, func(n int) (time.Duration, error) {
+		return bfLoop(n, io, p.Output, func() { clear(tape) }, func() error {
+			return fn.CallWithStack(ctx, stack)
+		})
+	}}, nil
+}
+
+// nativeConfig runs kernels' native Go twins.
+func nativeConfig() *Config {
+	return &Config{Name: Native, prepare: func(p *Program) (Runner, error) {
+		if p.Kind != KindKernel {
+			return nil, nil
+		}
+		res := make([]uint64, len(p.Want))
+		return runFunc(func(n int) (time.Duration, error) {
+			return kernelLoop(n, res, p.Want, func() error {
+				copy(res, p.Kernel.Native(p.Args))
+				return nil
+			})
+		}), nil
+	}}
+}
+
+// gccConfig runs Brainfuck programs translated to C (bf.C) and compiled
+// with gcc -O2. It fails when gcc is not on PATH.
+func gccConfig() (*Config, error) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		return nil, fmt.Errorf("%s: not available: %v", GCC, err)
+	}
+	return &Config{Name: GCC, prepare: func(p *Program) (Runner, error) {
+		if p.Kind != KindBF {
+			return nil, nil
+		}
+		dir, err := os.MkdirTemp("", "kiln-bench-gcc-")
+		if err != nil {
+			return nil, err
+		}
+		src, exe := filepath.Join(dir, p.Name+".c"), filepath.Join(dir, p.Name)
+		if err := os.WriteFile(src, bf.C(p.Ops), 0o644); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		if out, err := exec.Command(gcc, "-O2", "-o", exe, src).CombinedOutput(); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("gcc -O2: %v\n%s", err, out)
+		}
+		return &gccRunner{dir: dir, exe: exe, p: p}, nil
+	}}, nil
+}
+
+// gccRunner runs a compiled C translation, which times itself.
+type gccRunner struct {
+	dir, exe string
+	p        *Program
+}
+
+func (r *gccRunner) Run(n int) (time.Duration, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(r.exe, strconv.Itoa(n))
+	cmd.Stdin = bytes.NewReader(r.p.Input)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%v: %s", err, stderr.Bytes())
+	}
+	if err := checkOutput(stdout.Bytes(), r.p.Output); err != nil {
+		return 0, err
+	}
+	s, ok := strings.CutPrefix(strings.TrimSpace(stderr.String()), "ns ")
+	ns, err := strconv.ParseInt(s, 10, 64)
+	if !ok || err != nil {
+		return 0, fmt.Errorf("unexpected timing report %q", stderr.Bytes())
+	}
+	return time.Duration(ns), nil
+}
+
+func (r *gccRunner) Close() error { return os.RemoveAll(r.dir) }
