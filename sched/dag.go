@@ -38,12 +38,12 @@ const memWindow = 32
 
 // memAccess describes a linear-memory access for disambiguation.
 type memAccess struct {
-	node             int32
-	store            bool
-	base, index      int32 // resources of the address registers
-	baseVer, idxVer  int32 // their definition counts when the access was made
-	scale            uint8
-	lo, hi           int64 // byte range [lo, hi) relative to base + index*scale
+	node              int32
+	store             bool
+	base, index       int32 // resources of the address registers
+	baseVer, idxVer   int32 // their definition counts when the access was made
+	scale             uint8
+	lo, hi            int64 // byte range [lo, hi) relative to base + index*scale
 	knownDisplacement bool
 }
 
@@ -79,10 +79,10 @@ type graphBuilder struct {
 	// flag writer that was read: every later writer must follow them all.
 	readGroup    []int32
 	readProducer int32
-	segment           []memAccess
-	summary           int32 // last barrier or summary access, -1
-	ctxLoads          []int32
-	sinks             []bool
+	segment      []memAccess
+	summary      int32 // last barrier or summary access, -1
+	ctxLoads     []int32
+	sinks        []bool
 }
 
 type useLink struct{ node, next int32 }

@@ -28,9 +28,9 @@ type dataflow struct {
 	avoid      []mir.RegSet
 	// Per block: the number of calls and the physical registers that fixed
 	// operands and pinned registers of the block need.
-	calls  []int32
-	fixed  []mir.RegSet
-	rets   []bool
+	calls   []int32
+	fixed   []mir.RegSet
+	rets    []bool
 	retFreq float64
 }
 

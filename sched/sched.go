@@ -45,13 +45,13 @@ type Stats struct {
 	// rematerializations, and register-to-register moves (evictions from
 	// registers an operand needs, and copies that could not be coalesced
 	// by giving source and destination one register).
-	Spills, Reloads, Remats, Moves                         int
+	Spills, Reloads, Remats, Moves                                 int
 	WeightedSpills, WeightedReloads, WeightedRemats, WeightedMoves float64
 	// Saves counts the stores of values live across calls in caller-saved
 	// registers (included in Spills).
 	Saves int
 	// Reconciliation code on edges.
-	EdgeMoves, EdgeLoads, EdgeStores, EdgeRemats                         int
+	EdgeMoves, EdgeLoads, EdgeStores, EdgeRemats                                 int
 	WeightedEdgeMoves, WeightedEdgeLoads, WeightedEdgeStores, WeightedEdgeRemats float64
 	// SplitEdges counts the blocks added on edges for reconciliation code.
 	SplitEdges int
