@@ -1,7 +1,7 @@
 // Command kiln runs, assembles, disassembles and verifies kiln bytecode.
 //
-//	kiln run [-tier=interp|baseline] [-func=main] [-stats] FILE [ARG...]
-//	kiln dump -stage=bytecode|ssa|alloc|asm [-func=NAME] FILE
+//	kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] FILE [ARG...]
+//	kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
 //	kiln asm [-o OUT.kbc] FILE.kasm
 //	kiln disasm [-o OUT.kasm] FILE.kbc
 //	kiln verify FILE...
@@ -21,8 +21,11 @@
 //
 // dump prints each function (or the one named by -func) after a stage of
 // the compiler: the bytecode, the SSA machine IR after lowering, the
-// machine IR after baseline register allocation, or the machine code with
-// the bytecode offsets interleaved.
+// machine IR out of SSA form, the machine IR after baseline register
+// allocation (alloc) or after the optimizing tier's integrated scheduling
+// and register assignment (sched, with its statistics), or the machine
+// code with the bytecode offsets interleaved. -tier selects the pipeline
+// nonssa and asm show.
 //
 // Exit status: 0 on success, 1 when the program traps or a file is invalid,
 // 2 for usage errors.
@@ -51,8 +54,8 @@ func main() {
 }
 
 const usage = `usage:
-  kiln run [-tier=interp|baseline] [-func=main] [-stats] FILE [ARG...]
-  kiln dump -stage=bytecode|ssa|alloc|asm [-func=NAME] FILE
+  kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] FILE [ARG...]
+  kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
   kiln asm [-o OUT.kbc] FILE.kasm
   kiln disasm [-o OUT.kasm] FILE.kbc
   kiln verify FILE...
@@ -182,7 +185,7 @@ func countInstrs(m *bytecode.Module) int {
 
 func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", stderr)
-	tierName := fs.String("tier", "interp", "execution tier: interp or baseline")
+	tierName := fs.String("tier", "interp", "execution tier: interp, baseline or optimizing")
 	funcName := fs.String("func", "main", "exported function to call")
 	stats := fs.Bool("stats", false, "print per-function statistics to standard error")
 	if err := fs.Parse(args); err != nil {

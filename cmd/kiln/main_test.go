@@ -28,6 +28,8 @@ func TestRun(t *testing.T) {
 		{[]string{"run", "-tier=baseline", "testdata/fact.kasm", "5"}, 0, "5\n20\n60\n120\n120\n", ""},
 		{[]string{"run", "-tier=baseline", "-func=hyp", "testdata/fact.kasm", "3", "4"}, 0, "5\n", ""},
 		{[]string{"run", "-tier=baseline", "-func=boom", "testdata/fact.kasm", "0"}, 1, "", "trap: integer divide by zero in boom at instruction 0"},
+		{[]string{"run", "-tier=optimizing", "testdata/fact.kasm", "5"}, 0, "5\n20\n60\n120\n120\n", ""},
+		{[]string{"run", "-tier=optimizing", "-func=boom", "testdata/fact.kasm", "0"}, 1, "", "trap: integer divide by zero in boom at instruction 0"},
 		{[]string{"run", "-stats", "testdata/fact.kasm", "3"}, 0, "3\n6\n6\n", "func main: tier interp, 1 calls"},
 		{[]string{"run", "testdata/fact.kasm"}, 2, "", "main (i64) -> (i64): takes 1 arguments, got 0"},
 		{[]string{"run", "testdata/fact.kasm", "x"}, 2, "", `argument 1: "x" is not an i64`},
@@ -101,6 +103,9 @@ func TestDump(t *testing.T) {
 		{[]string{"dump", "-stage=asm", "-func=hyp", "testdata/fact.kasm"}, []string{"; func hyp #1", "; bytecode 3", "SQRTSD", "RET"}},
 		{[]string{"dump", "-stage=nonssa", "-func=main", "testdata/fact.kasm"}, []string{"func main #0 (gpr) -> (gpr) nonssa", "CALLHOST #0"}},
 		{[]string{"dump", "-stage=nonssa", "-naive", "-func=main", "testdata/fact.kasm"}, []string{"func main #0 (gpr) -> (gpr) nonssa", "ParCopy"}},
+		{[]string{"dump", "-stage=nonssa", "-tier=optimizing", "-func=main", "testdata/fact.kasm"}, []string{"func main #0 (gpr) -> (gpr) nonssa", "pins "}},
+		{[]string{"dump", "-stage=sched", "-func=hyp", "testdata/fact.kasm"}, []string{"func hyp #1 (xmm xmm) -> (xmm) allocated", "SQRTSD", "; in regions:", "; on edges:"}},
+		{[]string{"dump", "-stage=asm", "-tier=optimizing", "-func=hyp", "testdata/fact.kasm"}, []string{"; func hyp #1", "SQRTSD", "RET"}},
 	} {
 		status, out, errOut := kiln(t, "", tt.args...)
 		if status != 0 {
@@ -114,6 +119,8 @@ func TestDump(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"dump", "-stage=nope", "testdata/fact.kasm"},
+		{"dump", "-stage=alloc", "-tier=optimizing", "testdata/fact.kasm"},
+		{"dump", "-tier=fast", "testdata/fact.kasm"},
 		{"dump", "-func=nope", "testdata/fact.kasm"},
 		{"dump"},
 	} {

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	go run ./examples/brainfuck [-tier=interp|baseline] [-stats] PROGRAM.bf < input
+//	go run ./examples/brainfuck [-tier=interp|baseline|optimizing] [-stats] PROGRAM.bf < input
 //
 // Cells are bytes that wrap around; the tape has 262144 cells and the
 // pointer starts at the first one; moving off either end is an error.
@@ -38,10 +38,10 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("brainfuck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	tierName := fs.String("tier", "interp", "execution tier: interp or baseline")
+	tierName := fs.String("tier", "interp", "execution tier: interp, baseline or optimizing")
 	stats := fs.Bool("stats", false, "print execution statistics to standard error")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brainfuck [-tier=interp|baseline] [-stats] PROGRAM.bf < input")
+		fmt.Fprintln(stderr, "usage: brainfuck [-tier=interp|baseline|optimizing] [-stats] PROGRAM.bf < input")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -30,7 +30,7 @@ var programs = []struct {
 }
 
 func TestPrograms(t *testing.T) {
-	for _, tier := range []jit.Tier{jit.TierInterp, jit.TierBaseline} {
+	for _, tier := range []jit.Tier{jit.TierInterp, jit.TierBaseline, jit.TierOptimizing} {
 		for _, p := range programs {
 			t.Run(tier.String()+"/"+p.name, func(t *testing.T) { runProgram(t, tier, p.src, p.in, p.out) })
 		}
@@ -255,7 +255,7 @@ func TestSharedPrograms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tier := range []string{"interp", "baseline"} {
+	for _, tier := range []string{"interp", "baseline", "optimizing"} {
 		for _, f := range files {
 			name := strings.TrimSuffix(filepath.Base(f), ".bf")
 			t.Run(tier+"/"+name, func(t *testing.T) { runShared(t, f, name, tier) })
