@@ -250,13 +250,11 @@ func (c *compiledInstance) hostCall(h int) error {
 			return err
 		}
 	}
-	regs, xregs, exitSP := x.Regs, x.XRegs, x.ExitSP
+	// A nested call from the host function saves and restores the
+	// suspended code's registers and exit state itself (Call).
 	if err := c.hosts[h](c.poll.Context(), args, results); err != nil {
 		return err
 	}
-	// A nested call may have used the context; the suspended code's state
-	// was restored by it, but be explicit about what resumes.
-	x.Regs, x.XRegs, x.ExitSP = regs, xregs, exitSP
 	for i, loc := range c.cm.hostRets[h] {
 		if err := c.setValue(loc, sp, results[i]); err != nil {
 			return err

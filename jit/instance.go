@@ -27,6 +27,9 @@ type Instance struct {
 	hosts    []interp.HostFunc
 	cfg      interp.Config
 	busy     atomic.Bool
+	// callers holds the Caller of each nesting depth of host calls.
+	callers     []*Caller
+	callerDepth int
 }
 
 // Instantiate creates an instance. Every host import must be provided with
@@ -58,7 +61,19 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		}
 		fn := h.fn
 		hosts[i] = func(ctx context.Context, args, results []uint64) error {
-			return fn(&Caller{inst: inst, ctx: ctx}, args, results)
+			// A Caller is valid only during its host call, so one per
+			// nesting depth serves every call: no allocation per call.
+			d := inst.callerDepth
+			if d == len(inst.callers) {
+				inst.callers = append(inst.callers, &Caller{inst: inst})
+			}
+			c := inst.callers[d]
+			c.ctx = ctx
+			inst.callerDepth = d + 1
+			err := fn(c, args, results)
+			inst.callerDepth = d
+			c.ctx = nil
+			return err
 		}
 	}
 	for name := range imports {
