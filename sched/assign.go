@@ -45,6 +45,9 @@ func (a *allocator) kill(v int32) {
 
 // take gives register r to value v (which must be free).
 func (a *allocator) take(v int32, r mir.Reg) {
+	if a.hint[v] == mir.NoReg {
+		a.hint[v] = r
+	}
 	a.holder[r] = v
 	a.reserved[r] = -1
 	a.vloc[v] = loc(r)
@@ -75,6 +78,13 @@ func (a *allocator) calleeCost() float64 {
 // less for it, the first free register that no fixed operand in its live
 // range needs; else any free register. exclude lists registers not to
 // take.
+//
+// The thesis looks only at the processed successors for preferences; a
+// value defined in a loop body before the region reaching the back edge is
+// processed gets none there, and would land in another register than the
+// loop header expects. So a value also has a hint, the register it had
+// where it was first placed (typically its start location in the loop
+// header): after its preferred locations, the hint is tried first.
 func (a *allocator) freeReg(v int32, exclude mir.RegSet) (mir.Reg, bool) {
 	exclude |= a.locked
 	free := func(r mir.Reg) bool { return a.holder[r] < 0 && !exclude.Has(r) }
@@ -86,6 +96,9 @@ func (a *allocator) freeReg(v int32, exclude mir.RegSet) (mir.Reg, bool) {
 		if l.isReg() && l.reg().Class() == c && a.allowed.Has(l.reg()) && free(l.reg()) && a.reserved[l] < 0 {
 			return l.reg(), true
 		}
+	}
+	if h := a.hint[v]; !a.opts.NoHints && h != mir.NoReg && h.Class() == c && a.allowed.Has(h) && free(h) && a.reserved[h] < 0 {
+		return h, true
 	}
 	for _, r := range a.caller[c] {
 		if a.reserved[r] == v && free(r) {
@@ -119,7 +132,7 @@ func (a *allocator) freeReg(v int32, exclude mir.RegSet) (mir.Reg, bool) {
 				}
 				switch pass {
 				case 0:
-					if avoid.Has(r) || a.reserved[r] >= 0 {
+					if avoid.Has(r) || a.reserved[r] >= 0 || a.hinted.Has(r) && a.hint[v] != r {
 						continue
 					}
 				case 1:
@@ -158,7 +171,8 @@ func (a *allocator) selectReg(v int32, exclude mir.RegSet, pos int32) (mir.Reg, 
 // class c outside exclude (thesis §5.3.6), asking the victim policy.
 func (a *allocator) chooseVictim(c mir.Class, exclude mir.RegSet, pos int32) (mir.Reg, error) {
 	exclude |= a.locked
-	var cands []SpillCandidate
+	cands := a.cands[:0]
+	a.succBuf = a.succBuf[:0]
 	for r := mir.Reg(0); r < mir.NumPhysRegs; r++ {
 		w := a.holder[r]
 		if w < 0 || r.Class() != c || exclude.Has(r) {
@@ -166,6 +180,7 @@ func (a *allocator) chooseVictim(c mir.Class, exclude mir.RegSet, pos int32) (mi
 		}
 		cands = append(cands, a.candidate(w, r))
 	}
+	a.cands = cands
 	if len(cands) == 0 {
 		return mir.NoReg, fmt.Errorf("%w: no %s register can be spilled", errInternal, c)
 	}
@@ -232,7 +247,10 @@ func (a *allocator) candidate(v int32, r mir.Reg) SpillCandidate {
 		if i >= 0 {
 			sl.InReg = a.startLoc[s][i].isReg()
 		}
-		c.Succs = append(c.Succs, sl)
+		// The candidates of one choice share one buffer.
+		start := len(a.succBuf) - len(c.Succs)
+		a.succBuf = append(a.succBuf, sl)
+		c.Succs = a.succBuf[start:len(a.succBuf):len(a.succBuf)]
 	}
 	return c
 }
@@ -372,7 +390,7 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 	avoidForUses := fixedDefs | clobbers
 
 	// Sources: fixed ones first.
-	useLoc := make([]mir.Reg, len(in.Uses))
+	useLoc := a.scratchRegs(&a.useBuf, len(in.Uses))
 	for pass := 0; pass < 2; pass++ {
 		for i, r := range in.Uses {
 			s := f.UseSpec(in, i)
@@ -474,7 +492,7 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 		}
 	}
 	// Destinations: fixed ones first.
-	defLoc := make([]mir.Reg, len(in.Defs))
+	defLoc := a.scratchRegs(&a.defBuf, len(in.Defs))
 	var defsTaken mir.RegSet
 	for pass := 0; pass < 2; pass++ {
 		for i, r := range in.Defs {
@@ -562,6 +580,17 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 		}
 	}
 	return nil
+}
+
+// scratchRegs returns buf resized to n registers (reused between
+// instructions; NewInstr copies what it keeps).
+func (a *allocator) scratchRegs(buf *[]mir.Reg, n int) []mir.Reg {
+	if cap(*buf) < n {
+		*buf = make([]mir.Reg, n)
+	}
+	*buf = (*buf)[:n]
+	clear(*buf)
+	return *buf
 }
 
 // evictKeepingLock frees register r for a destination even when it holds a

@@ -3,6 +3,7 @@ package sched
 import (
 	"slices"
 
+	"github.com/kiln-jit/kiln/internal/cfg"
 	"github.com/kiln-jit/kiln/mir"
 )
 
@@ -32,6 +33,9 @@ type dataflow struct {
 	fixed   []mir.RegSet
 	rets    []bool
 	retFreq float64
+	// header is the primary header of the innermost loop containing each
+	// block, or -1.
+	header []int32
 }
 
 // liveInInfo describes a virtual register live into a block.
@@ -290,6 +294,16 @@ func analyze(f *mir.Func) *dataflow {
 			}
 			d.inInfo[bi][i].uses = n
 			d.inInfo[bi][i].through = outSet[v] == mark && later[v] != mark
+		}
+	}
+
+	// Loops.
+	forest := cfg.Loops(f.Graph())
+	d.header = make([]int32, nb)
+	for b := range d.header {
+		d.header[b] = -1
+		if l := forest.LoopOf[b]; l >= 0 {
+			d.header[b] = int32(forest.Loops[l].Header)
 		}
 	}
 

@@ -56,6 +56,11 @@ type allocator struct {
 	endLoc    [][]loc  // per block, parallel to d.liveOut
 	endClean  [][]bool // per block, parallel to d.liveOut
 	home      []mir.Reg
+	// hint is the register each value had where it was first placed;
+	// hinted holds the hints of the region's live-in and live-out values
+	// and of the values live into the header of its innermost loop.
+	hint   []mir.Reg
+	hinted mir.RegSet
 
 	// Region state.
 	b          int
@@ -84,6 +89,10 @@ type allocator struct {
 	codes   [][]*mir.Instr
 	origins [][]int32
 
+	// Scratch buffers reused between instructions and spill choices.
+	useBuf, defBuf []mir.Reg
+	cands          []SpillCandidate
+	succBuf        []SuccLocation
 	// regionCycles is each region's schedule length in the model, and
 	// regionBody the same without its terminator.
 	regionCycles, regionBody []int32
@@ -122,9 +131,11 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	a.touchMark = make([]int32, nv)
 	a.useHead = make([]int32, nv)
 	a.home = make([]mir.Reg, nv)
+	a.hint = make([]mir.Reg, nv)
 	for i := range a.vloc {
 		a.vloc[i] = locNone
 		a.home[i] = mir.NoReg
+		a.hint[i] = mir.NoReg
 		a.useHead[i] = -1
 	}
 	for i := range a.holder {
@@ -266,8 +277,23 @@ func (a *allocator) beginRegion(bi int) {
 		a.holder[i], a.reserved[i] = -1, -1
 	}
 	a.callsDone = 0
-	a.code, a.origin = nil, nil
+	n := len(a.block.Instrs) + len(a.block.Instrs)/2 + 2
+	a.code, a.origin = make([]*mir.Instr, 0, n), make([]int32, 0, n)
 	a.buildUseLists(a.block.Instrs)
+	a.hinted = 0
+	if !a.opts.NoHints {
+		var loopIn []int32
+		if h := a.d.header[bi]; h >= 0 {
+			loopIn = a.d.liveIn[h]
+		}
+		for _, list := range [3][]int32{a.d.liveIn[bi], a.d.liveOut[bi], loopIn} {
+			for _, v := range list {
+				if h := a.hint[v]; h != mir.NoReg {
+					a.hinted = a.hinted.Add(h)
+				}
+			}
+		}
+	}
 }
 
 // prependLoc moves (or adds) l to the front of list.
@@ -353,6 +379,9 @@ func (a *allocator) startLocations() error {
 		a.vloc[v] = l
 		if l.isReg() {
 			a.holder[l] = v
+			if a.hint[v] == mir.NoReg {
+				a.hint[v] = l.reg()
+			}
 		}
 	}
 	for i, v := range in {
@@ -434,7 +463,8 @@ func (a *allocator) nextUseOrEnd(v int32) int {
 func (a *allocator) liveInVictim(i int, in []int32, infos []liveInInfo, starts []loc) loc {
 	v := in[i]
 	c := a.f.VRegs[v]
-	var cands []SpillCandidate
+	cands := a.cands[:0]
+	a.succBuf = a.succBuf[:0]
 	var idx []int
 	for j, l := range starts {
 		if j == i || !l.isReg() || l.reg().Class() != c || !a.canHold(v, l.reg()) {
@@ -446,9 +476,10 @@ func (a *allocator) liveInVictim(i int, in []int32, infos []liveInInfo, starts [
 	if len(cands) == 0 {
 		return locMem
 	}
-	self := a.candidate(v, mir.NoReg)
-	k := a.opts.Victim.Victim(a.b, 0, append(cands, self))
-	if k >= len(cands) {
+	cands = append(cands, a.candidate(v, mir.NoReg))
+	a.cands = cands
+	k := a.opts.Victim.Victim(a.b, 0, cands)
+	if k < 0 || k >= len(idx) {
 		return locMem
 	}
 	j := idx[k]

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/kiln-jit/kiln/alloc"
@@ -38,5 +39,25 @@ func TestGeneratedFunctions(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("n=%d: %d instrs, %d regions, spill code %d, moves %d+%d", n, r.Stats.Instrs, r.Stats.Regions, r.Stats.SpillCode(), r.Stats.Moves, r.Stats.EdgeMoves)
+	}
+}
+
+// BenchmarkScaling times the integrated pass on generated functions of
+// about 1k, 10k and 100k bytecode instructions and reports nanoseconds per
+// input instruction (of the machine IR it allocates): near-constant per
+// instruction means near-linear time.
+func BenchmarkScaling(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		f := generatedFunc(b, n)
+		ninstr := f.NumInstrs()
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Allocate(f, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed())/float64(b.N*ninstr), "ns/instr")
+			b.ReportMetric(float64(ninstr), "instrs")
+		})
 	}
 }

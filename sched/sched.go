@@ -26,6 +26,11 @@ type Options struct {
 	// mir.Allocatable). Pinned registers are used whatever this says.
 	Regs mir.RegSet
 
+	// NoHints turns off the register hints that carry a value's register
+	// across regions (see the package documentation), leaving the thesis's
+	// preferences from processed successors alone.
+	NoHints bool
+
 	// order, when not nil, is the region order (for tests reproducing the
 	// thesis's examples).
 	order []int

@@ -416,20 +416,24 @@ end
 // Fig 5.12: the region order decides reconciliation. In DFS-down order
 // (B1, B2, B4, B3, B5) x stays in one register: no reconciliation; in the
 // order B4, B2, B1, B5, B3, B5 is allocated before any neighbour and x
-// gets another register there: exactly one move for x, on B3→B5.
+// gets another register there: exactly one move for x, on B3→B5. With
+// the register hints (not in the thesis) x keeps its register in B5 too.
 func TestFig5_12RegionOrder(t *testing.T) {
 	f := parseFunc(t, fig512)
 	// Thesis block Bk is block k here; b0 is the entry holding the argument.
 	x := vreg(t, "v1")
 	for _, tc := range []struct {
-		name  string
-		order []int
-		moves int
+		name    string
+		order   []int
+		noHints bool
+		moves   int
 	}{
-		{"dfs-down", nil, 0},
-		{"B4 B2 B1 B5 B3", []int{0, 4, 2, 1, 5, 3}, 1},
+		{"dfs-down", nil, true, 0},
+		{"B4 B2 B1 B5 B3", []int{0, 4, 2, 1, 5, 3}, true, 1},
+		{"dfs-down with hints", nil, false, 0},
+		{"B4 B2 B1 B5 B3 with hints", []int{0, 4, 2, 1, 5, 3}, false, 0},
 	} {
-		a, err := newAllocator(f, Options{Model: DefaultModel(), Victim: ThesisVictim{}, Regs: mir.Allocatable, order: tc.order})
+		a, err := newAllocator(f, Options{Model: DefaultModel(), Victim: ThesisVictim{}, Regs: mir.Allocatable, order: tc.order, NoHints: tc.noHints})
 		if err != nil {
 			t.Fatal(err)
 		}
