@@ -29,10 +29,14 @@ const (
 	KilnInterp     = "kiln-interp"
 	KilnBaseline   = "kiln-baseline"
 	KilnOptimizing = "kiln-optimizing"
-	Wazero         = "wazero-compiler"
-	WazeroInterp   = "wazero-interp"
-	Native         = "native"
-	GCC            = "gcc"
+	// KilnOptimizingSource is the optimizing tier with every block kept in
+	// its instruction order (registers still assigned by the integrated
+	// pass): what latency scheduling gains.
+	KilnOptimizingSource = "kiln-optimizing-source"
+	Wazero               = "wazero-compiler"
+	WazeroInterp         = "wazero-interp"
+	Native               = "native"
+	GCC                  = "gcc"
 )
 
 // Config is a way to run programs: a kiln tier, a wazero engine, native
@@ -85,9 +89,10 @@ func Configs() (configs []*Config, notes []string) {
 		}
 		configs = append(configs, c)
 	}
-	add(kilnConfig(KilnInterp, jit.TierInterp))
-	add(kilnConfig(KilnBaseline, jit.TierBaseline))
-	add(kilnConfig(KilnOptimizing, jit.TierOptimizing))
+	add(kilnConfig(KilnInterp, jit.Options{Tier: jit.TierInterp}))
+	add(kilnConfig(KilnBaseline, jit.Options{Tier: jit.TierBaseline}))
+	add(kilnConfig(KilnOptimizing, jit.Options{Tier: jit.TierOptimizing}))
+	add(kilnConfig(KilnOptimizingSource, jit.Options{Tier: jit.TierOptimizing, SourceOrderSchedule: true}))
 	add(wazeroConfig(Wazero, wazero.NewRuntimeConfigCompiler))
 	add(wazeroConfig(WazeroInterp, wazero.NewRuntimeConfigInterpreter))
 	add(nativeConfig(), nil)
@@ -179,8 +184,9 @@ func kernelLoop(n int, res, want []uint64, call func() error) (time.Duration, er
 
 // kilnConfig runs programs in one kiln tier. It fails when the engine
 // refuses the tier (kiln's optimizing tier while it is not available).
-func kilnConfig(name string, tier jit.Tier) (*Config, error) {
-	engine, err := jit.NewEngine(jit.Options{Tier: tier})
+func kilnConfig(name string, opts jit.Options) (*Config, error) {
+	tier := opts.Tier
+	engine, err := jit.NewEngine(opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not available: %v", name, err)
 	}

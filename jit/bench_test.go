@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
 )
 
@@ -90,44 +91,59 @@ func BenchmarkKernelTiers(b *testing.B) {
 	}
 }
 
-// BenchmarkCompileBaseline reports the baseline tier's compile time per
-// bytecode instruction over all kernels, split by stage, and the
-// encoder's share of the whole, with alloc.Destruct (destruct) and with
-// naive φ instantiation (naive). It also reports the machine code size
-// per bytecode instruction, which shrinks with the copies Destruct saves.
-func BenchmarkCompileBaseline(b *testing.B) {
-	for _, naive := range []bool{false, true} {
-		name := "destruct"
-		if naive {
-			name = "naive"
-		}
-		b.Run(name, func(b *testing.B) {
-			e := newEngine(b, Options{Tier: TierBaseline, NaiveOutOfSSA: naive})
-			var total CompileStats
-			for b.Loop() {
-				for _, k := range testprogs.Kernels() {
-					mod, err := e.Load(k.Module)
-					if err != nil || mod.Tier() != TierBaseline {
-						b.Fatalf("%s: %v %v", k.Name, err, mod.CompileError())
+// BenchmarkCompile reports each compiled tier's compile time per bytecode
+// instruction over all kernels and over a generated function of about
+// 10k instructions, split by stage (lowering, out of SSA, register
+// allocation, encoding, installation), the encoder's share of the whole,
+// and the machine code size per bytecode instruction: the baseline with
+// alloc.Destruct's coalescer (baseline) and with naive φ instantiation
+// (baseline-naive), and the optimizing tier (optimizing).
+func BenchmarkCompile(b *testing.B) {
+	gen := testprogs.GeneratedModule(10000, 1)
+	for _, input := range []string{"kernels", "generated-10k"} {
+		for _, cfg := range []tierConfig{
+			{"baseline", Options{Tier: TierBaseline}},
+			{"baseline-naive", Options{Tier: TierBaseline, NaiveOutOfSSA: true}},
+			{"optimizing", Options{Tier: TierOptimizing}},
+		} {
+			b.Run(input+"/"+cfg.name, func(b *testing.B) {
+				e := newEngine(b, cfg.opts)
+				var total CompileStats
+				for b.Loop() {
+					var mods []*bytecode.Module
+					if input == "kernels" {
+						for _, k := range testprogs.Kernels() {
+							mods = append(mods, k.Module)
+						}
+					} else {
+						mods = append(mods, gen)
 					}
-					s := mod.CompileStats()
-					total.Instructions += s.Instructions
-					total.CodeBytes += s.CodeBytes
-					total.Lower += s.Lower
-					total.Alloc += s.Alloc
-					total.Encode += s.Encode
-					total.Install += s.Install
+					for _, m := range mods {
+						mod, err := e.Load(m)
+						if err != nil || mod.Tier() != cfg.opts.Tier {
+							b.Fatalf("%v %v", err, mod.CompileError())
+						}
+						s := mod.CompileStats()
+						total.Instructions += s.Instructions
+						total.CodeBytes += s.CodeBytes
+						total.Lower += s.Lower
+						total.OutOfSSA += s.OutOfSSA
+						total.Alloc += s.Alloc
+						total.Encode += s.Encode
+						total.Install += s.Install
+					}
 				}
-			}
-			n := float64(total.Instructions)
-			b.ReportMetric(float64(total.Total())/n, "ns/instr")
-			b.ReportMetric(float64(total.Lower)/n, "lower-ns/instr")
-			b.ReportMetric(float64(total.Alloc)/n, "alloc-ns/instr")
-			b.ReportMetric(float64(total.Encode)/n, "encode-ns/instr")
-			b.ReportMetric(float64(total.Install)/n, "install-ns/instr")
-			b.ReportMetric(100*float64(total.Encode)/float64(total.Total()), "encode-%")
-			b.ReportMetric(float64(total.CodeBytes)/n, "code-bytes/instr")
-		})
+				n := float64(total.Instructions)
+				b.ReportMetric(float64(total.Total())/n, "ns/instr")
+				b.ReportMetric(float64(total.Lower)/n, "lower-ns/instr")
+				b.ReportMetric(float64(total.OutOfSSA)/n, "outofssa-ns/instr")
+				b.ReportMetric(float64(total.Alloc)/n, "alloc-ns/instr")
+				b.ReportMetric(float64(total.Encode)/n, "encode-ns/instr")
+				b.ReportMetric(float64(total.Install)/n, "install-ns/instr")
+				b.ReportMetric(100*float64(total.Encode)/float64(total.Total()), "encode-%")
+				b.ReportMetric(float64(total.CodeBytes)/n, "code-bytes/instr")
+			})
+		}
 	}
 }
 
@@ -159,6 +175,52 @@ func BenchmarkCallOverhead(b *testing.B) {
 					b.Fatal(res, err)
 				}
 			}
+		})
+	}
+}
+
+// hostLoopSrc calls a host function n times from a loop.
+const hostLoopSrc = `host tick (i64) -> (i64)
+func loop (i64) -> (i64)
+  regs i64 i64
+  i64.const r1, 0
+again:
+  call_host tick (r1) -> (r2)
+  i64.add r1, r1, 1
+  br.lt_s r1, r0, again
+  ret r2
+end
+export "loop" loop
+`
+
+// BenchmarkHostCallOverhead reports the cost of one call from compiled (or
+// interpreted) code to a host function that does nothing, in each tier:
+// the exit to Go, the call, the return and the resumption.
+func BenchmarkHostCallOverhead(b *testing.B) {
+	const n = 1000
+	for _, cfg := range tierConfigs {
+		b.Run(cfg.name, func(b *testing.B) {
+			mod := loadTier(b, cfg.opts.Tier, cfg.opts, hostLoopSrc)
+			inst, err := mod.Instantiate(Imports{"tick": RawHost([]bytecode.Type{bytecode.I64}, []bytecode.Type{bytecode.I64},
+				func(_ *Caller, args, results []uint64) error {
+					results[0] = args[0] + 1
+					return nil
+				})})
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := inst.Func("loop")
+			if err != nil {
+				b.Fatal(err)
+			}
+			args, res := []uint64{n}, []uint64{0}
+			ctx := context.Background()
+			for b.Loop() {
+				if err := f.CallInto(ctx, args, res); err != nil || res[0] != n {
+					b.Fatal(res, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed())/float64(b.N*n), "ns/hostcall")
 		})
 	}
 }
