@@ -55,10 +55,14 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 func (c *compiledInstance) syncMemory() {
 	x := &c.thread.Ctx
 	b := c.mem.Bytes
-	x.MemBase = 0
+	base := uintptr(0)
 	if len(b) > 0 {
-		x.MemBase = uintptr(unsafe.Pointer(&b[0]))
+		base = uintptr(unsafe.Pointer(&b[0]))
 	}
+	if x.MemBase == base && x.MemLen == uint64(len(b)) && base != 0 {
+		return // unchanged since the last exit
+	}
+	x.MemBase = base
 	x.MemLen = uint64(len(b))
 	for i := range x.MemBound {
 		x.MemBound[i] = mir.MemBound(mir.CtxMemBound1+mir.CtxField(i), x.MemLen)
@@ -243,7 +247,14 @@ func (c *compiledInstance) hostCall(h int) error {
 	results := c.hostBuf[top+n : top+n+m : top+n+m]
 	clear(results)
 	c.hostTop = top + n + m
-	defer func() { c.hostTop = top }()
+	err := c.callHost(h, sp, args, results)
+	c.hostTop = top
+	return err
+}
+
+// callHost reads the arguments of host import h, calls it and stores its
+// results.
+func (c *compiledInstance) callHost(h int, sp uintptr, args, results []uint64) error {
 	var err error
 	for i, loc := range c.cm.hostArgs[h] {
 		if args[i], err = c.value(loc, sp); err != nil {
