@@ -586,15 +586,57 @@ func (a *allocator) emit(in *mir.Instr, origin int32) {
 
 // emitMoves appends the moves of a parallel copy between locations.
 func (a *allocator) emitMoves(moves []alloc.Move, pos int32) error {
-	seq, err := alloc.Sequentialize(moves)
+	seq, err := a.sequentialize(moves, pos)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errInternal, err)
+		return err
 	}
 	for _, in := range seq {
-		in.Pos = pos
-		a.emit(a.out.NewInstr(*in), -1)
+		a.emit(in, -1)
 	}
 	return nil
+}
+
+// sequentialize returns the instructions performing a parallel copy,
+// allocated in the output function. A copy in which no destination is
+// another move's source, and nothing moves memory to memory, is emitted in
+// order directly; the rest goes to alloc.Sequentialize.
+func (a *allocator) sequentialize(moves []alloc.Move, pos int32) ([]*mir.Instr, error) {
+	simple := len(moves) <= 8
+	for i := 0; simple && i < len(moves); i++ {
+		m := moves[i]
+		if m.Dst.IsMem() && m.Src.IsMem() || m.Dst == m.Src {
+			simple = false
+		}
+		for j := range moves {
+			if j != i && (moves[j].Src == m.Dst || moves[j].Dst == m.Dst) {
+				simple = false
+			}
+		}
+	}
+	if !simple {
+		seq, err := alloc.Sequentialize(moves)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errInternal, err)
+		}
+		out := make([]*mir.Instr, len(seq))
+		for i, in := range seq {
+			in.Pos = pos
+			out[i] = a.out.NewInstr(*in)
+		}
+		return out, nil
+	}
+	out := make([]*mir.Instr, len(moves))
+	for i, m := range moves {
+		op := mir.OpCopy
+		switch {
+		case m.Dst.IsMem():
+			op = mir.OpSpill
+		case m.Src.IsMem():
+			op = mir.OpReload
+		}
+		out[i] = a.out.NewInstr(mir.Instr{Op: op, Defs: []mir.Reg{m.Dst}, Uses: []mir.Reg{m.Src}, Pos: pos})
+	}
+	return out, nil
 }
 
 // freq returns the region's frequency.

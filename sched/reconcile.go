@@ -117,13 +117,9 @@ func (a *allocator) edgeCode(p, s int) ([]*mir.Instr, error) {
 	if len(moves) == 0 && len(remats) == 0 {
 		return nil, nil
 	}
-	seq, err := alloc.Sequentialize(moves)
+	code, err := a.sequentialize(moves, -1)
 	if err != nil {
-		return nil, fmt.Errorf("%w: edge b%d->b%d: %v", errInternal, p, s, err)
-	}
-	code := make([]*mir.Instr, 0, len(seq)+len(remats))
-	for _, in := range seq {
-		code = append(code, a.out.NewInstr(*in))
+		return nil, fmt.Errorf("edge b%d->b%d: %w", p, s, err)
 	}
 	return append(code, remats...), nil
 }
