@@ -19,6 +19,10 @@ import (
 //	x-native    baseline time / native Go time
 //	x-naive     baseline time / baseline-naive time: what alloc.Destruct
 //	            gains over naive φ instantiation
+//	optimizing-x-native    optimizing tier time / native Go time
+//	optimizing-x-baseline  optimizing tier time / baseline time
+//	optimizing-x-source    optimizing tier time / the same with blocks kept
+//	                       in source order: what latency scheduling gains
 func BenchmarkKernelTiers(b *testing.B) {
 	ctx := context.Background()
 	for _, k := range testprogs.Kernels() {
@@ -87,6 +91,10 @@ func BenchmarkKernelTiers(b *testing.B) {
 			b.ReportMetric(base/float64(times["interp"]), "x-interp")
 			b.ReportMetric(base/float64(native), "x-native")
 			b.ReportMetric(base/float64(times["baseline-naive"]), "x-naive")
+			opt := float64(times["optimizing"])
+			b.ReportMetric(opt/float64(native), "optimizing-x-native")
+			b.ReportMetric(opt/base, "optimizing-x-baseline")
+			b.ReportMetric(opt/float64(times["optimizing-source"]), "optimizing-x-source")
 		})
 	}
 }
