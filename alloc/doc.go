@@ -92,4 +92,39 @@
 // lowering reloads the memory state after calls exactly when memory can
 // grow, so such an input says that calls leave the context unchanged, and
 // an allocator may then rematerialize a context load anywhere.
+//
+// # Linear scan
+//
+// LinearScan is a conventional register allocator for the same input as
+// the optimizing tier's integrated pass (Destruct's pinned non-SSA
+// output), kept to measure that pass against: Poletto and Sarkar's linear
+// scan (TOPLAS 1999). It computes its own liveness (backward path
+// exploration from each upward-exposed use, once), numbers the
+// instructions in a reverse postorder that puts each block's most
+// probable successor right after it (loop bodies stay together; layout
+// order is an option) with uses at 2k and defs at 2k+1 (early clobbers at
+// 2k), and gives every unpinned virtual register one conservative
+// interval, from its first definition or live-in point to its last use or
+// live-out point. Pinned virtual registers are precolored: their precise
+// live segments, the clobbers of calls and early-clobbered fixed defs are
+// fixed ranges, and an interval may take a register only if it overlaps
+// none of that register's fixed ranges. The scan sorts the intervals by
+// start, keeps an active list per class sorted by end, expires, prefers a
+// copy-related register (hints, which LinearScanOptions.NoHints turns
+// off), then caller-saved registers for intervals that cross no call and
+// callee-saved ones for those that do, and when no register is free
+// spills the interval that ends furthest (the new one or an active one).
+// Spilled values live in a stack slot of their own (a stack argument in
+// its incoming slot) and are reloaded into a temporary before each use
+// and stored after each definition; values whose every definition is the
+// same constant or context load are recomputed instead. No register is
+// reserved for the temporaries: each instruction's temporaries get
+// registers free there (not held by an interval covering it, not in a
+// fixed range, not another temporary's), and when there are too few, of
+// the intervals covering the instruction that are not its operands the
+// one that ends furthest is stored before it and reloaded after it. Copies and parallel copies become moves
+// between the final locations (Sequentialize; moves between one location
+// vanish), and stack-argument operands become stores and loads around
+// their instruction. Nothing is reordered and no edge needs code, so
+// Origins map every block to itself.
 package alloc
