@@ -447,9 +447,9 @@ func (c *acChecker) structure() error {
 		}
 	}
 	c.nloc = int(numPhys) + len(post.Slots) + len(c.argLoc)
-	for r, l := range c.argLoc {
+	for r := range c.argLoc {
 		if !r.IsInArg() {
-			c.outArgLocs = append(c.outArgLocs, l)
+			c.outArgLocs = append(c.outArgLocs, c.loc(r))
 		}
 	}
 	slices.Sort(c.outArgLocs)

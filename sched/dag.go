@@ -178,15 +178,16 @@ func (b *graphBuilder) def(n, res int32) {
 	b.version[res]++
 }
 
-// isScratchUser reports whether the encoding of in uses the scratch
-// registers internally (or they are clobbered by what it calls).
-func isScratchUser(in *mir.Instr) bool {
-	info := in.Op.Info()
+// clobbersScratch reports whether in may change the scratch registers in
+// allocated code: every instruction but a move may (the encoder's
+// expansions, calls and exits use them), which is also what the allocation
+// checker assumes.
+func clobbersScratch(in *mir.Instr) bool {
 	switch in.Op {
-	case mir.OpCount, mir.OpJMPTABLE, mir.OpPoll, mir.OpSETCC:
-		return true
+	case mir.OpCopy, mir.OpSpill, mir.OpReload, mir.OpXchg, mir.OpParCopy:
+		return false
 	}
-	return info.Call || info.Expanded
+	return true
 }
 
 // glued reports whether instruction i (a copy) is glued to the instruction
@@ -304,7 +305,7 @@ func (b *graphBuilder) instr(n int32, in *mir.Instr, lastBarrier *int32) {
 	for _, r := range in.Clobbers().Regs() {
 		b.def(n, int32(r))
 	}
-	if f.Form == mir.FormAllocated && isScratchUser(in) {
+	if f.Form == mir.FormAllocated && clobbersScratch(in) {
 		b.def(n, int32(mir.ScratchGPR))
 		b.def(n, int32(mir.ScratchXMM))
 	}
