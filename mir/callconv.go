@@ -61,13 +61,50 @@ func ResultLocations(args, results []Class, incoming bool) []Reg {
 	return locs
 }
 
-// classesOf returns the classes of registers.
-func (f *Func) classesOf(regs []Reg) []Class {
-	cs := make([]Class, len(regs))
-	for i, r := range regs {
-		cs[i] = f.RegClass(r)
+// nthLocation returns the location of value i of a list of values whose
+// classes class gives, assigned as assignLocations assigns them: from gprs
+// or xmms by class, then stack-argument slots from firstSlot on. It does
+// not allocate.
+func nthLocation(i int, class func(k int) Class, gprs, xmms []Reg, firstSlot int, incoming bool) Reg {
+	gi, xi, slot := 0, 0, firstSlot
+	for k := 0; k <= i; k++ {
+		var loc Reg
+		switch c := class(k); {
+		case c == GPR && gi < len(gprs):
+			loc = gprs[gi]
+			gi++
+		case c == XMM && xi < len(xmms):
+			loc = xmms[xi]
+			xi++
+		case incoming:
+			loc = InArgReg(slot)
+			slot++
+		default:
+			loc = OutArgReg(slot)
+			slot++
+		}
+		if k == i {
+			return loc
+		}
 	}
-	return cs
+	return NoReg
+}
+
+// slotsUsed returns the number of stack-argument slots n values whose
+// classes class gives take after the registers.
+func slotsUsed(n int, class func(k int) Class, gprs, xmms []Reg) int {
+	gi, xi, slots := 0, 0, 0
+	for k := 0; k < n; k++ {
+		switch c := class(k); {
+		case c == GPR && gi < len(gprs):
+			gi++
+		case c == XMM && xi < len(xmms):
+			xi++
+		default:
+			slots++
+		}
+	}
+	return slots
 }
 
 // DefSpec returns the constraint on the i-th def of in, read from the op
@@ -83,11 +120,15 @@ func (f *Func) DefSpec(in *Instr, i int) OperandSpec {
 	switch in.Op {
 	case OpArg:
 		if int(in.Aux) < len(f.Params) {
-			s.Fixed = ArgLocations(f.Params, true)[in.Aux]
+			params := func(k int) Class { return f.Params[k] }
+			s.Fixed = nthLocation(int(in.Aux), params, ArgGPRs, ArgXMMs, 0, true)
 			s.Class = f.Params[in.Aux]
 		}
 	case OpCALL, OpCALLHOST, OpCALLRT:
-		s.Fixed = ResultLocations(f.classesOf(in.Uses), f.classesOf(in.Defs), false)[i]
+		args := func(k int) Class { return f.RegClass(in.Uses[k]) }
+		results := func(k int) Class { return f.RegClass(in.Defs[k]) }
+		first := slotsUsed(len(in.Uses), args, ArgGPRs, ArgXMMs)
+		s.Fixed = nthLocation(i, results, ResultGPRs, ResultXMMs, first, false)
 	}
 	return s
 }
@@ -102,9 +143,13 @@ func (f *Func) UseSpec(in *Instr, i int) OperandSpec {
 	s.Class = f.RegClass(in.Uses[i])
 	switch in.Op {
 	case OpRET:
-		s.Fixed = ResultLocations(f.Params, f.classesOf(in.Uses), true)[i]
+		params := func(k int) Class { return f.Params[k] }
+		results := func(k int) Class { return f.RegClass(in.Uses[k]) }
+		first := slotsUsed(len(f.Params), params, ArgGPRs, ArgXMMs)
+		s.Fixed = nthLocation(i, results, ResultGPRs, ResultXMMs, first, true)
 	case OpCALL, OpCALLHOST, OpCALLRT:
-		s.Fixed = ArgLocations(f.classesOf(in.Uses), false)[i]
+		args := func(k int) Class { return f.RegClass(in.Uses[k]) }
+		s.Fixed = nthLocation(i, args, ArgGPRs, ArgXMMs, 0, false)
 	}
 	return s
 }

@@ -190,9 +190,10 @@ func (f *Func) NewInstr(in Instr) *Instr {
 	}
 	p := &f.instrArena[0]
 	f.instrArena = f.instrArena[1:]
-	*p = in
-	p.Defs = f.regs(in.Defs)
-	p.Uses = f.regs(in.Uses)
+	// Only copies of the operand slices reach the heap, so that callers'
+	// slice literals need not be allocated there.
+	*p = Instr{Op: in.Op, Imm: in.Imm, Scale: in.Scale, Cond: in.Cond, Aux: in.Aux, Pos: in.Pos,
+		Defs: f.regs(in.Defs), Uses: f.regs(in.Uses)}
 	return p
 }
 

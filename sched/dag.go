@@ -90,15 +90,23 @@ type useLink struct{ node, next int32 }
 type rawEdge struct{ from, to, lat int32 }
 
 func newGraphBuilder(f *mir.Func, model *Model) *graphBuilder {
-	b := &graphBuilder{f: f, model: model, nv: len(f.VRegs), ns: len(f.Slots)}
+	b := new(graphBuilder)
+	b.reset(f, model)
+	return b
+}
+
+// reset prepares the builder for f, reusing its storage.
+func (b *graphBuilder) reset(f *mir.Func, model *Model) {
+	b.f, b.model, b.nv, b.ns = f, model, len(f.VRegs), len(f.Slots)
 	n := mir.NumPhysRegs + b.nv + b.ns
-	b.lastDef = make([]int32, n)
-	b.version = make([]int32, n)
-	b.useHead = make([]int32, n)
+	b.lastDef = fit(b.lastDef, n)
+	b.version = zeroed(b.version, n)
+	b.useHead = fit(b.useHead, n)
 	for i := range b.lastDef {
 		b.lastDef[i], b.useHead[i] = -1, -1
 	}
-	return b
+	b.argRes = nil
+	b.touched = b.touched[:0]
 }
 
 // resource returns the resource number of a location, growing the tables

@@ -36,6 +36,8 @@ type dataflow struct {
 	// header is the primary header of the innermost loop containing each
 	// block, or -1.
 	header []int32
+
+	sc dfScratch
 }
 
 // liveInInfo describes a virtual register live into a block.
@@ -69,23 +71,62 @@ const (
 	loadLatency  = mir.LatLoad
 )
 
-// analyze runs the analyses.
-func analyze(f *mir.Func) *dataflow {
-	d := &dataflow{f: f, nv: len(f.VRegs)}
+// dfScratch holds the analyses' working storage, kept between compiles
+// (the allocator is pooled) so that a compile allocates almost nothing.
+type dfScratch struct {
+	expPairs, defPairs                       []dfPair
+	expMark, expIdx, defMark                 []int32
+	expStart, expBlocks, defStartV, defBlock []int32
+	inPairs                                  []inRec
+	outPairs                                 []int32
+	inMark, outMark, dmark, dist, closest    []int32
+	work, liveBlocks, queue, cnt, fill       []int32
+	count, countMark, later, outSet, appear  []int32
+	seen                                     []bool
+	inRegs, outRegs                          []int32
+	infos                                    []liveInInfo
+}
+
+type dfPair struct{ b, v, n int32 }
+
+type inRec struct{ b, v, dist, closest int32 }
+
+// fit returns s with length n, reusing its storage when it can; the
+// contents are whatever the storage held.
+func fit[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// zeroed returns s with length n and every element zero.
+func zeroed[T any](s []T, n int) []T {
+	s = fit(s, n)
+	clear(s)
+	return s
+}
+
+// analyze runs the analyses on f, reusing d's storage.
+func (d *dataflow) analyze(f *mir.Func) {
+	sc := &d.sc
+	d.f, d.nv = f, len(f.VRegs)
 	nb := len(f.Blocks)
 	nv := d.nv
+	d.retFreq = 0
 
 	// Exposed uses and definitions, per block.
-	type pair struct{ b, v, n int32 }
-	var expPairs, defPairs []pair
-	expMark := make([]int32, nv) // b+1 when v has an exposed use in b
-	expIdx := make([]int32, nv)
-	defMark := make([]int32, nv) // b+1 when v is defined in b
-	d.instrBase = make([]int32, nb+1)
+	expPairs, defPairs := sc.expPairs[:0], sc.defPairs[:0]
+	sc.expMark = zeroed(sc.expMark, nv) // b+1 when v has an exposed use in b
+	sc.expIdx = fit(sc.expIdx, nv)
+	sc.defMark = zeroed(sc.defMark, nv) // b+1 when v is defined in b
+	expMark, expIdx, defMark := sc.expMark, sc.expIdx, sc.defMark
+	d.instrBase = fit(d.instrBase, nb+1)
+	d.defStart = d.defStart[:0]
 	ndefs := int32(0)
-	d.calls = make([]int32, nb)
-	d.fixed = make([]mir.RegSet, nb)
-	d.rets = make([]bool, nb)
+	d.calls = zeroed(d.calls, nb)
+	d.fixed = zeroed(d.fixed, nb)
+	d.rets = zeroed(d.rets, nb)
 	for bi, b := range f.Blocks {
 		d.instrBase[bi] = int32(len(d.defStart))
 		mark := int32(bi + 1)
@@ -114,7 +155,7 @@ func analyze(f *mir.Func) *dataflow {
 				if expMark[v] != mark {
 					expMark[v] = mark
 					expIdx[v] = int32(len(expPairs))
-					expPairs = append(expPairs, pair{int32(bi), v, 0})
+					expPairs = append(expPairs, dfPair{int32(bi), v, 0})
 				}
 				expPairs[expIdx[v]].n++
 			}
@@ -128,29 +169,31 @@ func analyze(f *mir.Func) *dataflow {
 				v := int32(r.Index())
 				if defMark[v] != mark {
 					defMark[v] = mark
-					defPairs = append(defPairs, pair{int32(bi), v, 0})
+					defPairs = append(defPairs, dfPair{int32(bi), v, 0})
 				}
 			}
 		}
 	}
+	sc.expPairs, sc.defPairs = expPairs, defPairs
 	d.instrBase[nb] = int32(len(d.defStart))
-	d.defs = make([]defInfo, ndefs)
+	d.defs = fit(d.defs, int(ndefs))
 
 	// Transpose to per-register lists.
-	expStart, expBlocks := transpose(expPairs, nv, func(p pair) (int32, int32) { return p.v, p.b })
-	defStart, defBlocks := transpose(defPairs, nv, func(p pair) (int32, int32) { return p.v, p.b })
+	sc.expStart, sc.expBlocks = transpose(expPairs, nv, sc.expStart, sc.expBlocks, &sc.fill)
+	sc.defStartV, sc.defBlock = transpose(defPairs, nv, sc.defStartV, sc.defBlock, &sc.fill)
+	expStart, expBlocks, defStart, defBlocks := sc.expStart, sc.expBlocks, sc.defStartV, sc.defBlock
 
 	// Liveness by exploring paths backwards from the exposed uses, one
 	// register at a time; a block is entered at most once per register.
-	type inRec struct{ b, v, dist, closest int32 }
-	var inPairs []inRec
-	var outPairs []int32 // block, register pairs
-	inMark := make([]int32, nb)
-	outMark := make([]int32, nb)
-	dmark := make([]int32, nb)
-	dist := make([]int32, nb)
-	closest := make([]int32, nb)
-	var work, liveBlocks, queue []int32
+	inPairs := sc.inPairs[:0]
+	outPairs := sc.outPairs[:0] // block, register pairs
+	sc.inMark = zeroed(sc.inMark, nb)
+	sc.outMark = zeroed(sc.outMark, nb)
+	sc.dmark = zeroed(sc.dmark, nb)
+	sc.dist = fit(sc.dist, nb)
+	sc.closest = fit(sc.closest, nb)
+	inMark, outMark, dmark, dist, closest := sc.inMark, sc.outMark, sc.dmark, sc.dist, sc.closest
+	work, liveBlocks, queue := sc.work[:0], sc.liveBlocks[:0], sc.queue[:0]
 	for v := int32(0); v < int32(nv); v++ {
 		mark := v + 1
 		for _, b := range defBlocks[defStart[v]:defStart[v+1]] {
@@ -179,7 +222,7 @@ func analyze(f *mir.Func) *dataflow {
 		}
 		// Distances to the closest block with an exposed use: a breadth
 		// first search backwards from those blocks through the blocks v is
-		// live into.
+		// live into. dist is read only where inMark says v is live.
 		queue = queue[:0]
 		for _, b := range liveBlocks {
 			dist[b] = -1
@@ -200,25 +243,26 @@ func analyze(f *mir.Func) *dataflow {
 		for _, b := range liveBlocks {
 			inPairs = append(inPairs, inRec{b, v, dist[b], closest[b]})
 		}
-		// Keep the stale marks of blocks from earlier registers harmless:
-		// dist is only read where inMark says the block is live.
 	}
+	sc.inPairs, sc.outPairs = inPairs, outPairs
+	sc.work, sc.liveBlocks, sc.queue = work, liveBlocks, queue
 
 	// Per block lists, registers in increasing order.
-	d.liveIn = make([][]int32, nb)
-	d.inInfo = make([][]liveInInfo, nb)
-	d.liveOut = make([][]int32, nb)
+	d.liveIn = fit(d.liveIn, nb)
+	d.inInfo = fit(d.inInfo, nb)
+	d.liveOut = fit(d.liveOut, nb)
 	{
-		cnt := make([]int32, nb+1)
+		cnt := zeroed(sc.cnt, nb+1)
 		for _, p := range inPairs {
 			cnt[p.b+1]++
 		}
 		for b := 0; b < nb; b++ {
 			cnt[b+1] += cnt[b]
 		}
-		regs := make([]int32, len(inPairs))
-		infos := make([]liveInInfo, len(inPairs))
-		fill := slices.Clone(cnt[:nb])
+		regs := fit(sc.inRegs, len(inPairs))
+		infos := fit(sc.infos, len(inPairs))
+		fill := fit(sc.fill, nb)
+		copy(fill, cnt[:nb])
 		for _, p := range inPairs {
 			regs[fill[p.b]] = p.v
 			infos[fill[p.b]] = liveInInfo{dist: p.dist, closest: p.closest}
@@ -228,17 +272,19 @@ func analyze(f *mir.Func) *dataflow {
 			d.liveIn[b] = regs[cnt[b]:cnt[b+1]:cnt[b+1]]
 			d.inInfo[b] = infos[cnt[b]:cnt[b+1]:cnt[b+1]]
 		}
+		sc.inRegs, sc.infos, sc.fill = regs, infos, fill
 	}
 	{
-		cnt := make([]int32, nb+1)
+		cnt := zeroed(sc.cnt, nb+1)
 		for i := 0; i < len(outPairs); i += 2 {
 			cnt[outPairs[i]+1]++
 		}
 		for b := 0; b < nb; b++ {
 			cnt[b+1] += cnt[b]
 		}
-		regs := make([]int32, len(outPairs)/2)
-		fill := slices.Clone(cnt[:nb])
+		regs := fit(sc.outRegs, len(outPairs)/2)
+		fill := fit(sc.fill, nb)
+		copy(fill, cnt[:nb])
 		for i := 0; i < len(outPairs); i += 2 {
 			b := outPairs[i]
 			regs[fill[b]] = outPairs[i+1]
@@ -247,14 +293,16 @@ func analyze(f *mir.Func) *dataflow {
 		for b := 0; b < nb; b++ {
 			d.liveOut[b] = regs[cnt[b]:cnt[b+1]:cnt[b+1]]
 		}
+		sc.outRegs, sc.fill, sc.cnt = regs, fill, cnt
 	}
 
 	// Per definition and per live-in: uses left in the block, and whether
 	// the value reaches the block's end live. One backward walk per block.
-	count := make([]int32, nv)
-	countMark := make([]int32, nv) // b+1: count is valid for block b
-	later := make([]int32, nv)     // b+1: v is defined later in block b
-	outSet := make([]int32, nv)    // b+1: v is live out of block b
+	sc.count = fit(sc.count, nv)
+	sc.countMark = zeroed(sc.countMark, nv) // b+1: count is valid for block b
+	sc.later = zeroed(sc.later, nv)         // b+1: v is defined later in block b
+	sc.outSet = zeroed(sc.outSet, nv)       // b+1: v is live out of block b
+	count, countMark, later, outSet := sc.count, sc.countMark, sc.later, sc.outSet
 	for bi, b := range f.Blocks {
 		mark := int32(bi + 1)
 		for _, v := range d.liveOut[bi] {
@@ -299,7 +347,7 @@ func analyze(f *mir.Func) *dataflow {
 
 	// Loops.
 	forest := cfg.Loops(f.Graph())
-	d.header = make([]int32, nb)
+	d.header = fit(d.header, nb)
 	for b := range d.header {
 		d.header[b] = -1
 		if l := forest.LoopOf[b]; l >= 0 {
@@ -309,8 +357,9 @@ func analyze(f *mir.Func) *dataflow {
 
 	// Rematerializable registers: every definition the same constant or
 	// context load.
-	d.remat = make([]remat, nv)
-	seen := make([]bool, nv)
+	d.remat = zeroed(d.remat, nv)
+	sc.seen = zeroed(sc.seen, nv)
+	seen := sc.seen
 	for _, b := range f.Blocks {
 		for _, in := range b.Instrs {
 			for _, r := range in.Defs {
@@ -335,9 +384,10 @@ func analyze(f *mir.Func) *dataflow {
 
 	// Caller-saved costs and the registers each value should avoid: for
 	// every block with calls or fixed registers, the values live in it.
-	d.callerCost = make([]float64, nv)
-	d.avoid = make([]mir.RegSet, nv)
-	appear := make([]int32, nv)
+	d.callerCost = zeroed(d.callerCost, nv)
+	d.avoid = zeroed(d.avoid, nv)
+	sc.appear = zeroed(sc.appear, nv)
+	appear := sc.appear
 	for bi, b := range f.Blocks {
 		if d.calls[bi] == 0 && d.fixed[bi] == 0 {
 			continue
@@ -368,27 +418,27 @@ func analyze(f *mir.Func) *dataflow {
 			d.avoid[v] = d.avoid[v].Remove(p)
 		}
 	}
-	return d
 }
 
-// transpose groups items by key: it returns start offsets per key and the
-// values in key order (stable).
-func transpose[T any](items []T, n int, kv func(T) (int32, int32)) ([]int32, []int32) {
-	start := make([]int32, n+1)
+// transpose groups pairs by register: it returns start offsets per
+// register and the pairs' blocks in register order (stable), in the given
+// storage.
+func transpose(items []dfPair, n int, start, vals []int32, fill *[]int32) ([]int32, []int32) {
+	start = zeroed(start, n+1)
 	for _, it := range items {
-		k, _ := kv(it)
-		start[k+1]++
+		start[it.v+1]++
 	}
 	for i := 0; i < n; i++ {
 		start[i+1] += start[i]
 	}
-	vals := make([]int32, len(items))
-	fill := slices.Clone(start[:n])
+	vals = fit(vals, len(items))
+	f := fit(*fill, n)
+	copy(f, start[:n])
 	for _, it := range items {
-		k, v := kv(it)
-		vals[fill[k]] = v
-		fill[k]++
+		vals[f[it.v]] = it.b
+		f[it.v]++
 	}
+	*fill = f
 	return start, vals
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/kiln-jit/kiln/alloc"
@@ -93,50 +94,80 @@ type allocator struct {
 	useBuf, defBuf []mir.Reg
 	cands          []SpillCandidate
 	succBuf        []SuccLocation
+	// Storage of the per-block location tables.
+	startBuf, endBuf []loc
+	cleanBuf         []bool
 	// regionCycles is each region's schedule length in the model, and
 	// regionBody the same without its terminator.
 	regionCycles, regionBody []int32
 }
 
+// allocators keeps allocators (their tables and working storage) between
+// compiles: a JIT compiles many functions, and reusing the storage makes a
+// compile allocate little more than its output.
+var allocators = sync.Pool{New: func() any { return new(allocator) }}
+
+// newAllocator returns an allocator for f, taken from the pool; release
+// gives it back.
 func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
-	a := &allocator{f: f, opts: opts, model: opts.Model}
+	a := allocators.Get().(*allocator)
+	keep := *a
+	*a = allocator{f: f, opts: opts, model: opts.Model}
+	// The storage kept between compiles.
+	a.d = keep.d
+	if a.d == nil {
+		a.d = new(dataflow)
+	}
+	a.gb = keep.gb
+	a.rs = keep.rs
+	a.vloc, a.clean, a.usesLeft, a.liveOut = keep.vloc, keep.clean, keep.usesLeft, keep.liveOut
+	a.pref, a.touchMark, a.useHead, a.home, a.hint = keep.pref, keep.touchMark, keep.useHead, keep.home, keep.hint
+	a.processed, a.startLoc, a.endLoc, a.endClean = keep.processed, keep.startLoc, keep.endLoc, keep.endClean
+	a.startBuf, a.endBuf, a.cleanBuf = keep.startBuf, keep.endBuf, keep.cleanBuf
+	a.regionCycles, a.regionBody = keep.regionCycles, keep.regionBody
+	a.usePos, a.useNext, a.instDone, a.touched = keep.usePos, keep.useNext, keep.instDone, keep.touched
+	a.useBuf, a.defBuf, a.cands, a.succBuf = keep.useBuf, keep.defBuf, keep.cands, keep.succBuf
 	a.allowed = opts.Regs
-	filter := func(rs []mir.Reg) []mir.Reg {
-		var out []mir.Reg
-		for _, r := range rs {
+	for c, list := range [3][]mir.Reg{mir.GPR: callerGPRs, mir.XMM: callerXMMs} {
+		a.caller[c] = keep.caller[c][:0]
+		for _, r := range list {
 			if a.allowed.Has(r) {
-				out = append(out, r)
+				a.caller[c] = append(a.caller[c], r)
 			}
 		}
-		return out
 	}
-	a.caller[mir.GPR] = filter(callerGPRs)
-	a.callee[mir.GPR] = filter(calleeGPRs)
-	a.caller[mir.XMM] = filter(callerXMMs)
+	a.callee[mir.GPR] = keep.callee[mir.GPR][:0]
+	for _, r := range calleeGPRs {
+		if a.allowed.Has(r) {
+			a.callee[mir.GPR] = append(a.callee[mir.GPR], r)
+		}
+	}
 	for _, c := range []mir.Class{mir.GPR, mir.XMM} {
 		if len(a.caller[c])+len(a.callee[c]) == 0 {
 			for _, cl := range f.VRegs {
 				if cl == c {
+					a.release()
 					return nil, fmt.Errorf("sched: %s: no %s register may be allocated", f.Name, c)
 				}
 			}
 		}
 	}
 	nv := len(f.VRegs)
-	a.vloc = make([]loc, nv)
-	a.clean = make([]bool, nv)
-	a.usesLeft = make([]int32, nv)
-	a.liveOut = make([]bool, nv)
-	a.pref = make([][]loc, nv)
-	a.touchMark = make([]int32, nv)
-	a.useHead = make([]int32, nv)
-	a.home = make([]mir.Reg, nv)
-	a.hint = make([]mir.Reg, nv)
+	a.vloc = fit(a.vloc, nv)
+	a.clean = fit(a.clean, nv)
+	a.usesLeft = fit(a.usesLeft, nv)
+	a.liveOut = fit(a.liveOut, nv)
+	a.pref = fit(a.pref, nv)
+	a.touchMark = zeroed(a.touchMark, nv)
+	a.useHead = fit(a.useHead, nv)
+	a.home = fit(a.home, nv)
+	a.hint = fit(a.hint, nv)
 	for i := range a.vloc {
 		a.vloc[i] = locNone
 		a.home[i] = mir.NoReg
 		a.hint[i] = mir.NoReg
 		a.useHead[i] = -1
+		a.pref[i] = a.pref[i][:0]
 	}
 	for i := range a.holder {
 		a.holder[i], a.reserved[i] = -1, -1
@@ -145,26 +176,22 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	return a, nil
 }
 
+// release returns the allocator to the pool. Nothing it returned may refer
+// to its storage.
+func (a *allocator) release() {
+	a.f, a.out, a.block, a.code, a.origin, a.codes, a.origins = nil, nil, nil, nil, nil, nil, nil
+	a.opts = Options{}
+	a.gb.f = nil
+	a.d.f = nil
+	allocators.Put(a)
+}
+
 // run is the whole pass: analyses, the regions in order, the second pass.
 func (a *allocator) run() (*Result, error) {
 	f := a.f
 	t0 := time.Now()
-	a.d = analyze(f)
-	a.stats.DataflowRuns++
-	a.stats.Instrs = f.NumInstrs()
+	a.setup()
 	t1 := time.Now()
-	a.out = &mir.Func{Name: f.Name, Index: f.Index, Params: slices.Clone(f.Params),
-		Results: slices.Clone(f.Results), Form: mir.FormAllocated}
-	nb := len(f.Blocks)
-	a.processed = make([]bool, nb)
-	a.startLoc = make([][]loc, nb)
-	a.endLoc = make([][]loc, nb)
-	a.endClean = make([][]bool, nb)
-	a.codes = make([][]*mir.Instr, nb)
-	a.origins = make([][]int32, nb)
-	a.gb = newGraphBuilder(f, a.model)
-	a.regionCycles = make([]int32, nb)
-	a.regionBody = make([]int32, nb)
 	order := a.opts.order
 	if order == nil {
 		order = regionOrder(f, a.opts.Order)
@@ -186,6 +213,46 @@ func (a *allocator) run() (*Result, error) {
 	a.stats.Reconcile = time.Since(t2)
 	res.Stats = a.stats
 	return res, nil
+}
+
+// setup runs the analyses and prepares the tables of the pass.
+func (a *allocator) setup() {
+	f := a.f
+	a.d.analyze(f)
+	a.stats.DataflowRuns++
+	a.stats.Instrs = f.NumInstrs()
+	a.out = &mir.Func{Name: f.Name, Index: f.Index, Params: slices.Clone(f.Params),
+		Results: slices.Clone(f.Results), Form: mir.FormAllocated}
+	nb := len(f.Blocks)
+	a.processed = zeroed(a.processed, nb)
+	// Start and end locations of all blocks share three buffers.
+	nin, nout := 0, 0
+	for b := range nb {
+		nin += len(a.d.liveIn[b])
+		nout += len(a.d.liveOut[b])
+	}
+	a.startBuf = fit(a.startBuf, nin)
+	a.endBuf = fit(a.endBuf, nout)
+	a.cleanBuf = fit(a.cleanBuf, nout)
+	a.startLoc = fit(a.startLoc, nb)
+	a.endLoc = fit(a.endLoc, nb)
+	a.endClean = fit(a.endClean, nb)
+	nin, nout = 0, 0
+	for b := range nb {
+		n, m := len(a.d.liveIn[b]), len(a.d.liveOut[b])
+		a.startLoc[b] = a.startBuf[nin : nin+n : nin+n]
+		a.endLoc[b] = a.endBuf[nout : nout+m : nout+m]
+		a.endClean[b] = a.cleanBuf[nout : nout+m : nout+m]
+		nin, nout = nin+n, nout+m
+	}
+	a.codes = make([][]*mir.Instr, nb)
+	a.origins = make([][]int32, nb)
+	if a.gb == nil {
+		a.gb = new(graphBuilder)
+	}
+	a.gb.reset(f, a.model)
+	a.regionCycles = zeroed(a.regionCycles, nb)
+	a.regionBody = zeroed(a.regionBody, nb)
 }
 
 // touch makes v part of the region's state.
@@ -253,8 +320,6 @@ func (a *allocator) region(bi int) error {
 
 	// End locations.
 	out := d.liveOut[bi]
-	a.endLoc[bi] = make([]loc, len(out))
-	a.endClean[bi] = make([]bool, len(out))
 	for i, v := range out {
 		l := a.vloc[v]
 		if a.touchMark[v] != a.regionMark || l == locNone {
@@ -361,8 +426,7 @@ func (a *allocator) startLocations() error {
 	bi, d := a.b, a.d
 	in := d.liveIn[bi]
 	infos := d.inInfo[bi]
-	starts := make([]loc, len(in))
-	a.startLoc[bi] = starts
+	starts := a.startLoc[bi]
 	for i := range starts {
 		starts[i] = locNone
 	}

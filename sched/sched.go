@@ -117,6 +117,7 @@ func Allocate(f *mir.Func, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer a.release()
 	return a.run()
 }
 

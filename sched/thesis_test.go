@@ -42,18 +42,7 @@ func testAllocator(t *testing.T, f *mir.Func, opts Options) *allocator {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.d = analyze(f)
-	a.out = &mir.Func{Name: f.Name, Form: mir.FormAllocated}
-	nb := len(f.Blocks)
-	a.processed = make([]bool, nb)
-	a.startLoc = make([][]loc, nb)
-	a.endLoc = make([][]loc, nb)
-	a.endClean = make([][]bool, nb)
-	a.regionCycles = make([]int32, nb)
-	a.regionBody = make([]int32, nb)
-	a.codes = make([][]*mir.Instr, nb)
-	a.origins = make([][]int32, nb)
-	a.gb = newGraphBuilder(f, a.model)
+	a.setup()
 	return a
 }
 
