@@ -30,7 +30,7 @@ func (a *allocator) addStat(n *int, w *float64) {
 
 // kill frees the register of a value that is dead.
 func (a *allocator) kill(v int32) {
-	switch l := a.vloc[v]; {
+	switch l := a.vs[v].loc; {
 	case l.isReg() && a.holder[l] == v:
 		a.holder[l] = -1
 	case l == locMem:
@@ -40,17 +40,17 @@ func (a *allocator) kill(v int32) {
 			}
 		}
 	}
-	a.vloc[v] = locNone
+	a.vs[v].loc = locNone
 }
 
 // take gives register r to value v (which must be free).
 func (a *allocator) take(v int32, r mir.Reg) {
-	if a.hint[v] == mir.NoReg {
-		a.hint[v] = r
+	if a.vs[v].hint == mir.NoReg {
+		a.vs[v].hint = r
 	}
 	a.holder[r] = v
 	a.reserved[r] = -1
-	a.vloc[v] = loc(r)
+	a.vs[v].loc = loc(r)
 	if mir.CalleeSaved.Has(r) {
 		a.calleeUsed = a.calleeUsed.Add(r)
 	}
@@ -97,7 +97,7 @@ func (a *allocator) freeReg(v int32, exclude mir.RegSet) (mir.Reg, bool) {
 			return l.reg(), true
 		}
 	}
-	if h := a.hint[v]; !a.opts.NoHints && h != mir.NoReg && h.Class() == c && a.allowed.Has(h) && free(h) && a.reserved[h] < 0 {
+	if h := a.vs[v].hint; !a.opts.NoHints && h != mir.NoReg && h.Class() == c && a.allowed.Has(h) && free(h) && a.reserved[h] < 0 {
 		return h, true
 	}
 	for _, r := range a.caller[c] {
@@ -132,7 +132,7 @@ func (a *allocator) freeReg(v int32, exclude mir.RegSet) (mir.Reg, bool) {
 				}
 				switch pass {
 				case 0:
-					if avoid.Has(r) || a.reserved[r] >= 0 || a.hinted.Has(r) && a.hint[v] != r {
+					if avoid.Has(r) || a.reserved[r] >= 0 || a.hinted.Has(r) && a.vs[v].hint != r {
 						continue
 					}
 				case 1:
@@ -219,8 +219,12 @@ func (a *allocator) position(int32) int {
 // a spill candidate.
 func (a *allocator) candidate(v int32, r mir.Reg) SpillCandidate {
 	d := a.d
-	c := SpillCandidate{VReg: mir.VReg(int(v)), Reg: r, LocalUses: int(a.usesLeft[v]), NextUse: a.nextUse(v),
-		LiveOut: a.liveOut[v], ClosestDist: -1, Remat: d.remat[v].ok, Clean: a.clean[v]}
+	c := SpillCandidate{VReg: mir.VReg(int(v)), Reg: r, LocalUses: int(a.vs[v].usesLeft), NextUse: -1,
+		LiveOut: a.vs[v].liveOut, ClosestDist: -1, Remat: d.remat[v].ok, Clean: a.vs[v].clean}
+	if c.LocalUses > 0 {
+		c.NextUse = a.nextUse(v)
+		return c
+	}
 	if !c.LiveOut {
 		return c
 	}
@@ -258,18 +262,18 @@ func (a *allocator) candidate(v int32, r mir.Reg) SpillCandidate {
 // spill moves value w from its register to memory, storing it unless its
 // slot already holds it or it is recomputed.
 func (a *allocator) spill(w int32, pos int32) {
-	r := a.vloc[w]
+	r := a.vs[w].loc
 	if !r.isReg() {
 		return
 	}
-	if !a.clean[w] && !a.d.remat[w].ok {
+	if !a.vs[w].clean && !a.d.remat[w].ok {
 		home := a.needHome(w)
 		a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpSpill, Defs: []mir.Reg{home}, Uses: []mir.Reg{r.reg()}, Pos: pos}), -1)
 		a.addStat(&a.stats.Spills, &a.stats.WeightedSpills)
-		a.clean[w] = true
+		a.vs[w].clean = true
 	}
 	a.holder[r] = -1
-	a.vloc[w] = locMem
+	a.vs[w].loc = locMem
 }
 
 // reload brings value v from memory into register r (free), reloading it
@@ -281,7 +285,7 @@ func (a *allocator) reload(v int32, r mir.Reg, pos int32) {
 	} else {
 		a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpReload, Defs: []mir.Reg{r}, Uses: []mir.Reg{a.needHome(v)}, Pos: pos}), -1)
 		a.addStat(&a.stats.Reloads, &a.stats.WeightedReloads)
-		a.clean[v] = true
+		a.vs[v].clean = true
 	}
 	a.take(v, r)
 }
@@ -297,7 +301,7 @@ func (a *allocator) evict(r mir.Reg, exclude mir.RegSet, pos int32) error {
 	if a.locked.Has(r) {
 		return fmt.Errorf("%w: %s must be freed but holds an operand", errInternal, r)
 	}
-	if a.pinOf(w) == mir.NoReg && (a.usesLeft[w] > 0 || a.liveOut[w]) {
+	if a.pinOf(w) == mir.NoReg && (a.vs[w].usesLeft > 0 || a.vs[w].liveOut) {
 		if n, ok := a.freeReg(w, exclude|mir.MakeRegSet(r)); ok {
 			a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpCopy, Defs: []mir.Reg{n}, Uses: []mir.Reg{r}, Pos: pos}), -1)
 			a.addStat(&a.stats.Moves, &a.stats.WeightedMoves)
@@ -315,7 +319,7 @@ func (a *allocator) evict(r mir.Reg, exclude mir.RegSet, pos int32) error {
 // into a register chosen for it. exclude lists registers the use must not
 // take.
 func (a *allocator) ensureReg(v int32, want mir.Reg, exclude mir.RegSet, pos int32) (mir.Reg, error) {
-	l := a.vloc[v]
+	l := a.vs[v].loc
 	if l == locNone {
 		return mir.NoReg, fmt.Errorf("v%d is used but holds no value here", v)
 	}
@@ -434,12 +438,12 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 	}
 	// Source values die here or are needed later.
 	for _, r := range in.Uses {
-		a.usesLeft[r.Index()]--
+		a.vs[r.Index()].usesLeft--
 	}
 	var dying []int32
 	for i, r := range in.Uses {
 		v := int32(r.Index())
-		if a.usesLeft[v] <= 0 && !a.liveOut[v] && !containsReg(in.Uses[:i], r) {
+		if a.vs[v].usesLeft <= 0 && !a.vs[v].liveOut && !containsReg(in.Uses[:i], r) {
 			dying = append(dying, v)
 		}
 	}
@@ -459,7 +463,7 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 			if w < 0 || isDying(w) {
 				continue
 			}
-			wasClean := a.clean[w] || a.d.remat[w].ok
+			wasClean := a.vs[w].clean || a.d.remat[w].ok
 			a.spill(w, pos)
 			if !wasClean {
 				a.stats.Saves++
@@ -477,7 +481,7 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 		}
 	}
 	for _, v := range dying {
-		l := a.vloc[v]
+		l := a.vs[v].loc
 		a.kill(v)
 		if l.isReg() && len(a.pref[v]) == 0 {
 			a.pref[v] = append(a.pref[v], l)
@@ -508,12 +512,12 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 			v := int32(r.Index())
 			if s.Fixed.IsArgSlot() {
 				defLoc[i] = s.Fixed
-				if old := a.vloc[v]; old.isReg() && a.holder[old] == v {
+				if old := a.vs[v].loc; old.isReg() && a.holder[old] == v {
 					a.holder[old] = -1
 				}
 				di := a.d.def(a.b, k, i)
-				a.usesLeft[v], a.liveOut[v] = di.uses, di.liveOut
-				a.vloc[v] = locNone
+				a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
+				a.vs[v].loc = locNone
 				continue
 			}
 			var reg mir.Reg
@@ -542,13 +546,13 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 					return err
 				}
 			}
-			if old := a.vloc[v]; old.isReg() && old.reg() != reg && a.holder[old] == v {
+			if old := a.vs[v].loc; old.isReg() && old.reg() != reg && a.holder[old] == v {
 				a.holder[old] = -1
 			}
 			a.take(v, reg)
-			a.clean[v] = false
+			a.vs[v].clean = false
 			di := a.d.def(a.b, k, i)
-			a.usesLeft[v], a.liveOut[v] = di.uses, di.liveOut
+			a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
 			defLoc[i] = reg
 			defsTaken = defsTaken.Add(reg)
 		}
@@ -561,7 +565,7 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 	for i, r := range in.Defs {
 		v := int32(r.Index())
 		if defLoc[i].IsArgSlot() {
-			if a.usesLeft[v] == 0 && !a.liveOut[v] {
+			if a.vs[v].usesLeft == 0 && !a.vs[v].liveOut {
 				continue
 			}
 			reg, err := a.selectReg(v, 0, pos)
@@ -572,10 +576,10 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 				return err
 			}
 			a.take(v, reg)
-			a.clean[v] = false
+			a.vs[v].clean = false
 			continue
 		}
-		if a.usesLeft[v] == 0 && !a.liveOut[v] {
+		if a.vs[v].usesLeft == 0 && !a.vs[v].liveOut {
 			a.kill(v)
 		}
 	}
@@ -606,7 +610,7 @@ func (a *allocator) evictKeepingLock(r mir.Reg, exclude mir.RegSet, pos int32) e
 
 // storeArg writes value v to outgoing stack-argument slot slot.
 func (a *allocator) storeArg(v int32, slot mir.Reg, pos int32) error {
-	l := a.vloc[v]
+	l := a.vs[v].loc
 	switch {
 	case l.isReg():
 		return a.emitMoves([]alloc.Move{{Dst: slot, Src: l.reg()}}, pos)
@@ -646,25 +650,25 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 			return fmt.Errorf("copy operand %d is not a virtual register", i)
 		}
 		v := int32(r.Index())
-		srcLoc[i] = a.vloc[v]
+		srcLoc[i] = a.vs[v].loc
 		if srcLoc[i] == locNone {
 			return fmt.Errorf("v%d is copied but holds no value here", v)
 		}
 	}
 	for _, r := range in.Uses {
-		a.usesLeft[r.Index()]--
+		a.vs[r.Index()].usesLeft--
 	}
 	// Sources that die free their registers; their destinations may take
 	// them.
 	dies := make([]bool, n)
 	for i, r := range in.Uses {
 		v := int32(r.Index())
-		dies[i] = a.usesLeft[v] <= 0 && !a.liveOut[v]
+		dies[i] = a.vs[v].usesLeft <= 0 && !a.vs[v].liveOut
 	}
 	for i, r := range in.Uses {
 		if dies[i] {
 			v := int32(r.Index())
-			if l := a.vloc[v]; l.isReg() && a.holder[l] == v {
+			if l := a.vs[v].loc; l.isReg() && a.holder[l] == v {
 				a.holder[l] = -1
 			}
 		}
@@ -681,7 +685,7 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 		if dies[i] {
 			v := int32(r.Index())
 			if !containsReg(in.Defs, r) {
-				a.vloc[v] = locNone
+				a.vs[v].loc = locNone
 			}
 		}
 	}
@@ -817,21 +821,21 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 		v := int32(r.Index())
 		d := dst[i]
 		if d == mir.NoReg {
-			a.vloc[v] = locNone
+			a.vs[v].loc = locNone
 			if slices.Contains(deferred, i) {
 				di := a.d.def(a.b, k, i)
-				a.usesLeft[v], a.liveOut[v] = di.uses, di.liveOut
+				a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
 			}
 			continue
 		}
 		di := a.d.def(a.b, k, i)
-		a.usesLeft[v], a.liveOut[v] = di.uses, di.liveOut
+		a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
 		if d.IsPhys() {
-			a.vloc[v] = loc(d)
-			a.clean[v] = false
+			a.vs[v].loc = loc(d)
+			a.vs[v].clean = false
 		} else {
-			a.vloc[v] = locMem
-			a.clean[v] = true
+			a.vs[v].loc = locMem
+			a.vs[v].clean = true
 		}
 	}
 	// Recomputed destinations that found no register before the copy get
@@ -847,7 +851,7 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 		a.emit(a.out.NewInstr(mir.Instr{Op: rm.op, Defs: []mir.Reg{reg}, Imm: rm.imm, Aux: rm.aux, Pos: pos}), -1)
 		a.addStat(&a.stats.Remats, &a.stats.WeightedRemats)
 		a.take(v, reg)
-		a.clean[v] = false
+		a.vs[v].clean = false
 	}
 	return nil
 }

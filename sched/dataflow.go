@@ -80,7 +80,7 @@ type dfScratch struct {
 	inPairs                                  []inRec
 	outPairs                                 []int32
 	inMark, outMark, dmark, dist, closest    []int32
-	work, liveBlocks, queue, cnt, fill       []int32
+	queue, cnt, fill, predStart, preds       []int32
 	count, countMark, later, outSet, appear  []int32
 	seen                                     []bool
 	inRegs, outRegs                          []int32
@@ -184,7 +184,8 @@ func (d *dataflow) analyze(f *mir.Func) {
 	expStart, expBlocks, defStart, defBlocks := sc.expStart, sc.expBlocks, sc.defStartV, sc.defBlock
 
 	// Liveness by exploring paths backwards from the exposed uses, one
-	// register at a time; a block is entered at most once per register.
+	// register at a time; a block is entered at most once per register, so
+	// the cost is linear in the size of the live sets.
 	inPairs := sc.inPairs[:0]
 	outPairs := sc.outPairs[:0] // block, register pairs
 	sc.inMark = zeroed(sc.inMark, nb)
@@ -193,59 +194,53 @@ func (d *dataflow) analyze(f *mir.Func) {
 	sc.dist = fit(sc.dist, nb)
 	sc.closest = fit(sc.closest, nb)
 	inMark, outMark, dmark, dist, closest := sc.inMark, sc.outMark, sc.dmark, sc.dist, sc.closest
-	work, liveBlocks, queue := sc.work[:0], sc.liveBlocks[:0], sc.queue[:0]
+	queue := sc.queue[:0]
+	// Predecessor lists in one compact array: the searches below touch
+	// them once per live block and register.
+	sc.predStart = fit(sc.predStart, nb+1)
+	sc.preds = sc.preds[:0]
+	for bi, b := range f.Blocks {
+		sc.predStart[bi] = int32(len(sc.preds))
+		for _, p := range b.Preds {
+			sc.preds = append(sc.preds, int32(p))
+		}
+	}
+	sc.predStart[nb] = int32(len(sc.preds))
+	predStart, predList := sc.predStart, sc.preds
 	for v := int32(0); v < int32(nv); v++ {
 		mark := v + 1
 		for _, b := range defBlocks[defStart[v]:defStart[v+1]] {
 			dmark[b] = mark
 		}
-		liveBlocks = liveBlocks[:0]
-		exp := expBlocks[expStart[v]:expStart[v+1]]
-		work = append(work[:0], exp...)
-		for len(work) > 0 {
-			b := work[len(work)-1]
-			work = work[:len(work)-1]
-			if inMark[b] == mark {
-				continue
-			}
-			inMark[b] = mark
-			liveBlocks = append(liveBlocks, b)
-			for _, p := range f.Blocks[b].Preds {
-				if outMark[p] != mark {
-					outMark[p] = mark
-					outPairs = append(outPairs, int32(p), v)
-					if dmark[p] != mark {
-						work = append(work, int32(p))
-					}
-				}
-			}
-		}
-		// Distances to the closest block with an exposed use: a breadth
-		// first search backwards from those blocks through the blocks v is
-		// live into. dist is read only where inMark says v is live.
+		// One breadth-first search backwards from the blocks with an
+		// exposed use finds the blocks v is live into and, in the order it
+		// finds them, each one's distance to the closest block with a use.
 		queue = queue[:0]
-		for _, b := range liveBlocks {
-			dist[b] = -1
-		}
-		for _, b := range exp {
+		for _, b := range expBlocks[expStart[v]:expStart[v+1]] {
+			inMark[b] = mark
 			dist[b], closest[b] = 0, b
 			queue = append(queue, b)
 		}
 		for qi := 0; qi < len(queue); qi++ {
 			s := queue[qi]
-			for _, p := range f.Blocks[s].Preds {
-				if inMark[p] == mark && dist[p] < 0 {
+			for _, p := range predList[predStart[s]:predStart[s+1]] {
+				if outMark[p] != mark {
+					outMark[p] = mark
+					outPairs = append(outPairs, p, v)
+				}
+				if dmark[p] != mark && inMark[p] != mark {
+					inMark[p] = mark
 					dist[p], closest[p] = dist[s]+1, closest[s]
-					queue = append(queue, int32(p))
+					queue = append(queue, p)
 				}
 			}
 		}
-		for _, b := range liveBlocks {
+		for _, b := range queue {
 			inPairs = append(inPairs, inRec{b, v, dist[b], closest[b]})
 		}
 	}
 	sc.inPairs, sc.outPairs = inPairs, outPairs
-	sc.work, sc.liveBlocks, sc.queue = work, liveBlocks, queue
+	sc.queue = queue
 
 	// Per block lists, registers in increasing order.
 	d.liveIn = fit(d.liveIn, nb)

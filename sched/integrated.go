@@ -56,30 +56,28 @@ type allocator struct {
 	startLoc  [][]loc  // per block, parallel to d.liveIn
 	endLoc    [][]loc  // per block, parallel to d.liveOut
 	endClean  [][]bool // per block, parallel to d.liveOut
-	home      []mir.Reg
-	// hint is the register each value had where it was first placed;
+	// headerHints caches the hints of the values live into each loop
+	// header (headerDone: computed).
+	headerHints []mir.RegSet
+	headerDone  []bool
 	// hinted holds the hints of the region's live-in and live-out values
 	// and of the values live into the header of its innermost loop.
-	hint   []mir.Reg
 	hinted mir.RegSet
 
 	// Region state.
-	b          int
-	block      *mir.Block
-	holder     [mir.NumPhysRegs]int32
-	reserved   [mir.NumPhysRegs]int32
-	vloc       []loc
-	clean      []bool
-	usesLeft   []int32
-	liveOut    []bool
+	b        int
+	block    *mir.Block
+	holder   [mir.NumPhysRegs]int32
+	reserved [mir.NumPhysRegs]int32
+	// vs is the state of each value (virtual register); pref its
+	// preferred locations in the current region.
+	vs         []vstate
 	pref       [][]loc
-	touched    []int32
-	touchMark  []int32
 	regionMark int32
 	locked     mir.RegSet
 	callsDone  int32
-	// next-use lists of the region: useHead[v] indexes useNext.
-	useHead  []int32
+	// next-use lists of the region: vs[v].useHead indexes usePos and
+	// useNext.
 	usePos   []int32
 	useNext  []int32
 	instDone []bool
@@ -94,12 +92,34 @@ type allocator struct {
 	useBuf, defBuf []mir.Reg
 	cands          []SpillCandidate
 	succBuf        []SuccLocation
+	// posBuf holds, per processed predecessor, live-in positions in its
+	// live-outs; nbBuf and frBuf the neighbours processedNeighbours
+	// returns (valid until its next call).
+	posBuf [][]int32
+	nbBuf  []int
+	frBuf  []float64
 	// Storage of the per-block location tables.
 	startBuf, endBuf []loc
 	cleanBuf         []bool
 	// regionCycles is each region's schedule length in the model, and
 	// regionBody the same without its terminator.
 	regionCycles, regionBody []int32
+}
+
+// vstate is what the pass knows of one value (virtual register). The
+// fields from loc to useHead belong to the region numbered mark and are
+// reset when a region first touches the value; home and hint hold for the
+// whole function.
+type vstate struct {
+	mark     int32
+	loc      loc
+	clean    bool // its stack slot holds its current value
+	liveOut  bool // its current value is live at the region's end
+	usesLeft int32
+	useHead  int32
+	// home is its stack slot (NoReg until it needs one); hint the
+	// register it had where it was first placed.
+	home, hint mir.Reg
 }
 
 // allocators keeps allocators (their tables and working storage) between
@@ -120,13 +140,14 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	}
 	a.gb = keep.gb
 	a.rs = keep.rs
-	a.vloc, a.clean, a.usesLeft, a.liveOut = keep.vloc, keep.clean, keep.usesLeft, keep.liveOut
-	a.pref, a.touchMark, a.useHead, a.home, a.hint = keep.pref, keep.touchMark, keep.useHead, keep.home, keep.hint
+	a.vs, a.pref = keep.vs, keep.pref
 	a.processed, a.startLoc, a.endLoc, a.endClean = keep.processed, keep.startLoc, keep.endLoc, keep.endClean
 	a.startBuf, a.endBuf, a.cleanBuf = keep.startBuf, keep.endBuf, keep.cleanBuf
 	a.regionCycles, a.regionBody = keep.regionCycles, keep.regionBody
-	a.usePos, a.useNext, a.instDone, a.touched = keep.usePos, keep.useNext, keep.instDone, keep.touched
-	a.useBuf, a.defBuf, a.cands, a.succBuf = keep.useBuf, keep.defBuf, keep.cands, keep.succBuf
+	a.headerHints, a.headerDone = keep.headerHints, keep.headerDone
+	a.usePos, a.useNext, a.instDone = keep.usePos, keep.useNext, keep.instDone
+	a.useBuf, a.defBuf, a.cands, a.succBuf, a.posBuf = keep.useBuf, keep.defBuf, keep.cands, keep.succBuf, keep.posBuf
+	a.nbBuf, a.frBuf = keep.nbBuf, keep.frBuf
 	a.allowed = opts.Regs
 	for c, list := range [3][]mir.Reg{mir.GPR: callerGPRs, mir.XMM: callerXMMs} {
 		a.caller[c] = keep.caller[c][:0]
@@ -153,20 +174,10 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 		}
 	}
 	nv := len(f.VRegs)
-	a.vloc = fit(a.vloc, nv)
-	a.clean = fit(a.clean, nv)
-	a.usesLeft = fit(a.usesLeft, nv)
-	a.liveOut = fit(a.liveOut, nv)
+	a.vs = fit(a.vs, nv)
 	a.pref = fit(a.pref, nv)
-	a.touchMark = zeroed(a.touchMark, nv)
-	a.useHead = fit(a.useHead, nv)
-	a.home = fit(a.home, nv)
-	a.hint = fit(a.hint, nv)
-	for i := range a.vloc {
-		a.vloc[i] = locNone
-		a.home[i] = mir.NoReg
-		a.hint[i] = mir.NoReg
-		a.useHead[i] = -1
+	for i := range a.vs {
+		a.vs[i] = vstate{loc: locNone, home: mir.NoReg, hint: mir.NoReg, useHead: -1}
 		a.pref[i] = a.pref[i][:0]
 	}
 	for i := range a.holder {
@@ -253,19 +264,20 @@ func (a *allocator) setup() {
 	a.gb.reset(f, a.model)
 	a.regionCycles = zeroed(a.regionCycles, nb)
 	a.regionBody = zeroed(a.regionBody, nb)
+	a.headerHints = fit(a.headerHints, nb)
+	a.headerDone = zeroed(a.headerDone, nb)
 }
 
 // touch makes v part of the region's state.
 func (a *allocator) touch(v int32) {
-	if a.touchMark[v] != a.regionMark {
-		a.touchMark[v] = a.regionMark
-		a.touched = append(a.touched, v)
-		a.vloc[v] = locNone
-		a.clean[v] = false
-		a.usesLeft[v] = 0
-		a.liveOut[v] = false
-		a.pref[v] = a.pref[v][:0]
-		a.useHead[v] = -1
+	if x := &a.vs[v]; x.mark != a.regionMark {
+		x.mark = a.regionMark
+		x.loc = locNone
+		x.clean, x.liveOut = false, false
+		x.usesLeft, x.useHead = 0, -1
+		if len(a.pref[v]) > 0 {
+			a.pref[v] = a.pref[v][:0]
+		}
 	}
 }
 
@@ -321,12 +333,12 @@ func (a *allocator) region(bi int) error {
 	// End locations.
 	out := d.liveOut[bi]
 	for i, v := range out {
-		l := a.vloc[v]
-		if a.touchMark[v] != a.regionMark || l == locNone {
+		l := a.vs[v].loc
+		if a.vs[v].mark != a.regionMark || l == locNone {
 			return fmt.Errorf("%w: v%d is live out but has no location", errInternal, v)
 		}
 		a.endLoc[bi][i] = l
-		a.endClean[bi][i] = a.clean[v] || d.remat[v].ok
+		a.endClean[bi][i] = a.vs[v].clean || d.remat[v].ok
 	}
 	a.codes[bi], a.origins[bi] = a.code, a.origin
 	return nil
@@ -337,7 +349,6 @@ func (a *allocator) region(bi int) error {
 func (a *allocator) beginRegion(bi int) {
 	a.b, a.block = bi, a.f.Blocks[bi]
 	a.regionMark++
-	a.touched = a.touched[:0]
 	for i := range a.holder {
 		a.holder[i], a.reserved[i] = -1, -1
 	}
@@ -347,16 +358,28 @@ func (a *allocator) beginRegion(bi int) {
 	a.buildUseLists(a.block.Instrs)
 	a.hinted = 0
 	if !a.opts.NoHints {
-		var loopIn []int32
-		if h := a.d.header[bi]; h >= 0 {
-			loopIn = a.d.liveIn[h]
-		}
-		for _, list := range [3][]int32{a.d.liveIn[bi], a.d.liveOut[bi], loopIn} {
+		for _, list := range [2][]int32{a.d.liveIn[bi], a.d.liveOut[bi]} {
 			for _, v := range list {
-				if h := a.hint[v]; h != mir.NoReg {
+				if h := a.vs[v].hint; h != mir.NoReg {
 					a.hinted = a.hinted.Add(h)
 				}
 			}
+		}
+		// The hints of the values live into the innermost loop's header,
+		// computed once per header after it is processed (the loop body
+		// follows it in DFS-down order).
+		if h := a.d.header[bi]; h >= 0 && a.processed[h] {
+			if !a.headerDone[h] {
+				a.headerDone[h] = true
+				var set mir.RegSet
+				for _, v := range a.d.liveIn[h] {
+					if r := a.vs[v].hint; r != mir.NoReg {
+						set = set.Add(r)
+					}
+				}
+				a.headerHints[h] = set
+			}
+			a.hinted |= a.headerHints[h]
 		}
 	}
 }
@@ -380,8 +403,7 @@ func prependLoc(list []loc, l loc) []loc {
 // repeats) by decreasing frequency of the edge to them, ties by block
 // number.
 func (a *allocator) processedNeighbours(blocks []int, freq func(int) float64) []int {
-	var out []int
-	var fr []float64
+	out, fr := a.nbBuf[:0], a.frBuf[:0]
 	for _, b := range blocks {
 		if a.processed[b] && !slices.Contains(out, b) {
 			out = append(out, b)
@@ -395,6 +417,7 @@ func (a *allocator) processedNeighbours(blocks []int, freq func(int) float64) []
 			fr[j], fr[j-1] = fr[j-1], fr[j]
 		}
 	}
+	a.nbBuf, a.frBuf = out, fr
 	return out
 }
 
@@ -406,15 +429,34 @@ func (a *allocator) preferredLocations() {
 	succs := a.processedNeighbours(a.block.Succs, func(s int) float64 { return a.edgeFreq(bi, s) })
 	for _, v := range d.liveOut[bi] {
 		a.touch(v)
-		for _, s := range succs {
-			if i := d.inIndex(s, v); i >= 0 {
-				l := a.startLoc[s][i]
-				if !slices.Contains(a.pref[v], l) {
-					a.pref[v] = append(a.pref[v], l)
-				}
+	}
+	// A successor's live-ins are live out of the region.
+	for _, s := range succs {
+		for i, v := range d.liveIn[s] {
+			l := a.startLoc[s][i]
+			if !slices.Contains(a.pref[v], l) {
+				a.pref[v] = append(a.pref[v], l)
 			}
 		}
 	}
+}
+
+// outPositions fills pos with the position in block p's live-out list of
+// each register of in (sorted), or -1, by one merge of the two lists.
+func (a *allocator) outPositions(p int, in []int32, pos []int32) []int32 {
+	out := a.d.liveOut[p]
+	pos = fit(pos, len(in))
+	j := 0
+	for i, v := range in {
+		for j < len(out) && out[j] < v {
+			j++
+		}
+		pos[i] = -1
+		if j < len(out) && out[j] == v {
+			pos[i] = int32(j)
+		}
+	}
+	return pos
 }
 
 // startLocations decides where each live-in value starts the region
@@ -430,28 +472,58 @@ func (a *allocator) startLocations() error {
 	for i := range starts {
 		starts[i] = locNone
 	}
+	// A region whose only predecessor is processed (most often the
+	// continuation after a bounds or trap check) starts where that
+	// predecessor ends: a value it left in memory is reloaded at its first
+	// use here, which runs exactly as often as a load on the edge would.
+	if ps := a.block.Preds; len(ps) == 1 && a.processed[ps[0]] {
+		p := ps[0]
+		out := d.liveOut[p]
+		j := 0
+		for i, v := range in {
+			for out[j] < v {
+				j++
+			}
+			a.touch(v)
+			a.vs[v].usesLeft = infos[i].uses
+			a.vs[v].liveOut = infos[i].through
+			l := a.endLoc[p][j]
+			starts[i] = l
+			a.vs[v].loc = l
+			a.vs[v].clean = a.endClean[p][j]
+			if l.isReg() {
+				a.holder[l] = v
+			}
+		}
+		return nil
+	}
 	preds := a.processedNeighbours(a.block.Preds, func(p int) float64 { return a.edgeFreq(p, bi) })
-	endAt := func(p int, v int32) loc {
-		if j := d.outIndex(p, v); j >= 0 {
-			return a.endLoc[p][j]
+	// Where each live-in sits in each processed predecessor's live-outs.
+	a.posBuf = fit(a.posBuf, len(preds))
+	for k, p := range preds {
+		a.posBuf[k] = a.outPositions(p, in, a.posBuf[k])
+	}
+	endAtK := func(k, i int) loc {
+		if j := a.posBuf[k][i]; j >= 0 {
+			return a.endLoc[preds[k]][j]
 		}
 		return locNone
 	}
 	set := func(i int, l loc) {
 		v := in[i]
 		starts[i] = l
-		a.vloc[v] = l
+		a.vs[v].loc = l
 		if l.isReg() {
 			a.holder[l] = v
-			if a.hint[v] == mir.NoReg {
-				a.hint[v] = l.reg()
+			if a.vs[v].hint == mir.NoReg {
+				a.vs[v].hint = l.reg()
 			}
 		}
 	}
 	for i, v := range in {
 		a.touch(v)
-		a.usesLeft[v] = infos[i].uses
-		a.liveOut[v] = infos[i].through
+		a.vs[v].usesLeft = infos[i].uses
+		a.vs[v].liveOut = infos[i].through
 	}
 	// Pass 1: registers of the most frequent processed predecessor.
 	var pending []int
@@ -460,12 +532,12 @@ func (a *allocator) startLocations() error {
 			pending = append(pending, i)
 			continue
 		}
-		switch e := endAt(preds[0], v); {
+		switch e := endAtK(0, i); {
 		case e.isReg():
 			set(i, e)
 		case infos[i].uses == 0:
 			set(i, locMem)
-			a.clean[v] = !a.d.remat[v].ok
+			a.vs[v].clean = !a.d.remat[v].ok
 		default:
 			pending = append(pending, i)
 		}
@@ -487,8 +559,8 @@ func (a *allocator) startLocations() error {
 	for _, i := range pending {
 		v := in[i]
 		l := locNone
-		for _, p := range preds {
-			if e := endAt(p, v); e.isReg() && a.holder[e] < 0 && a.canHold(v, e.reg()) {
+		for k := range preds {
+			if e := endAtK(k, i); e.isReg() && a.holder[e] < 0 && a.canHold(v, e.reg()) {
 				l = e
 				break
 			}
@@ -505,7 +577,7 @@ func (a *allocator) startLocations() error {
 		}
 		set(i, l)
 		if l == locMem {
-			a.clean[v] = !a.d.remat[v].ok
+			a.vs[v].clean = !a.d.remat[v].ok
 			a.needHome(v)
 		}
 	}
@@ -550,8 +622,8 @@ func (a *allocator) liveInVictim(i int, in []int32, infos []liveInInfo, starts [
 	l := starts[j]
 	w := in[j]
 	starts[j] = locMem
-	a.vloc[w] = locMem
-	a.clean[w] = !a.d.remat[w].ok
+	a.vs[w].loc = locMem
+	a.vs[w].clean = !a.d.remat[w].ok
 	a.needHome(w)
 	a.holder[l] = -1
 	return l
@@ -566,10 +638,10 @@ func (a *allocator) canHold(v int32, r mir.Reg) bool {
 
 // needHome gives v its stack slot if it has none and needs one.
 func (a *allocator) needHome(v int32) mir.Reg {
-	if a.home[v] == mir.NoReg && !a.d.remat[v].ok {
-		a.home[v] = a.out.NewSlot(a.f.VRegs[v])
+	if a.vs[v].home == mir.NoReg && !a.d.remat[v].ok {
+		a.vs[v].home = a.out.NewSlot(a.f.VRegs[v])
 	}
-	return a.home[v]
+	return a.vs[v].home
 }
 
 // allocArg places an argument where the calling convention passes it.
@@ -583,7 +655,7 @@ func (a *allocator) allocArg(i int, in *mir.Instr) error {
 	at := mir.ArgLocations(f.Params, true)[in.Aux]
 	a.touch(v)
 	di := a.d.def(a.b, i, 0)
-	a.usesLeft[v], a.liveOut[v] = di.uses, di.liveOut
+	a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
 	live := di.uses > 0 || di.liveOut
 	a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpArg, Defs: []mir.Reg{at}, Aux: in.Aux, Pos: in.Pos}), int32(i))
 	switch {
@@ -593,12 +665,12 @@ func (a *allocator) allocArg(i int, in *mir.Instr) error {
 	default:
 		// A stack argument stays in its incoming slot, which becomes its
 		// home; a register with a slot already is copied there.
-		if a.home[v] == mir.NoReg {
-			a.home[v] = at
+		if a.vs[v].home == mir.NoReg {
+			a.vs[v].home = at
 		}
-		a.vloc[v], a.clean[v] = locMem, true
-		if a.home[v] != at {
-			return a.emitMoves([]alloc.Move{{Dst: a.home[v], Src: at}}, in.Pos)
+		a.vs[v].loc, a.vs[v].clean = locMem, true
+		if a.vs[v].home != at {
+			return a.emitMoves([]alloc.Move{{Dst: a.vs[v].home, Src: at}}, in.Pos)
 		}
 	}
 	return nil
@@ -618,12 +690,12 @@ func (a *allocator) buildUseLists(instrs []*mir.Instr) {
 			}
 			v := int32(r.Index())
 			a.touch(v)
-			if h := a.useHead[v]; h >= 0 && a.usePos[h] == int32(i) {
+			if h := a.vs[v].useHead; h >= 0 && a.usePos[h] == int32(i) {
 				continue
 			}
 			a.usePos = append(a.usePos, int32(i))
-			a.useNext = append(a.useNext, a.useHead[v])
-			a.useHead[v] = int32(len(a.usePos) - 1)
+			a.useNext = append(a.useNext, a.vs[v].useHead)
+			a.vs[v].useHead = int32(len(a.usePos) - 1)
 		}
 	}
 }
@@ -631,10 +703,10 @@ func (a *allocator) buildUseLists(instrs []*mir.Instr) {
 // nextUse returns the input position of v's earliest use not yet
 // scheduled in the region, or -1.
 func (a *allocator) nextUse(v int32) int {
-	if a.touchMark[v] != a.regionMark {
+	if a.vs[v].mark != a.regionMark {
 		return -1
 	}
-	for h := a.useHead[v]; h >= 0; h = a.useNext[h] {
+	for h := a.vs[v].useHead; h >= 0; h = a.useNext[h] {
 		if p := a.usePos[h]; !a.instDone[p] {
 			return int(p)
 		}
@@ -821,7 +893,7 @@ func (a *allocator) category(g *depGraph, instrs []*mir.Instr, n int32, pressure
 				continue
 			}
 			v := int32(u.Index())
-			if a.liveOut[v] {
+			if a.vs[v].liveOut {
 				continue
 			}
 			dies = true
@@ -834,7 +906,7 @@ func (a *allocator) category(g *depGraph, instrs []*mir.Instr, n int32, pressure
 					occ++
 				}
 			}
-			if a.usesLeft[v] == int32(occ) {
+			if a.vs[v].usesLeft == int32(occ) {
 				frees++
 			}
 		}

@@ -80,10 +80,14 @@ func (a *allocator) edgeCode(p, s int) ([]*mir.Instr, error) {
 	fr := a.edgeFreq(p, s) / float64(max(countInts(a.f.Blocks[p].Succs, s), 1))
 	var moves []alloc.Move
 	var remats []*mir.Instr
+	out := d.liveOut[p]
+	j := 0
 	for i, v := range d.liveIn[s] {
 		to := a.startLoc[s][i]
-		j := d.outIndex(p, v)
-		if j < 0 {
+		for j < len(out) && out[j] < v {
+			j++
+		}
+		if j == len(out) || out[j] != v {
 			return nil, fmt.Errorf("%w: v%d is live into b%d but not out of b%d", errInternal, v, s, p)
 		}
 		from := a.endLoc[p][j]

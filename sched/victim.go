@@ -16,7 +16,9 @@ type SpillCandidate struct {
 	LiveOut bool
 	// Succs gives, for each successor region already processed, whether
 	// the value is live into it and in a register there, with the edge's
-	// frequency. It is empty when no successor is processed yet.
+	// frequency. It is empty when no successor is processed yet, and (as
+	// ClosestDist and ClosestWeight) filled only for a value with no use
+	// left in the region, the only case in which they decide.
 	Succs []SuccLocation
 	// ClosestDist is the number of regions to the closest region with a
 	// use of the value after this one (by the CFG's shortest path), and
