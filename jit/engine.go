@@ -230,7 +230,7 @@ func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Pro
 	return compileConfig{
 		tier: tier, target: e.target(), profile: profile,
 		naive: e.opts.NaiveOutOfSSA,
-		sched: sched.Options{SourceOrder: e.opts.SourceOrderSchedule},
+		sched: sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations},
 		check: e.opts.CheckAllocations,
 	}
 }

@@ -26,6 +26,11 @@ type Options struct {
 	// mir.Allocatable). Pinned registers are used whatever this says.
 	Regs mir.RegSet
 
+	// NoVerify skips checking the input with mir.Verify, for callers that
+	// produced it themselves (the JIT pipeline: alloc.Destruct's output).
+	// Malformed input may then fail in unspecified ways.
+	NoVerify bool
+
 	// NoHints turns off the register hints that carry a value's register
 	// across regions (see the package documentation), leaving the thesis's
 	// preferences from processed successors alone.
@@ -94,8 +99,10 @@ func Allocate(f *mir.Func, opts Options) (*Result, error) {
 	if f.Form != mir.FormNonSSA {
 		return nil, fmt.Errorf("sched: %s is in %s form, want nonssa", f.Name, f.Form)
 	}
-	if err := mir.Verify(f); err != nil {
-		return nil, fmt.Errorf("sched: input: %w", err)
+	if !opts.NoVerify {
+		if err := mir.Verify(f); err != nil {
+			return nil, fmt.Errorf("sched: input: %w", err)
+		}
 	}
 	if opts.Model == nil {
 		opts.Model = DefaultModel()

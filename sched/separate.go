@@ -92,7 +92,7 @@ func separate(f *mir.Func, opts Options, schedule bool) (*SeparateResult, error)
 	if f.Form != mir.FormNonSSA {
 		return nil, fmt.Errorf("sched: %s is in %s form, want nonssa", f.Name, f.Form)
 	}
-	if err := mir.Verify(f); err != nil {
+	if err := verifyUnless(opts.NoVerify, f); err != nil {
 		return nil, fmt.Errorf("sched: input: %w", err)
 	}
 	model := opts.Model
@@ -387,4 +387,12 @@ func inOrderLength(r *readyState, g *depGraph, m *Model) int32 {
 		r.schedule(n)
 	}
 	return r.length()
+}
+
+// verifyUnless verifies f with mir.Verify unless skip is set.
+func verifyUnless(skip bool, f *mir.Func) error {
+	if skip {
+		return nil
+	}
+	return mir.Verify(f)
 }
