@@ -2,8 +2,9 @@
 //
 // Func encodes one function: a prologue that checks the stack limit,
 // reserves the frame and saves the callee-saved registers the function
-// writes; the blocks in layout order (cold trap blocks last) with
-// branches to adjacent blocks elided; the multi-instruction sequences of
+// writes; the blocks in an order chosen from their frequencies (hot
+// edges fall through, loops rotated, cold trap blocks last; blockOrder)
+// with branches to adjacent blocks elided; the multi-instruction sequences of
 // the op table's expanded ops; out-of-line exit paths; and after the code a
 // constant pool (f64 constants and SSE masks, addressed RIP-relative) and
 // jump tables. The result is position independent except for the jump
@@ -187,16 +188,7 @@ func (e *encoder) encode() error {
 	for i := range e.labels {
 		e.labels[i] = e.a.label()
 	}
-	for _, b := range f.Blocks {
-		if !isCold(b) || b.ID == 0 {
-			e.order = append(e.order, b.ID)
-		}
-	}
-	for _, b := range f.Blocks {
-		if isCold(b) && b.ID != 0 {
-			e.order = append(e.order, b.ID)
-		}
-	}
+	e.order = blockOrder(f)
 	e.next = make([]int, len(f.Blocks))
 	for i, id := range e.order {
 		e.next[id] = -1
