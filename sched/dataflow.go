@@ -3,7 +3,6 @@ package sched
 import (
 	"slices"
 
-	"github.com/kiln-jit/kiln/internal/cfg"
 	"github.com/kiln-jit/kiln/mir"
 )
 
@@ -85,6 +84,8 @@ type dfScratch struct {
 	seen                                     []bool
 	inRegs, outRegs                          []int32
 	infos                                    []liveInInfo
+	pre, last, byPre, uf, loopWork           []int32
+	dfsStack                                 []dfsFrame
 }
 
 type dfPair struct{ b, v, n int32 }
@@ -341,14 +342,7 @@ func (d *dataflow) analyze(f *mir.Func) {
 	}
 
 	// Loops.
-	forest := cfg.Loops(f.Graph())
-	d.header = fit(d.header, nb)
-	for b := range d.header {
-		d.header[b] = -1
-		if l := forest.LoopOf[b]; l >= 0 {
-			d.header[b] = int32(forest.Loops[l].Header)
-		}
-	}
+	d.loopHeaders(f)
 
 	// Rematerializable registers: every definition the same constant or
 	// context load.
