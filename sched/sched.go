@@ -48,7 +48,10 @@ type Stats struct {
 	Instrs  int // instructions of the input
 	Regions int
 	// Cycles is the sum of the regions' schedule lengths in the machine
-	// model, WeightedCycles the same weighted by block frequency.
+	// model, WeightedCycles the same weighted by block frequency: the
+	// schedules of the input's instructions as the list scheduler planned
+	// them, without the spill and reconciliation code the pass adds (to
+	// compare whole outputs, measure them with ScheduleLength).
 	Cycles         int64
 	WeightedCycles float64
 	// Spill code placed inside regions: stores, reloads and
