@@ -1357,6 +1357,7 @@ func (s *lsState) rewriteCopy(in *mir.Instr, k, pos int32) error {
 	s.victims = s.victims[:0]
 	s.moves = s.moves[:0]
 	remats := s.remats[:0]
+	var haveTemp [3]bool // per class
 	for i, d := range in.Defs {
 		dv, sv := int32(d.Index()), int32(in.Uses[i].Index())
 		s.opStamp[dv], s.opStamp[sv] = u+1, u+1
@@ -1365,9 +1366,11 @@ func (s *lsState) rewriteCopy(in *mir.Instr, k, pos int32) error {
 		}
 		dst := s.locOf(dv)
 		if s.spilled(sv) && s.isRemat(sv) {
-			if !dst.IsPhys() {
-				// A constant into a stack slot goes through a register.
+			if c := s.f.VRegs[dv]; !dst.IsPhys() && !haveTemp[c] {
+				// Constants into stack slots go through one register of
+				// their class, one after the other.
 				s.addTemp(dv, false, true, false)
+				haveTemp[c] = true
 			}
 			remats = append(remats, lsRematDst{dst, sv})
 			continue
@@ -1390,14 +1393,19 @@ func (s *lsState) rewriteCopy(in *mir.Instr, k, pos int32) error {
 			s.emitRemat(m.v, m.dst, in.Pos)
 			continue
 		}
-		// The destination is spilled: its temporary carries the constant.
-		for _, t := range s.temps {
-			if s.homeOf(t.v) == m.dst {
-				s.emitRemat(m.v, t.reg, in.Pos)
-				s.emit(s.newInstr(mir.OpSpill, m.dst, t.reg, 0, 0, in.Pos), -1, true)
-				break
+		// The destination is spilled: the temporary of its class carries
+		// the constant.
+		t := mir.NoReg
+		for _, x := range s.temps {
+			if s.f.VRegs[x.v] == s.f.VRegs[m.v] {
+				t = x.reg
 			}
 		}
+		if t == mir.NoReg {
+			return fmt.Errorf("no %s temporary for a constant", s.f.VRegs[m.v])
+		}
+		s.emitRemat(m.v, t, in.Pos)
+		s.emit(s.newInstr(mir.OpSpill, m.dst, t, 0, 0, in.Pos), -1, true)
 	}
 	for _, w := range s.victims {
 		s.emitLoad(w, s.reg[w], in.Pos)

@@ -33,10 +33,14 @@ const (
 	// its instruction order (registers still assigned by the integrated
 	// pass): what latency scheduling gains.
 	KilnOptimizingSource = "kiln-optimizing-source"
-	Wazero               = "wazero-compiler"
-	WazeroInterp         = "wazero-interp"
-	Native               = "native"
-	GCC                  = "gcc"
+	// KilnOptimizingSeparate is the optimizing tier with the separate
+	// pipeline (prepass scheduling, linear scan, postpass scheduling) in
+	// place of the integrated pass.
+	KilnOptimizingSeparate = "kiln-optimizing-separate"
+	Wazero                 = "wazero-compiler"
+	WazeroInterp           = "wazero-interp"
+	Native                 = "native"
+	GCC                    = "gcc"
 )
 
 // Config is a way to run programs: a kiln tier, a wazero engine, native
@@ -93,6 +97,7 @@ func Configs() (configs []*Config, notes []string) {
 	add(kilnConfig(KilnBaseline, jit.Options{Tier: jit.TierBaseline}))
 	add(kilnConfig(KilnOptimizing, jit.Options{Tier: jit.TierOptimizing}))
 	add(kilnConfig(KilnOptimizingSource, jit.Options{Tier: jit.TierOptimizing, SourceOrderSchedule: true}))
+	add(kilnConfig(KilnOptimizingSeparate, jit.Options{Tier: jit.TierOptimizing, Pipeline: jit.PipelineSeparate}))
 	add(wazeroConfig(Wazero, wazero.NewRuntimeConfigCompiler))
 	add(wazeroConfig(WazeroInterp, wazero.NewRuntimeConfigInterpreter))
 	add(nativeConfig(), nil)

@@ -69,6 +69,22 @@ var configs = []config{
 	{"mir-sched-tight", "after the integrated pass with four GPRs and three XMM registers besides the pinned ones (heavy spilling)", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-sched-tight", lower.FullTarget(), schedStage(sched.Options{Regs: tightRegs}))
 	}},
+	{"mir-separate", "after the comparison pipeline (prepass scheduling, linear scan, postpass), checked by alloc.CheckAllocation", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-separate", lower.FullTarget(), func(f *mir.Func) (*mir.Func, error) {
+			d, err := alloc.Destruct(f, alloc.DestructOptions{})
+			if err != nil {
+				return nil, err
+			}
+			r, err := sched.Separate(d.Func, sched.Options{})
+			if err != nil {
+				return nil, err
+			}
+			if err := alloc.CheckAllocation(d.Func, r.Func, r.Origins); err != nil {
+				return nil, err
+			}
+			return r.Func, nil
+		})
+	}},
 	{"jit-interp", "the interpreter tier through the embedding API", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-interp", jit.Options{Tier: jit.TierInterp})
 	}},

@@ -23,6 +23,8 @@ import (
 //	optimizing-x-baseline  optimizing tier time / baseline time
 //	optimizing-x-source    optimizing tier time / the same with blocks kept
 //	                       in source order: what latency scheduling gains
+//	optimizing-x-separate  optimizing tier time / the same with the separate
+//	                       pipeline (prepass, linear scan, postpass)
 func BenchmarkKernelTiers(b *testing.B) {
 	ctx := context.Background()
 	for _, k := range testprogs.Kernels() {
@@ -95,6 +97,7 @@ func BenchmarkKernelTiers(b *testing.B) {
 			b.ReportMetric(opt/float64(native), "optimizing-x-native")
 			b.ReportMetric(opt/base, "optimizing-x-baseline")
 			b.ReportMetric(opt/float64(times["optimizing-source"]), "optimizing-x-source")
+			b.ReportMetric(opt/float64(times["optimizing-separate"]), "optimizing-x-separate")
 		})
 	}
 }

@@ -90,6 +90,8 @@ type compileConfig struct {
 	naive   bool          // baseline: naive φ instantiation
 	sched   sched.Options // optimizing: options of the integrated pass
 	check   bool          // run alloc.CheckAllocation on every allocation
+	// pipeline is the optimizing tier's allocation pipeline.
+	pipeline Pipeline
 }
 
 // compileModule compiles every function of a prepared module with the
@@ -175,9 +177,25 @@ func (cm *compiledModule) allocate(f *mir.Func, cfg compileConfig) (*mir.Func, e
 			return nil, err
 		}
 		destructed := time.Now()
-		r, err := sched.Allocate(d.Func, cfg.sched)
-		if err != nil {
-			return nil, err
+		var r *sched.Result
+		switch cfg.pipeline {
+		case PipelineSeparate:
+			sr, serr := sched.Separate(d.Func, cfg.sched)
+			if serr != nil {
+				return nil, serr
+			}
+			r = &sr.Result
+		case PipelineLinearScan:
+			sr, serr := sched.LinearScanOnly(d.Func, cfg.sched)
+			if serr != nil {
+				return nil, serr
+			}
+			r = &sr.Result
+		default:
+			r, err = sched.Allocate(d.Func, cfg.sched)
+			if err != nil {
+				return nil, err
+			}
 		}
 		allocated := time.Now()
 		cm.stats.OutOfSSA += destructed.Sub(start)

@@ -119,6 +119,12 @@ type Options struct {
 	// fixed-register and two-address operands in scratch registers.)
 	NaiveOutOfSSA bool
 
+	// Pipeline selects the register allocation pipeline of the optimizing
+	// tier: the integrated pass (the default), or, for measuring against
+	// it, the separate pipeline (prepass list scheduling, linear scan,
+	// postpass scheduling) or linear scan alone (see package sched).
+	Pipeline Pipeline
+
 	// SourceOrderSchedule makes the optimizing tier keep every block's
 	// instructions in their original order (registers are still assigned
 	// by the integrated pass), for measuring what latency scheduling
@@ -132,6 +138,16 @@ type Options struct {
 	// the differential fuzzer turn it on.
 	CheckAllocations bool
 }
+
+// Pipeline names a register allocation pipeline of the optimizing tier.
+type Pipeline int
+
+// The pipelines.
+const (
+	PipelineIntegrated Pipeline = iota // sched.Allocate: integrated scheduling and register assignment
+	PipelineSeparate                   // sched.Separate: prepass scheduling, linear scan, postpass scheduling
+	PipelineLinearScan                 // sched.LinearScanOnly: linear scan alone
+)
 
 // Defaults for the tiering options.
 const (
@@ -153,6 +169,9 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	if opts.MaxCallDepth < 0 || opts.MaxStackBytes < 0 || opts.Fuel < 0 {
 		return nil, errors.New("jit: negative limit in options")
+	}
+	if opts.Pipeline < PipelineIntegrated || opts.Pipeline > PipelineLinearScan {
+		return nil, fmt.Errorf("jit: unknown pipeline %d", int(opts.Pipeline))
 	}
 	if opts.ReoptimizeDrift < 0 || opts.ReoptimizeDrift > 1 {
 		return nil, fmt.Errorf("jit: ReoptimizeDrift %v is outside [0, 1]", opts.ReoptimizeDrift)
@@ -229,9 +248,10 @@ func (e *Engine) Load(m *bytecode.Module) (*Module, error) {
 func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Profile) compileConfig {
 	return compileConfig{
 		tier: tier, target: e.target(), profile: profile,
-		naive: e.opts.NaiveOutOfSSA,
-		sched: sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations},
-		check: e.opts.CheckAllocations,
+		naive:    e.opts.NaiveOutOfSSA,
+		sched:    sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations},
+		check:    e.opts.CheckAllocations,
+		pipeline: e.opts.Pipeline,
 	}
 }
 

@@ -26,11 +26,13 @@ var tierConfigs = []tierConfig{
 	{"baseline-naive", Options{Tier: TierBaseline, NaiveOutOfSSA: true}},
 	{"optimizing", Options{Tier: TierOptimizing, CheckAllocations: true}},
 	{"optimizing-source", Options{Tier: TierOptimizing, SourceOrderSchedule: true, CheckAllocations: true}},
+	{"optimizing-separate", Options{Tier: TierOptimizing, Pipeline: PipelineSeparate, CheckAllocations: true}},
 }
 
 // with returns o with the configuration's tier and pipeline choices.
 func (c tierConfig) with(o Options) Options {
 	o.Tier, o.NaiveOutOfSSA, o.SourceOrderSchedule = c.opts.Tier, c.opts.NaiveOutOfSSA, c.opts.SourceOrderSchedule
+	o.Pipeline = c.opts.Pipeline
 	o.CheckAllocations = true
 	return o
 }
