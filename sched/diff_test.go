@@ -39,7 +39,8 @@ func compileModule(t testing.TB, m *bc.Module, target lower.Target, opts Options
 }
 
 // runFuncs runs function name of an allocated module in the mir
-// interpreter on a fresh memory.
+// interpreter on a fresh memory; a fault (a read of a register or slot
+// holding no value, which only wrong allocation causes) fails the test.
 func runFuncs(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args []uint64) ([]uint64, error, []byte) {
 	t.Helper()
 	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
@@ -55,7 +56,7 @@ func runFuncs(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args [
 	err = mach.Call(context.Background(), fn, args, res)
 	var fault *mir.Fault
 	if errors.As(err, &fault) {
-		return nil, err, nil
+		t.Fatalf("%s%v: %v", name, args, err)
 	}
 	return res, err, mem.Bytes
 }

@@ -2,7 +2,6 @@ package sched
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -100,28 +99,6 @@ func allocateModuleWith(t testing.TB, p pipeline, m *bc.Module, opts Options) []
 	return out
 }
 
-// sepRun runs function name of an allocated module in the mir
-// interpreter (which faults on any read of a register holding no value).
-func sepRun(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args []uint64) ([]uint64, error, []byte) {
-	t.Helper()
-	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
-	mach, err := mir.NewMachine(funcs, interp.Config{}, nil, mem)
-	if err != nil {
-		t.Fatalf("mir machine: %v", err)
-	}
-	fn := m.ExportedFunc(name)
-	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
-	err = mach.Call(context.Background(), fn, args, res)
-	var fault *mir.Fault
-	if errors.As(err, &fault) {
-		t.Fatalf("%s%v: %v", name, args, err)
-	}
-	return res, err, mem.Bytes
-}
-
 // sepReference runs function name of m in the reference interpreter.
 func sepReference(t testing.TB, m *bc.Module, name string, args []uint64) ([]uint64, error, []byte) {
 	t.Helper()
@@ -164,7 +141,7 @@ func TestSeparateCases(t *testing.T) {
 						funcs = allocateModuleWith(t, p, c.Module, Options{Regs: regs})
 						done[c.Module] = funcs
 					}
-					got, err, mem := sepRun(t, c.Module, funcs, c.Func, c.Args)
+					got, err, mem := runFuncs(t, c.Module, funcs, c.Func, c.Args)
 					if err := c.Check(got, err, mem); err != nil {
 						t.Errorf("%s: %v", c.Name, err)
 					}
@@ -187,7 +164,7 @@ func TestSeparateGenerated(t *testing.T) {
 				for _, arg := range []int64{0, 3, -98765} {
 					args := []uint64{uint64(arg)}
 					want, werr, wmem := sepReference(t, m, "gen", args)
-					got, gerr, gmem := sepRun(t, m, funcs, "gen", args)
+					got, gerr, gmem := runFuncs(t, m, funcs, "gen", args)
 					if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(want, got) || !slices.Equal(wmem, gmem) {
 						t.Errorf("n=%d %s regs %v: gen(%d) = %v, %v; want %v, %v (memory equal: %v)",
 							n, p.name, regs, arg, got, gerr, want, werr, slices.Equal(wmem, gmem))
