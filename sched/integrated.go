@@ -297,6 +297,16 @@ func (a *allocator) edgeFreq(p, s int) float64 {
 // region runs the integrated scheduling and register assignment over block
 // b (thesis Fig 5.2).
 func (a *allocator) region(bi int) error {
+	if b := a.f.Blocks[bi]; len(b.Instrs) == 1 && len(a.d.liveIn[bi]) == 0 && b.Instrs[0].Op == mir.OpTRAP {
+		// A block that only traps (a failed check): nothing to allocate.
+		in := b.Instrs[0]
+		a.codes[bi] = []*mir.Instr{a.out.NewInstr(*in)}
+		a.origins[bi] = []int32{0}
+		a.regionCycles[bi], a.regionBody[bi] = 1, 0
+		a.stats.Cycles++
+		a.stats.WeightedCycles += b.Freq
+		return nil
+	}
 	a.beginRegion(bi)
 	d := a.d
 	instrs := a.block.Instrs
