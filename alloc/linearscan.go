@@ -106,7 +106,8 @@ func LinearScan(f *mir.Func, opts LinearScanOptions) (*LinearScanResult, error) 
 	if f.Form != mir.FormNonSSA {
 		return nil, fmt.Errorf("alloc: linear scan: %s is in %s form, want nonssa", f.Name, f.Form)
 	}
-	if f.Pins == nil {
+	if f.Pins == nil && hasFixedOperand(f) {
+		// Without pins, nothing says how fixed-register operands are met.
 		return nil, fmt.Errorf("alloc: linear scan: %s has no pins (its renaming constraints are not resolved)", f.Name)
 	}
 	if !opts.NoVerify {
@@ -1418,4 +1419,24 @@ func (s *lsState) rewriteCopy(in *mir.Instr, k, pos int32) error {
 type lsRematDst struct {
 	dst mir.Reg
 	v   int32
+}
+
+// hasFixedOperand reports whether some operand of f must be in a fixed
+// physical register.
+func hasFixedOperand(f *mir.Func) bool {
+	for _, b := range f.Blocks {
+		for _, in := range b.Instrs {
+			for i := range in.Defs {
+				if f.DefSpec(in, i).Fixed.IsPhys() {
+					return true
+				}
+			}
+			for i := range in.Uses {
+				if f.UseSpec(in, i).Fixed.IsPhys() {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
