@@ -159,7 +159,7 @@ func (a *allocator) selectReg(v int32, exclude mir.RegSet, pos int32) (mir.Reg, 
 		}
 		return p, a.evict(p, exclude, pos)
 	}
-	r, err := a.chooseVictim(a.class(v), exclude, pos)
+	r, err := a.chooseVictim(a.class(v), exclude)
 	if err != nil {
 		return mir.NoReg, err
 	}
@@ -169,7 +169,7 @@ func (a *allocator) selectReg(v int32, exclude mir.RegSet, pos int32) (mir.Reg, 
 
 // chooseVictim returns the register of the value to spill among those of
 // class c outside exclude (thesis §5.3.6), asking the victim policy.
-func (a *allocator) chooseVictim(c mir.Class, exclude mir.RegSet, pos int32) (mir.Reg, error) {
+func (a *allocator) chooseVictim(c mir.Class, exclude mir.RegSet) (mir.Reg, error) {
 	exclude |= a.locked
 	cands := a.cands[:0]
 	a.succBuf = a.succBuf[:0]
@@ -184,7 +184,7 @@ func (a *allocator) chooseVictim(c mir.Class, exclude mir.RegSet, pos int32) (mi
 	if len(cands) == 0 {
 		return mir.NoReg, fmt.Errorf("%w: no %s register can be spilled", errInternal, c)
 	}
-	k := a.opts.Victim.Victim(a.b, a.position(pos), cands)
+	k := a.opts.Victim.Victim(a.b, a.position(), cands)
 	if k < 0 || k >= len(cands) {
 		return mir.NoReg, fmt.Errorf("sched: victim policy returned %d of %d candidates", k, len(cands))
 	}
@@ -203,16 +203,13 @@ func (a *allocator) hasVictim(c mir.Class, exclude mir.RegSet) bool {
 	return false
 }
 
-// position converts an instruction's bytecode offset context into the
-// block position the victim policy sees: the earliest unscheduled
-// instruction of the region.
-func (a *allocator) position(int32) int {
-	for i, done := range a.instDone {
-		if !done {
-			return i
-		}
+// position returns the block position the victim policy sees: the
+// earliest instruction of the region not scheduled yet.
+func (a *allocator) position() int {
+	for a.undone < len(a.instDone) && a.instDone[a.undone] {
+		a.undone++
 	}
-	return len(a.instDone)
+	return a.undone
 }
 
 // candidate describes value v, in register r (NoReg: not in one yet), as

@@ -81,6 +81,7 @@ type allocator struct {
 	usePos   []int32
 	useNext  []int32
 	instDone []bool
+	undone   int // no instruction before it is left to schedule
 
 	code   []*mir.Instr
 	origin []int32
@@ -363,6 +364,7 @@ func (a *allocator) beginRegion(bi int) {
 		a.holder[i], a.reserved[i] = -1, -1
 	}
 	a.callsDone = 0
+	a.undone = 0
 	n := len(a.block.Instrs) + len(a.block.Instrs)/2 + 2
 	a.code, a.origin = make([]*mir.Instr, 0, n), make([]int32, 0, n)
 	a.buildUseLists(a.block.Instrs)
@@ -713,10 +715,15 @@ func (a *allocator) buildUseLists(instrs []*mir.Instr) {
 // nextUse returns the input position of v's earliest use not yet
 // scheduled in the region, or -1.
 func (a *allocator) nextUse(v int32) int {
-	if a.vs[v].mark != a.regionMark {
+	x := &a.vs[v]
+	if x.mark != a.regionMark {
 		return -1
 	}
-	for h := a.vs[v].useHead; h >= 0; h = a.useNext[h] {
+	// Uses already scheduled leave the head of the list for good.
+	for x.useHead >= 0 && a.instDone[a.usePos[x.useHead]] {
+		x.useHead = a.useNext[x.useHead]
+	}
+	for h := x.useHead; h >= 0; h = a.useNext[h] {
 		if p := a.usePos[h]; !a.instDone[p] {
 			return int(p)
 		}

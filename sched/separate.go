@@ -214,141 +214,34 @@ func prepass(f *mir.Func, m *Model, res *SeparateResult) (*mir.Func, [][]int32) 
 // postpass list schedules every block of the allocated function out in
 // place, permuting its origins along, and adds the schedule lengths to st.
 //
-// A value carried in a scratch register (a memory-to-memory move, or a
-// parallel-copy cycle broken through the scratch register) must not have
-// anything but moves between its definition and its last use: the
-// encoder's expansions use the scratch registers, and the allocation
-// checker takes every instruction other than a move to clobber them,
-// while the dependence graph lets ordinary instructions pass. Such runs
-// of moves are scheduled as one node: the graph is built over the block
-// with each run replaced by one parallel copy of all its locations but the
-// scratch registers (which gives every dependence of the run, and a few
-// more), and expanded back afterwards.
+// Every instruction but a move clobbers the scratch registers in the
+// dependence graph, so no such instruction is scheduled into a run of
+// moves that carries a value in one.
 func postpass(out *mir.Func, org *alloc.Origins, m *Model, st *Stats) {
 	gb := newGraphBuilder(out, m)
 	var rs readyState
 	var order []int32
 	var buf []*mir.Instr
 	var obuf []int32
-	var runs []scratchRun
-	var cond []*mir.Instr
-	var span [][2]int32
 	for bi, b := range out.Blocks {
 		start := argPrefix(b.Instrs)
-		runs = scratchRuns(b.Instrs, start, runs[:0])
-		instrs := b.Instrs
-		if len(runs) > 0 {
-			cond, span = condense(b.Instrs, start, runs, cond[:0], span[:0])
-			instrs = cond
-		}
-		gr := gb.build(instrs, start, false)
+		gr := gb.build(b.Instrs, start, false)
 		order = listSchedule(&rs, gr, m, order)
 		buf = append(buf[:0], b.Instrs...)
 		obuf = append(obuf[:0], org.Instr[bi]...)
 		j := start
 		for _, n := range order {
 			nd := &gr.nodes[n]
-			for c := nd.first; c <= nd.last; c++ {
-				lo, hi := c, c
-				if len(runs) > 0 {
-					lo, hi = span[c][0], span[c][1]
-				}
-				for k := lo; k <= hi; k++ {
-					b.Instrs[j] = buf[k]
-					org.Instr[bi][j] = obuf[k]
-					j++
-				}
+			for k := nd.first; k <= nd.last; k++ {
+				b.Instrs[j] = buf[k]
+				org.Instr[bi][j] = obuf[k]
+				j++
 			}
 		}
 		l := rs.length()
 		st.Cycles += int64(l)
 		st.WeightedCycles += float64(l) * b.Freq
 	}
-}
-
-// scratchRun is a run of instructions first..last of a block that carries
-// a value in a scratch register.
-type scratchRun struct{ first, last int32 }
-
-// scratchRuns appends to runs the runs of instrs[start:] from each
-// definition of a scratch register by a move to the last use of that
-// value, merged where they overlap, in order.
-func scratchRuns(instrs []*mir.Instr, start int, runs []scratchRun) []scratchRun {
-	for i := start; i < len(instrs); i++ {
-		in := instrs[i]
-		if !isMoveOp(in.Op) {
-			continue
-		}
-		for _, d := range in.Defs {
-			if !d.IsScratch() {
-				continue
-			}
-			last := i
-			for j := i + 1; j < len(instrs); j++ {
-				next := instrs[j]
-				if !isMoveOp(next.Op) {
-					break
-				}
-				if containsReg(next.Uses, d) {
-					last = j
-				}
-				if containsReg(next.Defs, d) {
-					break
-				}
-			}
-			r := scratchRun{int32(i), int32(last)}
-			if n := len(runs); n > 0 && runs[n-1].last >= r.first {
-				runs[n-1].last = max(runs[n-1].last, r.last)
-			} else {
-				runs = append(runs, r)
-			}
-		}
-	}
-	return runs
-}
-
-// isMoveOp reports whether op only moves values between locations.
-func isMoveOp(op mir.Op) bool {
-	switch op {
-	case mir.OpCopy, mir.OpSpill, mir.OpReload, mir.OpXchg, mir.OpParCopy:
-		return true
-	}
-	return false
-}
-
-// condense returns instrs with each run (sorted, disjoint, after the
-// first start instructions) replaced by one parallel copy whose
-// destinations and sources are every location the run writes and reads
-// other than the scratch registers, and for each instruction of the
-// result the range of instrs it stands for.
-func condense(instrs []*mir.Instr, start int, runs []scratchRun, cond []*mir.Instr, span [][2]int32) ([]*mir.Instr, [][2]int32) {
-	r := 0
-	for i := 0; i < len(instrs); i++ {
-		if i < start || r >= len(runs) || int32(i) != runs[r].first {
-			cond = append(cond, instrs[i])
-			span = append(span, [2]int32{int32(i), int32(i)})
-			continue
-		}
-		run := runs[r]
-		pc := &mir.Instr{Op: mir.OpParCopy, Pos: -1}
-		for k := run.first; k <= run.last; k++ {
-			for _, d := range instrs[k].Defs {
-				if !d.IsScratch() && !containsReg(pc.Defs, d) {
-					pc.Defs = append(pc.Defs, d)
-				}
-			}
-			for _, u := range instrs[k].Uses {
-				if !u.IsScratch() && !containsReg(pc.Uses, u) {
-					pc.Uses = append(pc.Uses, u)
-				}
-			}
-		}
-		cond = append(cond, pc)
-		span = append(span, [2]int32{run.first, run.last})
-		i = int(run.last)
-		r++
-	}
-	return cond, span
 }
 
 // ScheduleLength returns the number of cycles f's code takes in model m
