@@ -721,15 +721,15 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 			default:
 				s := srcLoc[i]
 				ok := false
-				// The preferred location first (a φ copy's destination goes
-				// where the successor wants it), then the dying source's
-				// register.
-				for _, l := range a.pref[v] {
-					if l.isReg() && l.reg().Class() == f.VRegs[v] && a.allowed.Has(l.reg()) &&
+				// The first preferred location (a φ copy's destination goes
+				// where its hottest successor wants it), then the dying
+				// source's register, then the normal selection (which tries
+				// the other preferred locations).
+				if len(a.pref[v]) > 0 {
+					if l := a.pref[v][0]; l.isReg() && l.reg().Class() == f.VRegs[v] && a.allowed.Has(l.reg()) &&
 						a.holder[l] < 0 && !claimed.Has(l.reg()) && a.reserved[l] < 0 {
 						reg, ok = l.reg(), true
 					}
-					break
 				}
 				if !ok && dies[i] && s.isReg() && a.holder[s] < 0 && !claimed.Has(s.reg()) && a.allowed.Has(s.reg()) {
 					reg, ok = s.reg(), true
