@@ -1,13 +1,11 @@
 package alloc
 
 import (
-	"context"
-	"errors"
 	"testing"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
-	"github.com/kiln-jit/kiln/interp"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
 )
@@ -36,29 +34,6 @@ func allocateModule(t testing.TB, m *bc.Module, fn func(*mir.Func) (*mir.Func, e
 	return out
 }
 
-// runAllocated runs function name of the allocated module in the mir
-// interpreter, which checks every constraint and faults on reading a
-// register that holds no value.
-func runAllocated(t testing.TB, funcs []*mir.Func, m *bc.Module, name string, args []uint64) ([]uint64, error, []byte) {
-	t.Helper()
-	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
-	mach, err := mir.NewMachine(funcs, interp.Config{}, nil, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn := m.ExportedFunc(name)
-	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
-	err = mach.Call(context.Background(), fn, args, res)
-	var fault *mir.Fault
-	if errors.As(err, &fault) {
-		t.Fatalf("%s: fault: %v", name, err)
-	}
-	return res, err, mem.Bytes
-}
-
 // TestBaselineDifferential allocates every shared test module with the
 // baseline allocator and checks each case's expectations in the mir
 // interpreter.
@@ -71,7 +46,7 @@ func TestBaselineDifferential(t *testing.T) {
 			funcs = allocateModule(t, c.Module, Baseline)
 			done[c.Module] = funcs
 		}
-		got, err, mem := runAllocated(t, funcs, c.Module, c.Func, c.Args)
+		got, err, mem := testrun.MIR(t, c.Module, funcs, c.Func, c.Args)
 		if err := c.Check(got, err, mem); err != nil {
 			t.Errorf("%s: %v", c.Name, err)
 		}

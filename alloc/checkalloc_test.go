@@ -12,6 +12,7 @@ import (
 
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
@@ -1131,10 +1132,7 @@ func (am *allocatedModule) run(t testing.TB, i int, fn *mir.Func) []outcome {
 	var out []outcome
 	for _, c := range am.calls {
 		m := am.m
-		mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-		for _, d := range m.Data {
-			copy(mem.Bytes[d.Offset:], d.Bytes)
-		}
+		mem := testrun.Memory(m)
 		mach, err := mir.NewMachine(funcs, interp.Config{Fuel: 1 << 16}, nil, mem)
 		if err != nil {
 			out = append(out, outcome{err: "machine: " + err.Error()})

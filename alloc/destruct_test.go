@@ -5,6 +5,7 @@ import (
 
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
 )
@@ -45,7 +46,7 @@ func TestDestructDifferential(t *testing.T) {
 					funcs = allocateModule(t, c.Module, fn)
 					done[c.Module] = funcs
 				}
-				got, err, mem := runAllocated(t, funcs, c.Module, c.Func, c.Args)
+				got, err, mem := testrun.MIR(t, c.Module, funcs, c.Func, c.Args)
 				if err := c.Check(got, err, mem); err != nil {
 					t.Errorf("%+v baseline=%v %s: %v", opts, baseline, c.Name, err)
 				}

@@ -10,6 +10,7 @@ import (
 
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
@@ -106,7 +107,7 @@ func TestIGCoalesceDifferential(t *testing.T) {
 			})
 			done[c.Module] = funcs
 		}
-		got, err, mem := runAllocated(t, funcs, c.Module, c.Func, c.Args)
+		got, err, mem := testrun.MIR(t, c.Module, funcs, c.Func, c.Args)
 		if err := c.Check(got, err, mem); err != nil {
 			t.Errorf("%s: %v", c.Name, err)
 		}
@@ -331,7 +332,7 @@ func TestIGCoalesceLoweredPatterns(t *testing.T) {
 		t.Errorf("lost: no copy left\n%s", mir.Format(funcs[m.ExportedFunc("lost")]))
 	}
 	for n := int64(-1); n < 6; n++ {
-		got, err, _ := runAllocated(t, funcs, m, "swap", []uint64{7, 9, uint64(n)})
+		got, err, _ := testrun.MIR(t, m, funcs, "swap", []uint64{7, 9, uint64(n)})
 		want := int64(7009)
 		if n > 0 && n%2 == 1 {
 			want = 9007
@@ -339,11 +340,11 @@ func TestIGCoalesceLoweredPatterns(t *testing.T) {
 		if err != nil || int64(got[0]) != want {
 			t.Errorf("swap(7, 9, %d) = %d, %v; want %d", n, int64(got[0]), err, want)
 		}
-		got, err, _ = runAllocated(t, funcs, m, "lost", []uint64{uint64(n)})
+		got, err, _ = testrun.MIR(t, m, funcs, "lost", []uint64{uint64(n)})
 		if want := max(n, 1) - 1; err != nil || int64(got[0]) != want {
 			t.Errorf("lost(%d) = %d, %v; want %d", n, int64(got[0]), err, want)
 		}
-		got, err, _ = runAllocated(t, funcs, m, "sum", []uint64{uint64(n)})
+		got, err, _ = testrun.MIR(t, m, funcs, "sum", []uint64{uint64(n)})
 		want = 0
 		for i := int64(0); i < n; i++ {
 			want += i
@@ -530,7 +531,7 @@ func TestIGCoalesceRandom(t *testing.T) {
 			if err := ref.Call(context.Background(), 0, args, want); err != nil {
 				t.Fatalf("seed %d: reference: %v", seed, err)
 			}
-			got, err, _ := runAllocated(t, funcs, m, "f", args)
+			got, err, _ := testrun.MIR(t, m, funcs, "f", args)
 			if err != nil || got[0] != want[0] {
 				t.Fatalf("seed %d, args %v: got %#x, %v; want %#x\n%s\n%s", seed, args, got, err, want[0], src, mir.Format(funcs[0]))
 			}
@@ -550,7 +551,7 @@ func TestIGCoalesceKernels(t *testing.T) {
 				cst.Rounds, fst.MatrixBits, cst.MatrixBits)
 			return g, nil
 		})
-		got, err, _ := runAllocated(t, funcs, k.Module, k.Func, k.SmallArgs)
+		got, err, _ := testrun.MIR(t, k.Module, funcs, k.Func, k.SmallArgs)
 		if err != nil {
 			t.Errorf("%s: %v", k.Name, err)
 			continue

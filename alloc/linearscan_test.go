@@ -2,13 +2,13 @@ package alloc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
@@ -110,50 +110,6 @@ func lsAddStats(s, o *LinearScanStats) {
 	s.Slots += o.Slots
 }
 
-// lsRun runs function name of an allocated module in the mir
-// interpreter, which faults on any read of a register that holds no
-// value (one a call or an instruction clobbered).
-func lsRun(t testing.TB, funcs []*mir.Func, m *bc.Module, name string, args []uint64) ([]uint64, error, []byte) {
-	t.Helper()
-	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
-	mach, err := mir.NewMachine(funcs, interp.Config{}, nil, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn := m.ExportedFunc(name)
-	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
-	err = mach.Call(context.Background(), fn, args, res)
-	var fault *mir.Fault
-	if errors.As(err, &fault) {
-		t.Fatalf("%s%v: fault: %v", name, args, err)
-	}
-	return res, err, mem.Bytes
-}
-
-// lsReference runs function name of m in the reference interpreter.
-func lsReference(t testing.TB, m *bc.Module, name string, args []uint64) ([]uint64, error, []byte) {
-	t.Helper()
-	p, err := interp.Prepare(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
-	mach, err := interp.NewMachine(p, interp.Config{}, nil, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn := m.ExportedFunc(name)
-	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
-	err = mach.Call(context.Background(), fn, args, res)
-	return res, err, mem.Bytes
-}
-
 // TestLinearScanCases allocates every shared case's module in every
 // configuration (a tight register set among them), checks each function
 // with the verifier and the allocation checker, and runs the cases in the
@@ -172,7 +128,7 @@ func TestLinearScanCases(t *testing.T) {
 					lsAddStats(&total, &st)
 					done[c.Module] = funcs
 				}
-				got, err, mem := lsRun(t, funcs, c.Module, c.Func, c.Args)
+				got, err, mem := testrun.MIR(t, c.Module, funcs, c.Func, c.Args)
 				if err := c.Check(got, err, mem); err != nil {
 					t.Errorf("%s: %v", c.Name, err)
 				}
@@ -200,8 +156,8 @@ func TestLinearScanGenerated(t *testing.T) {
 			funcs, st := lsAllocateModule(t, m, cfg.opts)
 			for _, arg := range []int64{0, 7, -123456789} {
 				args := []uint64{uint64(arg)}
-				want, werr, wmem := lsReference(t, m, "gen", args)
-				got, gerr, gmem := lsRun(t, funcs, m, "gen", args)
+				want, werr, wmem := testrun.Reference(t, m, "gen", args)
+				got, gerr, gmem := testrun.MIR(t, m, funcs, "gen", args)
 				if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(want, got) || !slices.Equal(wmem, gmem) {
 					t.Errorf("n=%d %s gen(%d): got %v, %v; want %v, %v (memory equal: %v)",
 						n, cfg.name, arg, got, gerr, want, werr, slices.Equal(wmem, gmem))
@@ -282,8 +238,8 @@ func TestLinearScanStackArguments(t *testing.T) {
 		funcs, _ := lsAllocateModule(t, m, cfg.opts)
 		for _, x := range []int64{0, 1, 5, -77} {
 			args := []uint64{uint64(x)}
-			want, werr, _ := lsReference(t, m, "caller", args)
-			got, gerr, _ := lsRun(t, funcs, m, "caller", args)
+			want, werr, _ := testrun.Reference(t, m, "caller", args)
+			got, gerr, _ := testrun.MIR(t, m, funcs, "caller", args)
 			if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(want, got) {
 				t.Errorf("%s caller(%d): got %v, %v; want %v, %v", cfg.name, x, got, gerr, want, werr)
 			}

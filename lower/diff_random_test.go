@@ -9,6 +9,7 @@ import (
 
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/mir"
 )
@@ -27,7 +28,7 @@ func runInterp(t *testing.T, m *bc.Module, fn int, args []uint64) outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem := newMemory(m)
+	mem := testrun.Memory(m)
 	mach, err := interp.NewMachine(p, interp.Config{Fuel: diffFuel, MaxCallDepth: 200}, nil, mem)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func runInterp(t *testing.T, m *bc.Module, fn int, args []uint64) outcome {
 }
 
 func runMIR(t *testing.T, funcs []*mir.Func, m *bc.Module, fn int, args []uint64) outcome {
-	mem := newMemory(m)
+	mem := testrun.Memory(m)
 	mach, err := mir.NewMachine(funcs, interp.Config{Fuel: diffFuel, MaxCallDepth: 200}, nil, mem)
 	if err != nil {
 		t.Fatal(err)
@@ -46,14 +47,6 @@ func runMIR(t *testing.T, funcs []*mir.Func, m *bc.Module, fn int, args []uint64
 	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
 	err = mach.Call(context.Background(), fn, args, res)
 	return outcome{res, err, mem.Bytes, mach.FuelLeft()}
-}
-
-func newMemory(m *bc.Module) *interp.Memory {
-	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
-	return mem
 }
 
 // sameOutcome compares two runs: the same trap (kind, function, offset) or

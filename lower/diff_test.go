@@ -1,13 +1,11 @@
 package lower
 
 import (
-	"context"
-	"errors"
 	"testing"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
-	"github.com/kiln-jit/kiln/interp"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/mir"
 )
 
@@ -23,22 +21,7 @@ func runLowered(t testing.TB, m *bc.Module, target Target, name string, args []u
 	if err := mir.VerifyModule(funcs, HostSigs(m)); err != nil {
 		t.Fatalf("verify: %v", err)
 	}
-	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
-	mach, err := mir.NewMachine(funcs, interp.Config{}, nil, mem)
-	if err != nil {
-		t.Fatalf("mir machine: %v", err)
-	}
-	fn := m.ExportedFunc(name)
-	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
-	err = mach.Call(context.Background(), fn, args, res)
-	var fault *mir.Fault
-	if errors.As(err, &fault) {
-		t.Fatalf("fault: %v", err)
-	}
-	return res, err, mem.Bytes
+	return testrun.MIR(t, m, funcs, name, args)
 }
 
 // TestDifferential runs every shared case (single instructions, programs,

@@ -1,15 +1,13 @@
 package sched
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/kiln-jit/kiln/alloc"
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
-	"github.com/kiln-jit/kiln/interp"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
 )
@@ -38,29 +36,6 @@ func compileModule(t testing.TB, m *bc.Module, target lower.Target, opts Options
 	return funcs
 }
 
-// runFuncs runs function name of an allocated module in the mir
-// interpreter on a fresh memory; a fault (a read of a register or slot
-// holding no value, which only wrong allocation causes) fails the test.
-func runFuncs(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args []uint64) ([]uint64, error, []byte) {
-	t.Helper()
-	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
-	mach, err := mir.NewMachine(funcs, interp.Config{}, nil, mem)
-	if err != nil {
-		t.Fatalf("mir machine: %v", err)
-	}
-	fn := m.ExportedFunc(name)
-	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
-	err = mach.Call(context.Background(), fn, args, res)
-	var fault *mir.Fault
-	if errors.As(err, &fault) {
-		t.Fatalf("%s%v: %v", name, args, err)
-	}
-	return res, err, mem.Bytes
-}
-
 // TestDifferentialCases runs every shared case (single instructions,
 // programs, kernels at small inputs) through the integrated pass in every
 // region order and in source order, and checks the case's expectations in
@@ -81,7 +56,7 @@ func TestDifferentialCases(t *testing.T) {
 		t.Run(cfg.name, func(t *testing.T) {
 			for _, c := range cases {
 				funcs := compileModule(t, c.Module, lower.FullTarget(), cfg.opts)
-				got, err, mem := runFuncs(t, c.Module, funcs, c.Func, c.Args)
+				got, err, mem := testrun.MIR(t, c.Module, funcs, c.Func, c.Args)
 				if err := c.Check(got, err, mem); err != nil {
 					t.Errorf("%s: %v", c.Name, err)
 					if testing.Verbose() {

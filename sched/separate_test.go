@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -9,7 +8,7 @@ import (
 	"github.com/kiln-jit/kiln/alloc"
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
-	"github.com/kiln-jit/kiln/interp"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
 )
@@ -99,27 +98,6 @@ func allocateModuleWith(t testing.TB, p pipeline, m *bc.Module, opts Options) []
 	return out
 }
 
-// sepReference runs function name of m in the reference interpreter.
-func sepReference(t testing.TB, m *bc.Module, name string, args []uint64) ([]uint64, error, []byte) {
-	t.Helper()
-	p, err := interp.Prepare(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
-	mach, err := interp.NewMachine(p, interp.Config{}, nil, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn := m.ExportedFunc(name)
-	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
-	err = mach.Call(context.Background(), fn, args, res)
-	return res, err, mem.Bytes
-}
-
 // TestSeparateCases runs every shared case (single instructions, programs,
 // kernels at small inputs) through the separate pipeline and linear scan
 // alone, with every register and with a tight set: every function is
@@ -141,7 +119,7 @@ func TestSeparateCases(t *testing.T) {
 						funcs = allocateModuleWith(t, p, c.Module, Options{Regs: regs})
 						done[c.Module] = funcs
 					}
-					got, err, mem := runFuncs(t, c.Module, funcs, c.Func, c.Args)
+					got, err, mem := testrun.MIR(t, c.Module, funcs, c.Func, c.Args)
 					if err := c.Check(got, err, mem); err != nil {
 						t.Errorf("%s: %v", c.Name, err)
 					}
@@ -163,8 +141,8 @@ func TestSeparateGenerated(t *testing.T) {
 				funcs := allocateModuleWith(t, p, m, Options{Regs: regs})
 				for _, arg := range []int64{0, 3, -98765} {
 					args := []uint64{uint64(arg)}
-					want, werr, wmem := sepReference(t, m, "gen", args)
-					got, gerr, gmem := runFuncs(t, m, funcs, "gen", args)
+					want, werr, wmem := testrun.Reference(t, m, "gen", args)
+					got, gerr, gmem := testrun.MIR(t, m, funcs, "gen", args)
 					if fmt.Sprint(werr) != fmt.Sprint(gerr) || !slices.Equal(want, got) || !slices.Equal(wmem, gmem) {
 						t.Errorf("n=%d %s regs %v: gen(%d) = %v, %v; want %v, %v (memory equal: %v)",
 							n, p.name, regs, arg, got, gerr, want, werr, slices.Equal(wmem, gmem))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/interp"
 )
 
@@ -22,10 +23,7 @@ func newInstance(t testing.TB, m *bytecode.Module) *instance {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
+	mem := testrun.Memory(m)
 	mach, err := interp.NewMachine(p, interp.Config{}, nil, mem)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,66 @@
+// Package testrun runs a module's exported function in the reference
+// interpreter or, compiled to machine IR, in the mir interpreter, on a
+// fresh memory holding the module's data segments: the two runs the
+// back-end stages' differential tests compare.
+package testrun
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	bc "github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/interp"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// Memory returns a fresh memory of m's minimum size holding m's data
+// segments: the memory every run of m starts from.
+func Memory(m *bc.Module) *interp.Memory {
+	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
+	for _, d := range m.Data {
+		copy(mem.Bytes[d.Offset:], d.Bytes)
+	}
+	return mem
+}
+
+// MIR runs exported function name of m, given as the machine IR funcs
+// (one per function of m, in any form), in the mir interpreter, and
+// returns the results, the error (a trap) and the memory afterwards. A
+// fault of the interpreter (an undefined register or slot read, which only
+// a broken compilation causes) fails the test.
+func MIR(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args []uint64) ([]uint64, error, []byte) {
+	t.Helper()
+	mem := Memory(m)
+	mach, err := mir.NewMachine(funcs, interp.Config{}, nil, mem)
+	if err != nil {
+		t.Fatalf("mir machine: %v", err)
+	}
+	fn := m.ExportedFunc(name)
+	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
+	err = mach.Call(context.Background(), fn, args, res)
+	var fault *mir.Fault
+	if errors.As(err, &fault) {
+		t.Fatalf("%s%v: %v", name, args, err)
+	}
+	return res, err, mem.Bytes
+}
+
+// Reference runs exported function name of m in the reference interpreter
+// and returns the results, the error and the memory afterwards.
+func Reference(t testing.TB, m *bc.Module, name string, args []uint64) ([]uint64, error, []byte) {
+	t.Helper()
+	p, err := interp.Prepare(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := Memory(m)
+	mach, err := interp.NewMachine(p, interp.Config{}, nil, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := m.ExportedFunc(name)
+	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
+	err = mach.Call(context.Background(), fn, args, res)
+	return res, err, mem.Bytes
+}
