@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
 )
@@ -67,7 +68,7 @@ func TestPaperExamples(t *testing.T) {
 	}{
 		{"lost copy", igLostCopySrc, 1, [5]int{0, 1, 0, 0, 0}, func(t *testing.T, g *mir.Func) {
 			for _, n := range []int64{-3, 0, 1, 2, 5, 10} {
-				if got := igRun(t, g, uint64(n)); int64(got[0]) != max(n, 1)-1 {
+				if got := testrun.Call(t, g, uint64(n)); int64(got[0]) != max(n, 1)-1 {
 					t.Errorf("lost(%d) = %d", n, int64(got[0]))
 				}
 			}
@@ -82,28 +83,28 @@ func TestPaperExamples(t *testing.T) {
 				if n%2 == 1 {
 					want = []uint64{9, 7}
 				}
-				if got := igRun(t, g, 7, 9, n); !slices.Equal(got, want) {
+				if got := testrun.Call(t, g, 7, 9, n); !slices.Equal(got, want) {
 					t.Errorf("swap(7, 9, %d) = %v, want %v", n, got, want)
 				}
 			}
 		}},
 		{"virtual swap", virtualSwapSrc, 2, [5]int{0, 0, 0, 1, 1}, func(t *testing.T, g *mir.Func) {
-			if got := igRun(t, g, 0); int64(got[0]) != 7 {
+			if got := testrun.Call(t, g, 0); int64(got[0]) != 7 {
 				t.Errorf("vswap(0) = %d, want 7", int64(got[0]))
 			}
-			if got := igRun(t, g, 1); int64(got[0]) != -7 {
+			if got := testrun.Call(t, g, 1); int64(got[0]) != -7 {
 				t.Errorf("vswap(1) = %d, want -7", int64(got[0]))
 			}
 		}},
 		{"counter", igCounterSrc, 0, [5]int{}, func(t *testing.T, g *mir.Func) {
-			if got := igRun(t, g, 5); got[0] != 10 {
+			if got := testrun.Call(t, g, 5); got[0] != 10 {
 				t.Errorf("sum(5) = %d, want 10", got[0])
 			}
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := igParse(t, c.src)
+			f := testrun.ParseFunc(t, c.src)
 			d := destructChecked(t, f, DestructOptions{NoPhiPinning: true, NoUsePinning: true})
 			if d.Stats.PhiCopies != c.phi || d.Stats.Filtered != c.filtered {
 				t.Errorf("%d φ copies, filters %v; want %d and %v\n%s", d.Stats.PhiCopies, d.Stats.Filtered, c.phi, c.filtered, mir.Format(d.Func))
@@ -121,7 +122,7 @@ func TestPaperExamples(t *testing.T) {
 // TestVirtualSwapIsOneParallelCopy checks where the virtual swap's copies
 // go: both on the second edge, in one parallel copy.
 func TestVirtualSwapIsOneParallelCopy(t *testing.T) {
-	d := destructChecked(t, igParse(t, virtualSwapSrc), DestructOptions{})
+	d := destructChecked(t, testrun.ParseFunc(t, virtualSwapSrc), DestructOptions{})
 	var pc []*mir.Instr
 	for _, b := range d.Func.Blocks {
 		for _, in := range b.Instrs {
@@ -280,7 +281,7 @@ func TestDestructRandomPrograms(t *testing.T) {
 // interfering classes given one name, an operand renamed) and requires
 // the checkers to notice each.
 func TestCheckersCatchBrokenOutput(t *testing.T) {
-	f := igParse(t, igSwapSrc)
+	f := testrun.ParseFunc(t, igSwapSrc)
 	broken := []struct {
 		name   string
 		mutate func(d *Destructed) bool

@@ -119,33 +119,6 @@ func TestIGCoalesceDifferential(t *testing.T) {
 	}
 }
 
-// igParse parses one SSA function in the mir text form.
-func igParse(t *testing.T, src string) *mir.Func {
-	t.Helper()
-	f, err := mir.ParseFunc([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mir.Verify(f); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-// igRun runs the single function f in the mir interpreter.
-func igRun(t *testing.T, f *mir.Func, args ...uint64) []uint64 {
-	t.Helper()
-	mach, err := mir.NewMachine([]*mir.Func{f}, interp.Config{}, nil, interp.NewMemory(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := make([]uint64, len(f.Results))
-	if err := mach.Call(context.Background(), 0, args, res); err != nil {
-		t.Fatalf("%s%v: %v\n%s", f.Name, args, err, mir.Format(f))
-	}
-	return res
-}
-
 // The swap problem: a and b trade places every iteration. The two φ
 // results are written by one parallel copy, so they interfere and the
 // swap itself stays; the entry copies and the counter are coalesced.
@@ -211,13 +184,13 @@ end
 `
 
 func TestIGCoalesceSwap(t *testing.T) {
-	f := igParse(t, igSwapSrc)
+	f := testrun.ParseFunc(t, igSwapSrc)
 	g, _, st := igCheckPair(t, f)
 	if st.CopiesBefore != 6 || st.CopiesAfter != 2 {
 		t.Errorf("copies: naive %d, coalesced %d; want 6 and 2\n%s", st.CopiesBefore, st.CopiesAfter, mir.Format(g))
 	}
 	for n := uint64(0); n < 6; n++ {
-		got := igRun(t, g, 7, 9, n)
+		got := testrun.Call(t, g, 7, 9, n)
 		want := []uint64{7, 9}
 		if n%2 == 1 {
 			want = []uint64{9, 7}
@@ -229,21 +202,21 @@ func TestIGCoalesceSwap(t *testing.T) {
 }
 
 func TestIGCoalesceLostCopy(t *testing.T) {
-	f := igParse(t, igLostCopySrc)
+	f := testrun.ParseFunc(t, igLostCopySrc)
 	g, _, st := igCheckPair(t, f)
 	if st.CopiesBefore != 2 || st.CopiesAfter != 1 {
 		t.Errorf("copies: naive %d, coalesced %d; want 2 and 1\n%s", st.CopiesBefore, st.CopiesAfter, mir.Format(g))
 	}
 	for _, n := range []int64{-3, 0, 1, 2, 5, 10} {
 		want := max(n, 1) - 1
-		if got := igRun(t, g, uint64(n)); int64(got[0]) != want {
+		if got := testrun.Call(t, g, uint64(n)); int64(got[0]) != want {
 			t.Errorf("lost(%d) = %d, want %d\n%s", n, int64(got[0]), want, mir.Format(g))
 		}
 	}
 }
 
 func TestIGCoalesceCounter(t *testing.T) {
-	f := igParse(t, igCounterSrc)
+	f := testrun.ParseFunc(t, igCounterSrc)
 	g, _, st := igCheckPair(t, f)
 	if st.CopiesBefore != 4 || st.CopiesAfter != 0 {
 		t.Errorf("copies: naive %d, coalesced %d; want 4 and 0\n%s", st.CopiesBefore, st.CopiesAfter, mir.Format(g))
@@ -253,7 +226,7 @@ func TestIGCoalesceCounter(t *testing.T) {
 		for i := int64(0); i < n; i++ {
 			want += i
 		}
-		if got := igRun(t, g, uint64(n)); int64(got[0]) != want {
+		if got := testrun.Call(t, g, uint64(n)); int64(got[0]) != want {
 			t.Errorf("sum(%d) = %d, want %d", n, int64(got[0]), want)
 		}
 	}
@@ -563,7 +536,7 @@ func TestIGCoalesceKernels(t *testing.T) {
 }
 
 func TestCountCopies(t *testing.T) {
-	f := igParse(t, igSwapSrc)
+	f := testrun.ParseFunc(t, igSwapSrc)
 	if s, w := countCopies(f); s != 0 || w != 0 {
 		t.Errorf("SSA function: %d copies (%g weighted)", s, w)
 	}

@@ -1,7 +1,6 @@
 package alloc
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
 	"github.com/kiln-jit/kiln/internal/testrun"
-	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
 )
@@ -247,19 +245,6 @@ func TestLinearScanStackArguments(t *testing.T) {
 	}
 }
 
-// lsParse parses and verifies a function in the text form.
-func lsParse(t *testing.T, src string) *mir.Func {
-	t.Helper()
-	f, err := mir.ParseFunc([]byte(src))
-	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, src)
-	}
-	if err := mir.Verify(f); err != nil {
-		t.Fatalf("verify: %v", err)
-	}
-	return f
-}
-
 // lsAllocate allocates f, checks the result and returns it.
 func lsAllocate(t *testing.T, f *mir.Func, opts LinearScanOptions) *LinearScanResult {
 	t.Helper()
@@ -275,20 +260,6 @@ func lsAllocate(t *testing.T, f *mir.Func, opts LinearScanOptions) *LinearScanRe
 	}
 	lsCheckStats(t, r)
 	return r
-}
-
-// lsCall runs the single function f in the mir interpreter.
-func lsCall(t *testing.T, f *mir.Func, args ...uint64) []uint64 {
-	t.Helper()
-	mach, err := mir.NewMachine([]*mir.Func{f}, interp.Config{}, nil, interp.NewMemory(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := make([]uint64, len(f.Results))
-	if err := mach.Call(context.Background(), 0, args, res); err != nil {
-		t.Fatalf("%v\n%s", err, mir.Format(f))
-	}
-	return res
 }
 
 // lsCount counts the instructions of f with op.
@@ -310,7 +281,7 @@ func lsCount(f *mir.Func, op mir.Op) int {
 // definition and reloaded before each use, into registers found at those
 // instructions.
 func TestLinearScanSpillsFurthestEnd(t *testing.T) {
-	f := lsParse(t, `func t #0 (gpr) -> (gpr) nonssa
+	f := testrun.ParseFunc(t, `func t #0 (gpr) -> (gpr) nonssa
   vregs 5
   pins v0=rdi v4=rax
 b0: freq=1
@@ -325,7 +296,7 @@ b0: freq=1
 end
 `)
 	r := lsAllocate(t, f, LinearScanOptions{Regs: mir.MakeRegSet(mir.R8, mir.R9)})
-	if got := lsCall(t, r.Func, 10); got[0] != 36 {
+	if got := testrun.Call(t, r.Func, 10); got[0] != 36 {
 		t.Errorf("t(10) = %d, want 36", got[0])
 	}
 	st := r.Stats
@@ -338,7 +309,7 @@ end
 // TestLinearScanCallCrossing: a value live across a call gets a
 // callee-saved register; one that is not gets a caller-saved one.
 func TestLinearScanCallCrossing(t *testing.T) {
-	f := lsParse(t, `func t #0 (gpr) -> (gpr) nonssa
+	f := testrun.ParseFunc(t, `func t #0 (gpr) -> (gpr) nonssa
   vregs 5
   pins v0=rdi v2=rdi v3=rax
 b0: freq=1
@@ -377,7 +348,7 @@ end
 // register (all of them caller-saved) is spilled and recomputed at its
 // use, never stored or reloaded.
 func TestLinearScanRematerializes(t *testing.T) {
-	f := lsParse(t, `func t #0 (xmm) -> (xmm) nonssa
+	f := testrun.ParseFunc(t, `func t #0 (xmm) -> (xmm) nonssa
   vregs 3
   pins v0=xmm0 v2=xmm0
 b0: freq=1
@@ -403,7 +374,7 @@ end
 // the destination takes the source's register (the copy hint), though
 // another register comes first in the preference order.
 func TestLinearScanCopyHints(t *testing.T) {
-	f := lsParse(t, `func t #0 (gpr) -> (gpr) nonssa
+	f := testrun.ParseFunc(t, `func t #0 (gpr) -> (gpr) nonssa
   vregs 5
   pins v0=rdi v3=rax
 b0: freq=1
@@ -425,7 +396,7 @@ end
 		if r.Stats.Moves != tc.moves {
 			t.Errorf("no hints %v: %d moves, want %d\n%s", tc.noHints, r.Stats.Moves, tc.moves, mir.Format(r.Func))
 		}
-		if got := lsCall(t, r.Func, 5); got[0] != 11 {
+		if got := testrun.Call(t, r.Func, 5); got[0] != 11 {
 			t.Errorf("t(5) = %d, want 11", got[0])
 		}
 	}
@@ -437,7 +408,7 @@ end
 func TestLinearScanEvictsForTemporaries(t *testing.T) {
 	// v1 and v2 live long; v3, v4 and v5 are used by the store in the
 	// middle and spilled.
-	f := lsParse(t, `func t #0 (gpr) -> (gpr) nonssa
+	f := testrun.ParseFunc(t, `func t #0 (gpr) -> (gpr) nonssa
   vregs 7
   pins v0=rdi v6=rax
 b0: freq=1
@@ -456,7 +427,7 @@ b0: freq=1
 end
 `)
 	r := lsAllocate(t, f, LinearScanOptions{Regs: mir.MakeRegSet(mir.R8, mir.R9)})
-	if got := lsCall(t, r.Func, 1); got[0] != 2+3+4+5+6 {
+	if got := testrun.Call(t, r.Func, 1); got[0] != 2+3+4+5+6 {
 		t.Errorf("t(1) = %d, want %d\n%s", got[0], 2+3+4+5+6, mir.Format(r.Func))
 	}
 	// The scan keeps v3 and v4 and spills v1, v2 and v5; the definition
@@ -468,7 +439,7 @@ end
 
 // TestLinearScanRejects checks the input requirements.
 func TestLinearScanRejects(t *testing.T) {
-	f := lsParse(t, `func t #0 (gpr) -> (gpr) ssa
+	f := testrun.ParseFunc(t, `func t #0 (gpr) -> (gpr) ssa
   vregs 1
 b0: freq=1
   v0:gpr = Arg #0
@@ -483,7 +454,7 @@ end
 	if _, err := LinearScan(g, LinearScanOptions{}); err == nil {
 		t.Error("input without pins accepted")
 	}
-	h := lsParse(t, `func t #0 (gpr) -> (gpr) nonssa
+	h := testrun.ParseFunc(t, `func t #0 (gpr) -> (gpr) nonssa
   vregs 3
   pins v0=rdi v2=rax
 b0: freq=1

@@ -6,24 +6,12 @@ import (
 	"testing"
 
 	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/mir"
 )
 
 // The examples of Cutcutache's thesis, reproduced on kiln's IR. Physical
 // registers stand for the thesis's R1, R2, ... as named in each test.
-
-// parseFunc parses a function in the text form and verifies it.
-func parseFunc(t *testing.T, src string) *mir.Func {
-	t.Helper()
-	f, err := mir.ParseFunc([]byte(src))
-	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, src)
-	}
-	if err := mir.Verify(f); err != nil {
-		t.Fatalf("verify: %v", err)
-	}
-	return f
-}
 
 // testAllocator returns an allocator for f with its analyses done, ready
 // for region-level steps.
@@ -109,7 +97,7 @@ func locName(l loc) string {
 // frequency 50), in R2 in B4 (30) and in memory in B3 (20): its preferred
 // locations at the end of B1 are [R1, R2, mem].
 func TestFig5_3PreferredLocations(t *testing.T) {
-	f := parseFunc(t, `func fig53 #0 (gpr) -> () nonssa
+	f := testrun.ParseFunc(t, `func fig53 #0 (gpr) -> () nonssa
   vregs 2
   pins v0=rdi
 b0: freq=100
@@ -171,7 +159,7 @@ end
 // memory there but used → a register (taken from another processed
 // predecessor), loaded only on the edge from P; in register r → r.
 func TestFig5_4StartLocations(t *testing.T) {
-	f := parseFunc(t, fig54)
+	f := testrun.ParseFunc(t, fig54)
 	const R3, R5 = loc(mir.R13), loc(mir.RSI)
 	a := testAllocator(t, f, Options{})
 	// v1 = a: memory at the end of b1, not used in b3. v2 = b: memory at
@@ -225,7 +213,7 @@ func formatCode(code []*mir.Instr) string {
 // x starts in R1 (from B1), y in R3 (from B2), z in R2 (from B3, since R1
 // is taken by x).
 func TestFig5_5LiveInAllocation(t *testing.T) {
-	f := parseFunc(t, `func fig55 #0 (gpr) -> () nonssa
+	f := testrun.ParseFunc(t, `func fig55 #0 (gpr) -> () nonssa
   vregs 4
   pins v0=rdi
 b0: freq=100
@@ -268,7 +256,7 @@ end
 // calls of B3 and B4 (w(B3)+w(B4) = 115), costs 115·(s+l) caller-saved:
 // it gets a callee-saved register.
 func TestFig5_10CallerCalleeChoice(t *testing.T) {
-	f := parseFunc(t, `func fig510 #0 () -> () nonssa
+	f := testrun.ParseFunc(t, `func fig510 #0 () -> () nonssa
   vregs 2
 b0: freq=20
   v0:gpr = MOVQconst $1
@@ -408,7 +396,7 @@ end
 // gets another register there: exactly one move for x, on B3→B5. With
 // the register hints (not in the thesis) x keeps its register in B5 too.
 func TestFig5_12RegionOrder(t *testing.T) {
-	f := parseFunc(t, fig512)
+	f := testrun.ParseFunc(t, fig512)
 	// Thesis block Bk is block k here; b0 is the entry holding the argument.
 	x := vreg(t, "v1")
 	for _, tc := range []struct {
@@ -518,7 +506,7 @@ end
 // 6, 7. The integrated pass, with registers to spare, finds the same
 // schedule.
 func TestFig2_1ListScheduling(t *testing.T) {
-	f := parseFunc(t, fig21)
+	f := testrun.ParseFunc(t, fig21)
 	m := fig21Model()
 	if err := m.validate(); err != nil {
 		t.Fatal(err)
@@ -601,7 +589,7 @@ end
 // postpass scheduling 8 cycles; the integrated pass takes at most 7
 // cycles with no spill (the thesis's result: i1 i2 i4 i3 i5 _ i6).
 func TestFig4_1PhaseOrdering(t *testing.T) {
-	f := parseFunc(t, fig41)
+	f := testrun.ParseFunc(t, fig41)
 	a, err := newAllocator(f, Options{Model: fig41Model(), Victim: ThesisVictim{}, Regs: mir.MakeRegSet(mir.R8, mir.R9)})
 	if err != nil {
 		t.Fatal(err)

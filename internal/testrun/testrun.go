@@ -64,3 +64,33 @@ func Reference(t testing.TB, m *bc.Module, name string, args []uint64) ([]uint64
 	err = mach.Call(context.Background(), fn, args, res)
 	return res, err, mem.Bytes
 }
+
+// ParseFunc parses a function in the mir text form and verifies it; either
+// failure fails the test.
+func ParseFunc(t testing.TB, src string) *mir.Func {
+	t.Helper()
+	f, err := mir.ParseFunc([]byte(src))
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, src)
+	}
+	if err := mir.Verify(f); err != nil {
+		t.Fatalf("verify: %v\n%s", err, src)
+	}
+	return f
+}
+
+// Call runs the single function f (calling no other) in the mir
+// interpreter on an empty memory and returns its results; any error fails
+// the test.
+func Call(t testing.TB, f *mir.Func, args ...uint64) []uint64 {
+	t.Helper()
+	mach, err := mir.NewMachine([]*mir.Func{f}, interp.Config{}, nil, interp.NewMemory(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := make([]uint64, len(f.Results))
+	if err := mach.Call(context.Background(), 0, args, res); err != nil {
+		t.Fatalf("%s%v: %v\n%s", f.Name, args, err, mir.Format(f))
+	}
+	return res
+}
