@@ -277,14 +277,34 @@ func (a *allocator) spill(w int32, pos int32) {
 // from its slot or recomputing it.
 func (a *allocator) reload(v int32, r mir.Reg, pos int32) {
 	if rm := a.d.remat[v]; rm.ok {
-		a.emit(a.out.NewInstr(mir.Instr{Op: rm.op, Defs: []mir.Reg{r}, Imm: rm.imm, Aux: rm.aux, Pos: pos}), -1)
-		a.addStat(&a.stats.Remats, &a.stats.WeightedRemats)
+		a.emitRemat(rm, r, pos)
 	} else {
 		a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpReload, Defs: []mir.Reg{r}, Uses: []mir.Reg{a.needHome(v)}, Pos: pos}), -1)
 		a.addStat(&a.stats.Reloads, &a.stats.WeightedReloads)
 		a.vs[v].clean = true
 	}
 	a.take(v, r)
+}
+
+// rematInstr returns the instruction recomputing the value rm describes
+// into register r.
+func (a *allocator) rematInstr(rm remat, r mir.Reg, pos int32) *mir.Instr {
+	return a.out.NewInstr(mir.Instr{Op: rm.op, Defs: []mir.Reg{r}, Imm: rm.imm, Aux: rm.aux, Pos: pos})
+}
+
+// emitRemat appends the recomputation of the value rm describes into
+// register r.
+func (a *allocator) emitRemat(rm remat, r mir.Reg, pos int32) {
+	a.emit(a.rematInstr(rm, r, pos), -1)
+	a.addStat(&a.stats.Remats, &a.stats.WeightedRemats)
+}
+
+// defined records that value v has just been defined by operand i of
+// instruction k of the region: its uses left in the region and whether it
+// is live out.
+func (a *allocator) defined(v int32, k, i int) {
+	di := a.d.def(a.b, k, i)
+	a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
 }
 
 // evict makes register r free: its value moves to another free register
@@ -440,24 +460,16 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 	var dying []int32
 	for i, r := range in.Uses {
 		v := int32(r.Index())
-		if a.vs[v].usesLeft <= 0 && !a.vs[v].liveOut && !containsReg(in.Uses[:i], r) {
+		if a.vs[v].usesLeft <= 0 && !a.vs[v].liveOut && !slices.Contains(in.Uses[:i], r) {
 			dying = append(dying, v)
 		}
-	}
-	isDying := func(v int32) bool {
-		for _, x := range dying {
-			if x == v {
-				return true
-			}
-		}
-		return false
 	}
 	// A call: values in caller-saved registers that survive it are saved;
 	// their registers stay reserved for them (§5.3.3).
 	if info.Call {
 		for _, r := range (clobbers & ^fixedDefs).Regs() {
 			w := a.holder[r]
-			if w < 0 || isDying(w) {
+			if w < 0 || slices.Contains(dying, w) {
 				continue
 			}
 			wasClean := a.vs[w].clean || a.d.remat[w].ok
@@ -488,7 +500,7 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 	// that live on keep theirs (they are not spilled for a destination).
 	a.locked = 0
 	for i, r := range useLoc {
-		if r.IsPhys() && !isDying(int32(in.Uses[i].Index())) {
+		if r.IsPhys() && !slices.Contains(dying, int32(in.Uses[i].Index())) {
 			a.locked = a.locked.Add(r)
 		}
 	}
@@ -512,8 +524,7 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 				if old := a.vs[v].loc; old.isReg() && a.holder[old] == v {
 					a.holder[old] = -1
 				}
-				di := a.d.def(a.b, k, i)
-				a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
+				a.defined(v, k, i)
 				a.vs[v].loc = locNone
 				continue
 			}
@@ -548,8 +559,7 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 			}
 			a.take(v, reg)
 			a.vs[v].clean = false
-			di := a.d.def(a.b, k, i)
-			a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
+			a.defined(v, k, i)
 			defLoc[i] = reg
 			defsTaken = defsTaken.Add(reg)
 		}
@@ -623,15 +633,6 @@ func (a *allocator) storeArg(v int32, slot mir.Reg, pos int32) error {
 	return fmt.Errorf("v%d is used but holds no value here", v)
 }
 
-func containsReg(rs []mir.Reg, r mir.Reg) bool {
-	for _, x := range rs {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
-
 // allocCopy assigns locations to a copy or parallel copy: a destination
 // takes the register of a source that dies here when it can, so that the
 // copy costs nothing (the integrated pass's coalescing); the remaining
@@ -674,14 +675,14 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 	for _, r := range in.Defs {
 		v := int32(r.Index())
 		a.touch(v)
-		if !containsReg(in.Uses, r) {
+		if !slices.Contains(in.Uses, r) {
 			a.kill(v)
 		}
 	}
 	for i, r := range in.Uses {
 		if dies[i] {
 			v := int32(r.Index())
-			if !containsReg(in.Defs, r) {
+			if !slices.Contains(in.Defs, r) {
 				a.vs[v].loc = locNone
 			}
 		}
@@ -720,6 +721,7 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 				}
 			default:
 				s := srcLoc[i]
+				srcRemat := s == locMem && a.d.remat[int32(in.Uses[i].Index())].ok
 				ok := false
 				// The first preferred location (a φ copy's destination goes
 				// where its hottest successor wants it), then the dying
@@ -737,7 +739,7 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 				if !ok {
 					reg, ok = a.freeReg(v, claimed)
 				}
-				if !ok && di.uses == 0 && !(s == locMem && a.d.remat[int32(in.Uses[i].Index())].ok) {
+				if !ok && di.uses == 0 && !srcRemat {
 					// Only needed after the region and no register free: it
 					// goes straight to its slot.
 					dst[i] = a.needHome(v)
@@ -751,7 +753,6 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 					ok = true
 				}
 				if !ok {
-					srcRemat := s == locMem && a.d.remat[int32(in.Uses[i].Index())].ok
 					if srcRemat {
 						// Recomputed after the copy, when a register can be
 						// spilled for it.
@@ -810,8 +811,7 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 		}
 	}
 	for _, m := range remats {
-		a.emit(a.out.NewInstr(mir.Instr{Op: m.rm.op, Defs: []mir.Reg{m.dst}, Imm: m.rm.imm, Aux: m.rm.aux, Pos: pos}), -1)
-		a.addStat(&a.stats.Remats, &a.stats.WeightedRemats)
+		a.emitRemat(m.rm, m.dst, pos)
 	}
 	// Destination state.
 	for i, r := range in.Defs {
@@ -820,13 +820,11 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 		if d == mir.NoReg {
 			a.vs[v].loc = locNone
 			if slices.Contains(deferred, i) {
-				di := a.d.def(a.b, k, i)
-				a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
+				a.defined(v, k, i)
 			}
 			continue
 		}
-		di := a.d.def(a.b, k, i)
-		a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
+		a.defined(v, k, i)
 		if d.IsPhys() {
 			a.vs[v].loc = loc(d)
 			a.vs[v].clean = false
@@ -844,9 +842,7 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 		if err != nil {
 			return err
 		}
-		rm := a.d.remat[sv]
-		a.emit(a.out.NewInstr(mir.Instr{Op: rm.op, Defs: []mir.Reg{reg}, Imm: rm.imm, Aux: rm.aux, Pos: pos}), -1)
-		a.addStat(&a.stats.Remats, &a.stats.WeightedRemats)
+		a.emitRemat(a.d.remat[sv], reg, pos)
 		a.take(v, reg)
 		a.vs[v].clean = false
 	}

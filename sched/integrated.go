@@ -644,7 +644,7 @@ func (a *allocator) liveInVictim(i int, in []int32, infos []liveInInfo, starts [
 // canHold reports whether value v may live in register r: a pinned value
 // only in its pin.
 func (a *allocator) canHold(v int32, r mir.Reg) bool {
-	p := a.f.Pin(mir.VReg(int(v)))
+	p := a.pinOf(v)
 	return p == mir.NoReg || p == r
 }
 
@@ -666,9 +666,8 @@ func (a *allocator) allocArg(i int, in *mir.Instr) error {
 	v := int32(r.Index())
 	at := mir.ArgLocations(f.Params, true)[in.Aux]
 	a.touch(v)
-	di := a.d.def(a.b, i, 0)
-	a.vs[v].usesLeft, a.vs[v].liveOut = di.uses, di.liveOut
-	live := di.uses > 0 || di.liveOut
+	a.defined(v, i, 0)
+	live := a.vs[v].usesLeft > 0 || a.vs[v].liveOut
 	a.emit(a.out.NewInstr(mir.Instr{Op: mir.OpArg, Defs: []mir.Reg{at}, Aux: in.Aux, Pos: in.Pos}), int32(i))
 	switch {
 	case !live:
@@ -693,8 +692,7 @@ func (a *allocator) allocArg(i int, in *mir.Instr) error {
 func (a *allocator) buildUseLists(instrs []*mir.Instr) {
 	a.usePos = a.usePos[:0]
 	a.useNext = a.useNext[:0]
-	a.instDone = slices.Grow(a.instDone[:0], len(instrs))[:len(instrs)]
-	clear(a.instDone)
+	a.instDone = zeroed(a.instDone, len(instrs))
 	for i := len(instrs) - 1; i >= 0; i-- {
 		for _, r := range instrs[i].Uses {
 			if !r.IsVirtual() {

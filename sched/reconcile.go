@@ -101,7 +101,7 @@ func (a *allocator) edgeCode(p, s int) ([]*mir.Instr, error) {
 			a.stats.WeightedEdgeMoves += fr
 		case to.isReg():
 			if rm := d.remat[v]; rm.ok {
-				remats = append(remats, a.out.NewInstr(mir.Instr{Op: rm.op, Defs: []mir.Reg{to.reg()}, Imm: rm.imm, Aux: rm.aux, Pos: -1}))
+				remats = append(remats, a.rematInstr(rm, to.reg(), -1))
 				a.stats.EdgeRemats++
 				a.stats.WeightedEdgeRemats += fr
 				continue
