@@ -141,13 +141,7 @@ func (b *graphBuilder) physOf(r mir.Reg, s mir.OperandSpec) mir.Reg {
 	if r.IsPhys() {
 		return mir.NoReg // allocated code: r itself is the resource
 	}
-	if p := b.f.Pin(r); p != mir.NoReg {
-		return p
-	}
-	if s.Fixed.IsPhys() {
-		return s.Fixed
-	}
-	return mir.NoReg
+	return pinOrFixed(b.f, r, s)
 }
 
 func (b *graphBuilder) edge(from, to, lat int32) {

@@ -328,13 +328,12 @@ func (a *allocator) region(bi int) error {
 		}
 	}
 
-	start := 0
-	for start < len(instrs) && instrs[start].Op == mir.OpArg {
-		if err := a.allocArg(start, instrs[start]); err != nil {
+	start := argPrefix(instrs)
+	for i := range start {
+		if err := a.allocArg(i, instrs[i]); err != nil {
 			return err
 		}
-		a.instDone[start] = true
-		start++
+		a.instDone[i] = true
 	}
 	g := a.gb.build(instrs, start, true)
 	if err := a.scheduleRegion(g, instrs); err != nil {

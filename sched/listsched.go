@@ -20,9 +20,9 @@ func (r *readyState) reset(g *depGraph, m *Model) {
 	n := len(g.nodes)
 	r.g = g
 	r.cs = cycleState{m: m}
-	r.etime = resize(r.etime, n)
-	r.npred = resize(r.npred, n)
-	r.issue = resize(r.issue, n)
+	r.etime = fit(r.etime, n)
+	r.npred = fit(r.npred, n)
+	r.issue = fit(r.issue, n)
 	r.avail = r.avail[:0]
 	r.done = 0
 	for i := range g.nodes {
@@ -33,13 +33,6 @@ func (r *readyState) reset(g *depGraph, m *Model) {
 			r.avail = append(r.avail, int32(i))
 		}
 	}
-}
-
-func resize(s []int32, n int) []int32 {
-	if cap(s) < n {
-		return make([]int32, n)
-	}
-	return s[:n]
 }
 
 // ready reports whether avail node n may issue in the current cycle.

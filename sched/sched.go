@@ -99,18 +99,7 @@ type Result struct {
 // form with its renaming constraints resolved (alloc.Destruct's output),
 // and returns the allocated function; f is not modified.
 func Allocate(f *mir.Func, opts Options) (*Result, error) {
-	if f.Form != mir.FormNonSSA {
-		return nil, fmt.Errorf("sched: %s is in %s form, want nonssa", f.Name, f.Form)
-	}
-	if !opts.NoVerify {
-		if err := mir.Verify(f); err != nil {
-			return nil, fmt.Errorf("sched: input: %w", err)
-		}
-	}
-	if opts.Model == nil {
-		opts.Model = DefaultModel()
-	}
-	if err := opts.Model.validate(); err != nil {
+	if err := checkInput(f, &opts); err != nil {
 		return nil, err
 	}
 	if opts.Victim == nil {
@@ -129,6 +118,24 @@ func Allocate(f *mir.Func, opts Options) (*Result, error) {
 	}
 	defer a.release()
 	return a.run()
+}
+
+// checkInput checks what Allocate and Separate share: f is out of SSA
+// form and well formed (unless opts.NoVerify), and opts.Model (nil:
+// DefaultModel, set in opts) can schedule every op.
+func checkInput(f *mir.Func, opts *Options) error {
+	if f.Form != mir.FormNonSSA {
+		return fmt.Errorf("sched: %s is in %s form, want nonssa", f.Name, f.Form)
+	}
+	if !opts.NoVerify {
+		if err := mir.Verify(f); err != nil {
+			return fmt.Errorf("sched: input: %w", err)
+		}
+	}
+	if opts.Model == nil {
+		opts.Model = DefaultModel()
+	}
+	return opts.Model.validate()
 }
 
 // Compile takes an SSA function through the optimizing tier's register

@@ -89,19 +89,10 @@ func LinearScanOnly(f *mir.Func, opts Options) (*SeparateResult, error) {
 
 func separate(f *mir.Func, opts Options, schedule bool) (*SeparateResult, error) {
 	t0 := time.Now()
-	if f.Form != mir.FormNonSSA {
-		return nil, fmt.Errorf("sched: %s is in %s form, want nonssa", f.Name, f.Form)
-	}
-	if err := verifyUnless(opts.NoVerify, f); err != nil {
-		return nil, fmt.Errorf("sched: input: %w", err)
-	}
-	model := opts.Model
-	if model == nil {
-		model = DefaultModel()
-	}
-	if err := model.validate(); err != nil {
+	if err := checkInput(f, &opts); err != nil {
 		return nil, err
 	}
+	model := opts.Model
 	res := &SeparateResult{}
 	g := f
 	var perm [][]int32
@@ -280,12 +271,4 @@ func inOrderLength(r *readyState, g *depGraph, m *Model) int32 {
 		r.schedule(n)
 	}
 	return r.length()
-}
-
-// verifyUnless verifies f with mir.Verify unless skip is set.
-func verifyUnless(skip bool, f *mir.Func) error {
-	if skip {
-		return nil
-	}
-	return mir.Verify(f)
 }
