@@ -138,15 +138,6 @@ func LinearScan(f *mir.Func, opts LinearScanOptions) (*LinearScanResult, error) 
 	return &LinearScanResult{Func: s.out, Origins: s.org, Stats: s.stats}, nil
 }
 
-// Register preference orders: caller-saved registers that fixed operands
-// use least first, then the callee-saved ones.
-var (
-	lsCallerGPRs = []mir.Reg{mir.R8, mir.R9, mir.R10, mir.RSI, mir.RDI, mir.RDX, mir.RCX, mir.RAX}
-	lsCalleeGPRs = []mir.Reg{mir.RBX, mir.R12, mir.R13, mir.R14, mir.RBP}
-	lsCallerXMMs = []mir.Reg{mir.X8, mir.X9, mir.X10, mir.X11, mir.X12, mir.X13, mir.X14,
-		mir.X7, mir.X6, mir.X5, mir.X4, mir.X3, mir.X2, mir.X1, mir.X0}
-)
-
 // lsRemat says how a virtual register is recomputed: every definition of
 // it is the same constant or context load (state lsRematOK).
 type lsRemat struct {
@@ -271,9 +262,10 @@ func newLinearScan(f *mir.Func, opts LinearScanOptions) (*lsState, error) {
 		}
 		return out
 	}
-	s.caller[mir.GPR] = filter(lsCallerGPRs)
-	s.callee[mir.GPR] = filter(lsCalleeGPRs)
-	s.caller[mir.XMM] = filter(lsCallerXMMs)
+	for c := range s.caller {
+		s.caller[c] = filter(mir.CallerSavedOrder[c])
+		s.callee[c] = filter(mir.CalleeSavedOrder[c])
+	}
 	for i, c := range f.VRegs {
 		if f.Pins[i] == mir.NoReg && len(s.caller[c])+len(s.callee[c]) == 0 {
 			return nil, fmt.Errorf("alloc: linear scan %s: no %s register may be allocated", f.Name, c)

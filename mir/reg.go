@@ -300,3 +300,16 @@ var CalleeSaved = MakeRegSet(RBX, RBP, R12, R13, R14)
 
 // CallerSaved lists the allocatable registers a call may clobber.
 var CallerSaved = Allocatable &^ CalleeSaved
+
+// CallerSavedOrder and CalleeSavedOrder list, per register class, the
+// allocatable caller- and callee-saved registers in the order the register
+// allocators try them: the caller-saved registers that fixed operands
+// (arguments, shift counts, division, results) use least come first.
+// Callers must not modify them.
+var (
+	CallerSavedOrder = [3][]Reg{
+		GPR: {R8, R9, R10, RSI, RDI, RDX, RCX, RAX},
+		XMM: {X8, X9, X10, X11, X12, X13, X14, X7, X6, X5, X4, X3, X2, X1, X0},
+	}
+	CalleeSavedOrder = [3][]Reg{GPR: {RBX, R12, R13, R14, RBP}}
+)

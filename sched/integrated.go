@@ -24,15 +24,6 @@ const (
 func (l loc) isReg() bool  { return l >= 0 }
 func (l loc) reg() mir.Reg { return mir.Reg(l) }
 
-// Registers in the order the pass tries them, per class: the caller-saved
-// registers that fixed operands use least first.
-var (
-	callerGPRs = []mir.Reg{mir.R8, mir.R9, mir.R10, mir.RSI, mir.RDI, mir.RDX, mir.RCX, mir.RAX}
-	calleeGPRs = []mir.Reg{mir.RBX, mir.R12, mir.R13, mir.R14, mir.RBP}
-	callerXMMs = []mir.Reg{mir.X8, mir.X9, mir.X10, mir.X11, mir.X12, mir.X13, mir.X14,
-		mir.X7, mir.X6, mir.X5, mir.X4, mir.X3, mir.X2, mir.X1, mir.X0}
-)
-
 // errInternal marks failures that are bugs of the pass, not of the input.
 var errInternal = errors.New("sched: internal error")
 
@@ -150,18 +141,18 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	a.useBuf, a.defBuf, a.cands, a.succBuf, a.posBuf = keep.useBuf, keep.defBuf, keep.cands, keep.succBuf, keep.posBuf
 	a.nbBuf, a.frBuf = keep.nbBuf, keep.frBuf
 	a.allowed = opts.Regs
-	for c, list := range [3][]mir.Reg{mir.GPR: callerGPRs, mir.XMM: callerXMMs} {
-		a.caller[c] = keep.caller[c][:0]
-		for _, r := range list {
+	// The allowed registers per class, in the order the pass tries them.
+	for c := range a.caller {
+		a.caller[c], a.callee[c] = keep.caller[c][:0], keep.callee[c][:0]
+		for _, r := range mir.CallerSavedOrder[c] {
 			if a.allowed.Has(r) {
 				a.caller[c] = append(a.caller[c], r)
 			}
 		}
-	}
-	a.callee[mir.GPR] = keep.callee[mir.GPR][:0]
-	for _, r := range calleeGPRs {
-		if a.allowed.Has(r) {
-			a.callee[mir.GPR] = append(a.callee[mir.GPR], r)
+		for _, r := range mir.CalleeSavedOrder[c] {
+			if a.allowed.Has(r) {
+				a.callee[c] = append(a.callee[c], r)
+			}
 		}
 	}
 	for _, c := range []mir.Class{mir.GPR, mir.XMM} {
