@@ -222,8 +222,11 @@ func isMoveOp(op mir.Op) bool {
 	return op == mir.OpCopy || op == mir.OpSpill || op == mir.OpReload || op == mir.OpXchg
 }
 
-// isRematOp reports whether an allocator may insert op to recompute a value.
-func isRematOp(op mir.Op) bool {
+// IsRematOp reports whether op is one a register allocator may insert to
+// recompute a value rather than reload it: a constant or a context field,
+// read without register operands. CheckAllocation accepts such an
+// instruction wherever the value it computes is the one expected.
+func IsRematOp(op mir.Op) bool {
 	return op == mir.OpMOVQconst || op == mir.OpMOVSDconst || op == mir.OpCtxLoad
 }
 
@@ -403,7 +406,7 @@ func (c *acChecker) structure() error {
 			}
 			k := o.Instr[b][i]
 			if ob < 0 || k == -1 {
-				if !move && !isRematOp(in.Op) && !(ob < 0 && i == len(blk.Instrs)-1) {
+				if !move && !IsRematOp(in.Op) && !(ob < 0 && i == len(blk.Instrs)-1) {
 					return c.errf(b, i, "inserted %s is neither a move nor a rematerialization", in.Op)
 				}
 				continue
@@ -1332,7 +1335,7 @@ func (c *acChecker) run(b int, entry []acLocSet, s *acState) ([]acLocSet, error)
 			s.set(l1, a)
 		case isMoveOp(in.Op):
 			s.set(c.loc(in.Defs[0]), s.sets[c.loc(in.Uses[0])])
-		case isRematOp(in.Op):
+		case IsRematOp(in.Op):
 			var n int32
 			if in.Op == mir.OpCtxLoad {
 				epoch := calls

@@ -423,8 +423,7 @@ func (s *lsState) number() error {
 				}
 				s.defMax[v] = max(s.defMax[v], d)
 				rm := lsRemat{state: lsRematNo}
-				switch in.Op {
-				case mir.OpMOVQconst, mir.OpMOVSDconst, mir.OpCtxLoad:
+				if IsRematOp(in.Op) {
 					rm = lsRemat{state: lsRematOK, op: in.Op, imm: in.Imm, aux: in.Aux}
 				}
 				switch x := &s.remat[v]; {
@@ -849,7 +848,8 @@ func lsKind(in *mir.Instr) int {
 		return lsKindMove
 	case mir.OpCopy, mir.OpXchg:
 		return lsKindMove
-	case mir.OpMOVQconst, mir.OpMOVSDconst, mir.OpCtxLoad:
+	}
+	if IsRematOp(in.Op) {
 		return lsKindRemat
 	}
 	return lsKindNone

@@ -3,6 +3,7 @@ package sched
 import (
 	"slices"
 
+	"github.com/kiln-jit/kiln/alloc"
 	"github.com/kiln-jit/kiln/mir"
 )
 
@@ -357,8 +358,7 @@ func (d *dataflow) analyze(f *mir.Func) {
 				}
 				v := r.Index()
 				rm := remat{}
-				switch in.Op {
-				case mir.OpMOVQconst, mir.OpMOVSDconst, mir.OpCtxLoad:
+				if alloc.IsRematOp(in.Op) {
 					rm = remat{ok: true, op: in.Op, imm: in.Imm, aux: in.Aux}
 				}
 				if !seen[v] {
