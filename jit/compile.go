@@ -171,67 +171,60 @@ func compileModule(prog *interp.Program, cfg compileConfig) (*compiledModule, er
 // registers with the configuration's tier, accounting the time.
 func (cm *compiledModule) allocate(f *mir.Func, cfg compileConfig) (*mir.Func, error) {
 	start := time.Now()
+	var pre *mir.Func
 	if cfg.tier == TierOptimizing {
 		d, err := alloc.Destruct(f, alloc.DestructOptions{})
 		if err != nil {
 			return nil, err
 		}
-		destructed := time.Now()
-		var r *sched.Result
-		switch cfg.pipeline {
-		case PipelineSeparate:
-			sr, serr := sched.Separate(d.Func, cfg.sched)
-			if serr != nil {
-				return nil, serr
-			}
-			r = &sr.Result
-		case PipelineLinearScan:
-			sr, serr := sched.LinearScanOnly(d.Func, cfg.sched)
-			if serr != nil {
-				return nil, serr
-			}
-			r = &sr.Result
-		default:
-			r, err = sched.Allocate(d.Func, cfg.sched)
-			if err != nil {
-				return nil, err
-			}
+		pre = d.Func
+	} else {
+		g, err := alloc.BaselineOutOfSSA(f, cfg.naive)
+		if err != nil {
+			return nil, err
 		}
-		allocated := time.Now()
-		cm.stats.OutOfSSA += destructed.Sub(start)
-		cm.stats.Alloc += allocated.Sub(destructed)
-		cm.stats.Sched.Add(&r.Stats)
-		if cfg.check {
-			if err := alloc.CheckAllocation(d.Func, r.Func, r.Origins); err != nil {
-				return nil, fmt.Errorf("jit: %s: %w", f.Name, err)
-			}
-			cm.stats.Check += time.Since(allocated)
-		}
-		return r.Func, nil
-	}
-	g, err := alloc.BaselineOutOfSSA(f, cfg.naive)
-	if err != nil {
-		return nil, err
+		pre = g
 	}
 	destructed := time.Now()
-	pre := g
-	if cfg.check {
-		pre = g.Clone()
-	}
-	af, org, err := alloc.BaselineNonSSAWithOrigins(g)
-	if err != nil {
-		return nil, err
+	var r *sched.Result
+	switch {
+	case cfg.tier != TierOptimizing:
+		g := pre
+		if cfg.check {
+			pre = g.Clone() // the baseline allocates g in place
+		}
+		post, org, err := alloc.BaselineNonSSAWithOrigins(g)
+		if err != nil {
+			return nil, err
+		}
+		r = &sched.Result{Func: post, Origins: org}
+	case cfg.pipeline == PipelineIntegrated:
+		var err error
+		if r, err = sched.Allocate(pre, cfg.sched); err != nil {
+			return nil, err
+		}
+	default:
+		run := sched.Separate
+		if cfg.pipeline == PipelineLinearScan {
+			run = sched.LinearScanOnly
+		}
+		sr, err := run(pre, cfg.sched)
+		if err != nil {
+			return nil, err
+		}
+		r = &sr.Result
 	}
 	allocated := time.Now()
 	cm.stats.OutOfSSA += destructed.Sub(start)
 	cm.stats.Alloc += allocated.Sub(destructed)
+	cm.stats.Sched.Add(&r.Stats) // zero for the baseline
 	if cfg.check {
-		if err := alloc.CheckAllocation(pre, af, org); err != nil {
+		if err := alloc.CheckAllocation(pre, r.Func, r.Origins); err != nil {
 			return nil, fmt.Errorf("jit: %s: %w", f.Name, err)
 		}
 		cm.stats.Check += time.Since(allocated)
 	}
-	return af, nil
+	return r.Func, nil
 }
 
 // trapAt builds the trap error of exit site (fn, site).
