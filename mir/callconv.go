@@ -20,29 +20,43 @@ var (
 	ResultXMMs = []Reg{X0, X1}
 )
 
+// locationCursor assigns the locations of a list of values one at a time,
+// as the calling convention does: the next register of the value's class
+// from gprs or xmms, else the next stack-argument slot (incoming or
+// outgoing). It does not allocate.
+type locationCursor struct {
+	gprs, xmms   []Reg
+	gi, xi, slot int
+	incoming     bool
+}
+
+// next returns the location of the next value, of class c.
+func (lc *locationCursor) next(c Class) Reg {
+	switch {
+	case c == GPR && lc.gi < len(lc.gprs):
+		lc.gi++
+		return lc.gprs[lc.gi-1]
+	case c == XMM && lc.xi < len(lc.xmms):
+		lc.xi++
+		return lc.xmms[lc.xi-1]
+	}
+	lc.slot++
+	if lc.incoming {
+		return InArgReg(lc.slot - 1)
+	}
+	return OutArgReg(lc.slot - 1)
+}
+
 // assignLocations gives each value of the class list a register from its
 // class's list, or the next stack-argument slot from firstSlot on (incoming
 // or outgoing).
 func assignLocations(classes []Class, gprs, xmms []Reg, firstSlot int, incoming bool) (locs []Reg, nextSlot int) {
+	lc := locationCursor{gprs: gprs, xmms: xmms, slot: firstSlot, incoming: incoming}
 	locs = make([]Reg, len(classes))
-	gi, xi, slot := 0, 0, firstSlot
 	for i, c := range classes {
-		switch {
-		case c == GPR && gi < len(gprs):
-			locs[i] = gprs[gi]
-			gi++
-		case c == XMM && xi < len(xmms):
-			locs[i] = xmms[xi]
-			xi++
-		case incoming:
-			locs[i] = InArgReg(slot)
-			slot++
-		default:
-			locs[i] = OutArgReg(slot)
-			slot++
-		}
+		locs[i] = lc.next(c)
 	}
-	return locs, slot
+	return locs, lc.slot
 }
 
 // ArgLocations returns where arguments of the given classes are passed:
@@ -62,49 +76,24 @@ func ResultLocations(args, results []Class, incoming bool) []Reg {
 }
 
 // nthLocation returns the location of value i of a list of values whose
-// classes class gives, assigned as assignLocations assigns them: from gprs
-// or xmms by class, then stack-argument slots from firstSlot on. It does
-// not allocate.
+// classes class gives, assigned as assignLocations assigns them, without
+// allocating.
 func nthLocation(i int, class func(k int) Class, gprs, xmms []Reg, firstSlot int, incoming bool) Reg {
-	gi, xi, slot := 0, 0, firstSlot
-	for k := 0; k <= i; k++ {
-		var loc Reg
-		switch c := class(k); {
-		case c == GPR && gi < len(gprs):
-			loc = gprs[gi]
-			gi++
-		case c == XMM && xi < len(xmms):
-			loc = xmms[xi]
-			xi++
-		case incoming:
-			loc = InArgReg(slot)
-			slot++
-		default:
-			loc = OutArgReg(slot)
-			slot++
-		}
-		if k == i {
-			return loc
-		}
+	lc := locationCursor{gprs: gprs, xmms: xmms, slot: firstSlot, incoming: incoming}
+	for k := range i {
+		lc.next(class(k))
 	}
-	return NoReg
+	return lc.next(class(i))
 }
 
 // slotsUsed returns the number of stack-argument slots n values whose
 // classes class gives take after the registers.
 func slotsUsed(n int, class func(k int) Class, gprs, xmms []Reg) int {
-	gi, xi, slots := 0, 0, 0
-	for k := 0; k < n; k++ {
-		switch c := class(k); {
-		case c == GPR && gi < len(gprs):
-			gi++
-		case c == XMM && xi < len(xmms):
-			xi++
-		default:
-			slots++
-		}
+	lc := locationCursor{gprs: gprs, xmms: xmms}
+	for k := range n {
+		lc.next(class(k))
 	}
-	return slots
+	return lc.slot
 }
 
 // DefSpec returns the constraint on the i-th def of in, read from the op
