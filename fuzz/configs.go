@@ -70,20 +70,13 @@ var configs = []config{
 		return h.startMIR("mir-sched-tight", lower.FullTarget(), schedStage(sched.Options{Regs: tightRegs}))
 	}},
 	{"mir-separate", "after the comparison pipeline (prepass scheduling, linear scan, postpass), checked by alloc.CheckAllocation", func(h *harness) (*instance, error) {
-		return h.startMIR("mir-separate", lower.FullTarget(), func(f *mir.Func) (*mir.Func, error) {
-			d, err := alloc.Destruct(f, alloc.DestructOptions{})
+		return h.startMIR("mir-separate", lower.FullTarget(), checkedSched(func(g *mir.Func) (*sched.Result, error) {
+			r, err := sched.Separate(g, sched.Options{})
 			if err != nil {
 				return nil, err
 			}
-			r, err := sched.Separate(d.Func, sched.Options{})
-			if err != nil {
-				return nil, err
-			}
-			if err := alloc.CheckAllocation(d.Func, r.Func, r.Origins); err != nil {
-				return nil, err
-			}
-			return r.Func, nil
-		})
+			return &r.Result, nil
+		}))
 	}},
 	{"jit-interp", "the interpreter tier through the embedding API", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-interp", jit.Options{Tier: jit.TierInterp})
@@ -249,8 +242,19 @@ var tightRegs = mir.MakeRegSet(mir.R8, mir.R9, mir.RBX, mir.R12, mir.X8, mir.X9,
 // alloc.Destruct and the integrated pass with opts, and judges the
 // allocation with alloc.CheckAllocation.
 func schedStage(opts sched.Options) func(*mir.Func) (*mir.Func, error) {
+	return checkedSched(func(g *mir.Func) (*sched.Result, error) { return sched.Allocate(g, opts) })
+}
+
+// checkedSched returns the stage that takes an SSA function through
+// alloc.Destruct and then allocate, and judges the allocation with
+// alloc.CheckAllocation.
+func checkedSched(allocate func(*mir.Func) (*sched.Result, error)) func(*mir.Func) (*mir.Func, error) {
 	return func(f *mir.Func) (*mir.Func, error) {
-		r, d, err := sched.Compile(f, opts)
+		d, err := alloc.Destruct(f, alloc.DestructOptions{})
+		if err != nil {
+			return nil, err
+		}
+		r, err := allocate(d.Func)
 		if err != nil {
 			return nil, err
 		}
