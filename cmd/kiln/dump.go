@@ -55,11 +55,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		found = true
-		dump := dumpFunc
-		if optimizing {
-			dump = dumpOptimizing
-		}
-		text, err := dump(m, i, *stage, *naive)
+		text, err := dumpFunc(m, i, *stage, *naive, optimizing)
 		if err != nil {
 			return err
 		}
@@ -71,8 +67,14 @@ func cmdDump(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// dumpFunc runs function i through the baseline pipeline up to stage.
-func dumpFunc(m *bytecode.Module, i int, stage string, naive bool) (string, error) {
+// dumpFunc runs function i through a compiled tier's pipeline up to
+// stage: lowering; out of SSA (the baseline's coalescing, or naive φ
+// instantiation; the optimizing tier's alloc.Destruct with renaming
+// constraints); register allocation (the baseline's stack slots, stage
+// alloc; the optimizing tier's integrated scheduling and register
+// assignment, stage sched, which ends with the pass's statistics as
+// comments); the machine code.
+func dumpFunc(m *bytecode.Module, i int, stage string, naive, optimizing bool) (string, error) {
 	f, err := lower.Func(m, i, lower.Options{Target: lower.HostTarget()})
 	if err != nil {
 		return "", err
@@ -80,19 +82,32 @@ func dumpFunc(m *bytecode.Module, i int, stage string, naive bool) (string, erro
 	if stage == "ssa" {
 		return printIR(f)
 	}
-	f, err = alloc.BaselineOutOfSSA(f, naive)
-	if err != nil {
+	if optimizing {
+		d, err := alloc.Destruct(f, alloc.DestructOptions{})
+		if err != nil {
+			return "", err
+		}
+		f = d.Func
+	} else if f, err = alloc.BaselineOutOfSSA(f, naive); err != nil {
 		return "", err
 	}
 	if stage == "nonssa" {
 		return printIR(f)
 	}
-	a, err := alloc.BaselineNonSSA(f)
-	if err != nil {
+	var a *mir.Func
+	var stats string
+	if optimizing {
+		r, err := sched.Allocate(f, sched.Options{})
+		if err != nil {
+			return "", err
+		}
+		a, stats = r.Func, schedStats(&r.Stats)
+	} else if a, err = alloc.BaselineNonSSA(f); err != nil {
 		return "", err
 	}
-	if stage == "alloc" {
-		return printIR(a)
+	if stage == "alloc" || stage == "sched" {
+		text, err := printIR(a)
+		return text + stats, err
 	}
 	code, err := encode.Func(a)
 	if err != nil {
@@ -101,44 +116,13 @@ func dumpFunc(m *bytecode.Module, i int, stage string, naive bool) (string, erro
 	return encode.Disassemble(code, 0), nil
 }
 
-// dumpOptimizing runs function i through the optimizing pipeline up to
-// stage: out of SSA with renaming constraints (alloc.Destruct), the
-// integrated scheduling and register assignment (sched), the machine code.
-// The sched stage ends with the pass's statistics as comments.
-func dumpOptimizing(m *bytecode.Module, i int, stage string, _ bool) (string, error) {
-	f, err := lower.Func(m, i, lower.Options{Target: lower.HostTarget()})
-	if err != nil {
-		return "", err
-	}
-	if stage == "ssa" {
-		return printIR(f)
-	}
-	d, err := alloc.Destruct(f, alloc.DestructOptions{})
-	if err != nil {
-		return "", err
-	}
-	if stage == "nonssa" {
-		return printIR(d.Func)
-	}
-	r, err := sched.Allocate(d.Func, sched.Options{})
-	if err != nil {
-		return "", err
-	}
-	if stage == "sched" {
-		text, err := printIR(r.Func)
-		s := &r.Stats
-		text += fmt.Sprintf("; %d instructions in, %d regions, %d cycles (%.4g weighted)\n", s.Instrs, s.Regions, s.Cycles, s.WeightedCycles)
-		text += fmt.Sprintf("; in regions: %d spills, %d reloads, %d rematerializations, %d moves (weighted %.4g, %.4g, %.4g, %.4g)\n",
-			s.Spills, s.Reloads, s.Remats, s.Moves, s.WeightedSpills, s.WeightedReloads, s.WeightedRemats, s.WeightedMoves)
-		text += fmt.Sprintf("; on edges: %d moves, %d loads, %d stores, %d rematerializations (weighted %.4g, %.4g, %.4g, %.4g), %d split edges\n",
+// schedStats formats the integrated pass's statistics as comments.
+func schedStats(s *sched.Stats) string {
+	return fmt.Sprintf("; %d instructions in, %d regions, %d cycles (%.4g weighted)\n", s.Instrs, s.Regions, s.Cycles, s.WeightedCycles) +
+		fmt.Sprintf("; in regions: %d spills, %d reloads, %d rematerializations, %d moves (weighted %.4g, %.4g, %.4g, %.4g)\n",
+			s.Spills, s.Reloads, s.Remats, s.Moves, s.WeightedSpills, s.WeightedReloads, s.WeightedRemats, s.WeightedMoves) +
+		fmt.Sprintf("; on edges: %d moves, %d loads, %d stores, %d rematerializations (weighted %.4g, %.4g, %.4g, %.4g), %d split edges\n",
 			s.EdgeMoves, s.EdgeLoads, s.EdgeStores, s.EdgeRemats, s.WeightedEdgeMoves, s.WeightedEdgeLoads, s.WeightedEdgeStores, s.WeightedEdgeRemats, s.SplitEdges)
-		return text, err
-	}
-	code, err := encode.Func(r.Func)
-	if err != nil {
-		return "", err
-	}
-	return encode.Disassemble(code, 0), nil
 }
 
 func printIR(f *mir.Func) (string, error) {
