@@ -5,13 +5,8 @@ import (
 	"testing"
 	"time"
 
-	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
 )
-
-// generatedModule returns the shared generated function of about n
-// instructions (testprogs.GeneratedModule).
-func generatedModule(n int, seed uint64) *bc.Module { return testprogs.GeneratedModule(n, seed) }
 
 // BenchmarkLowerKernels reports lowering throughput on the benchmark
 // kernels in bytecode instructions per millisecond.
@@ -40,7 +35,7 @@ func BenchmarkLowerKernels(b *testing.B) {
 // function's size.
 func BenchmarkLowerScaling(b *testing.B) {
 	for _, n := range []int{1000, 10000, 100000} {
-		m := generatedModule(n, 7)
+		m := testprogs.GeneratedModule(n, 7)
 		size := len(m.Funcs[0].Code)
 		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
 			start := time.Now()
