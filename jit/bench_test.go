@@ -110,7 +110,10 @@ func BenchmarkKernelTiers(b *testing.B) {
 // alloc.Destruct's coalescer (baseline) and with naive φ instantiation
 // (baseline-naive), and the optimizing tier (optimizing).
 func BenchmarkCompile(b *testing.B) {
-	gen := testprogs.GeneratedModule(10000, 1)
+	inputs := map[string][]*bytecode.Module{"generated-10k": {testprogs.GeneratedModule(10000, 1)}}
+	for _, k := range testprogs.Kernels() {
+		inputs["kernels"] = append(inputs["kernels"], k.Module)
+	}
 	for _, input := range []string{"kernels", "generated-10k"} {
 		for _, cfg := range []tierConfig{
 			{"baseline", Options{Tier: TierBaseline}},
@@ -121,15 +124,7 @@ func BenchmarkCompile(b *testing.B) {
 				e := newEngine(b, cfg.opts)
 				var total CompileStats
 				for b.Loop() {
-					var mods []*bytecode.Module
-					if input == "kernels" {
-						for _, k := range testprogs.Kernels() {
-							mods = append(mods, k.Module)
-						}
-					} else {
-						mods = append(mods, gen)
-					}
-					for _, m := range mods {
+					for _, m := range inputs[input] {
 						mod, err := e.Load(m)
 						if err != nil || mod.Tier() != cfg.opts.Tier {
 							b.Fatalf("%v %v", err, mod.CompileError())
