@@ -225,7 +225,8 @@ func (a *allocator) candidate(v int32, r mir.Reg) SpillCandidate {
 	if !c.LiveOut {
 		return c
 	}
-	for _, s := range a.block.Succs {
+	for _, n := range a.succN[a.b] {
+		s := n.block
 		i := d.inIndex(s, v)
 		if i >= 0 {
 			dist := int(d.inInfo[s][i].dist) + 1
@@ -237,14 +238,7 @@ func (a *allocator) candidate(v int32, r mir.Reg) SpillCandidate {
 		if !a.processed[s] {
 			continue
 		}
-		dup := false
-		for _, x := range c.Succs {
-			dup = dup || x.Block == s
-		}
-		if dup {
-			continue
-		}
-		sl := SuccLocation{Block: s, Freq: a.edgeFreq(a.b, s), Live: i >= 0}
+		sl := SuccLocation{Block: s, Freq: n.freq, Live: i >= 0}
 		if i >= 0 {
 			sl.InReg = a.startLoc[s][i].isReg()
 		}

@@ -85,11 +85,16 @@ type allocator struct {
 	cands          []SpillCandidate
 	succBuf        []SuccLocation
 	// posBuf holds, per processed predecessor, live-in positions in its
-	// live-outs; nbBuf and frBuf the neighbours processedNeighbours
-	// returns (valid until its next call).
+	// live-outs; nbBuf the neighbours processedNeighbours returns (valid
+	// until its next call), nbSort its scratch.
 	posBuf [][]int32
 	nbBuf  []int
-	frBuf  []float64
+	nbSort []neighbour
+	// succN and predN list each block's distinct successors and
+	// predecessors with their edge frequencies (buildNeighbours); nbAt is
+	// its scratch.
+	succN, predN [][]neighbour
+	nbAt         []int32
 	// Storage of the per-block location tables.
 	startBuf, endBuf []loc
 	cleanBuf         []bool
@@ -139,7 +144,8 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	a.headerHints, a.headerDone = keep.headerHints, keep.headerDone
 	a.usePos, a.useNext, a.instDone = keep.usePos, keep.useNext, keep.instDone
 	a.useBuf, a.defBuf, a.cands, a.succBuf, a.posBuf = keep.useBuf, keep.defBuf, keep.cands, keep.succBuf, keep.posBuf
-	a.nbBuf, a.frBuf = keep.nbBuf, keep.frBuf
+	a.nbBuf, a.nbSort, a.nbAt = keep.nbBuf, keep.nbSort, keep.nbAt
+	a.succN, a.predN = keep.succN, keep.predN
 	a.allowed = opts.Regs
 	// The allowed registers per class, in the order the pass tries them.
 	for c := range a.caller {
@@ -176,6 +182,7 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 		a.holder[i], a.reserved[i] = -1, -1
 	}
 	a.entryFreq = f.Blocks[0].Freq
+	a.buildNeighbours()
 	return a, nil
 }
 
@@ -273,17 +280,51 @@ func (a *allocator) touch(v int32) {
 	}
 }
 
-// edgeFreq returns the expected executions per call of the edges from p to
-// s.
-func (a *allocator) edgeFreq(p, s int) float64 {
-	pb := a.f.Blocks[p]
-	fr := 0.0
-	for k, x := range pb.Succs {
-		if x == s {
-			fr += pb.Freq * pb.SuccProb[k]
+// neighbour is a distinct successor (or predecessor) of a block, with the
+// expected executions per call of the parallel edges between the two
+// (summed) and their number.
+type neighbour struct {
+	block int
+	freq  float64
+	edges int
+}
+
+// buildNeighbours fills succN and predN: every block's distinct
+// successors and predecessors, in the order of their first edge. A block
+// ending in a switch of thousands of cases, or a join of thousands of
+// predecessors, then costs the pass time linear in its edges.
+func (a *allocator) buildNeighbours() {
+	nb := len(a.f.Blocks)
+	a.succN, a.predN = fit(a.succN, nb), fit(a.predN, nb)
+	at := fit(a.nbAt, nb) // position of a block in the list being built, +1
+	for b := range at {
+		at[b] = 0
+	}
+	for p, pb := range a.f.Blocks {
+		list := a.succN[p][:0]
+		for k, s := range pb.Succs {
+			if at[s] == 0 {
+				list = append(list, neighbour{block: s})
+				at[s] = int32(len(list))
+			}
+			n := &list[at[s]-1]
+			n.freq += pb.Freq * pb.SuccProb[k]
+			n.edges++
+		}
+		for _, n := range list {
+			at[n.block] = 0
+		}
+		a.succN[p] = list
+	}
+	for s := range a.predN {
+		a.predN[s] = a.predN[s][:0]
+	}
+	for p := range a.f.Blocks {
+		for _, n := range a.succN[p] {
+			a.predN[n.block] = append(a.predN[n.block], neighbour{block: p, freq: n.freq, edges: n.edges})
 		}
 	}
-	return fr
+	a.nbAt = at
 }
 
 // region runs the integrated scheduling and register assignment over block
@@ -404,22 +445,27 @@ func prependLoc(list []loc, l loc) []loc {
 // processedNeighbours returns the processed blocks among blocks (without
 // repeats) by decreasing frequency of the edge to them, ties by block
 // number.
-func (a *allocator) processedNeighbours(blocks []int, freq func(int) float64) []int {
-	out, fr := a.nbBuf[:0], a.frBuf[:0]
-	for _, b := range blocks {
-		if a.processed[b] && !slices.Contains(out, b) {
-			out = append(out, b)
-			fr = append(fr, freq(b))
+func (a *allocator) processedNeighbours(list []neighbour) []int {
+	sorted := a.nbSort[:0]
+	for _, n := range list {
+		if a.processed[n.block] {
+			sorted = append(sorted, n)
 		}
 	}
-	// Insertion sort: there are few neighbours.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && (fr[j] > fr[j-1] || fr[j] == fr[j-1] && out[j] < out[j-1]); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-			fr[j], fr[j-1] = fr[j-1], fr[j]
+	slices.SortFunc(sorted, func(x, y neighbour) int {
+		switch {
+		case x.freq > y.freq:
+			return -1
+		case x.freq < y.freq:
+			return 1
 		}
+		return x.block - y.block
+	})
+	out := a.nbBuf[:0]
+	for _, n := range sorted {
+		out = append(out, n.block)
 	}
-	a.nbBuf, a.frBuf = out, fr
+	a.nbBuf, a.nbSort = out, sorted
 	return out
 }
 
@@ -428,7 +474,7 @@ func (a *allocator) processedNeighbours(blocks []int, freq func(int) float64) []
 // edge frequency (thesis §5.3.1).
 func (a *allocator) preferredLocations() {
 	bi, d := a.b, a.d
-	succs := a.processedNeighbours(a.block.Succs, func(s int) float64 { return a.edgeFreq(bi, s) })
+	succs := a.processedNeighbours(a.succN[bi])
 	for _, v := range d.liveOut[bi] {
 		a.touch(v)
 	}
@@ -499,7 +545,7 @@ func (a *allocator) startLocations() error {
 		}
 		return nil
 	}
-	preds := a.processedNeighbours(a.block.Preds, func(p int) float64 { return a.edgeFreq(p, bi) })
+	preds := a.processedNeighbours(a.predN[bi])
 	// Where each live-in sits in each processed predecessor's live-outs.
 	a.posBuf = fit(a.posBuf, len(preds))
 	for k, p := range preds {
@@ -801,36 +847,9 @@ func (a *allocator) scheduleRegion(g *depGraph, instrs []*mir.Instr) error {
 		}
 	}
 	for r.done < len(g.nodes) {
-		var best int32 = -1
-		if a.opts.SourceOrder {
-			for _, n := range r.avail {
-				if best < 0 || n < best {
-					best = n
-				}
-			}
-		} else {
-			var pressure [3]bool
-			for _, c := range []mir.Class{mir.GPR, mir.XMM} {
-				pressure[c] = a.freeCount(c) < pending[c]
-			}
-			underPressure := pressure[mir.GPR] || pressure[mir.XMM]
-			bestCat := 0
-			for _, n := range r.avail {
-				if !r.ready(n) {
-					continue
-				}
-				cat := 0
-				if underPressure {
-					cat = a.category(g, instrs, n, pressure)
-				}
-				switch {
-				case best < 0, cat < bestCat:
-					best, bestCat = n, cat
-				case cat == bestCat && betterPriority(g, r.etime, n, best):
-					best = n
-				}
-			}
-			if best < 0 {
+		best := int32(r.done) // SourceOrder: every edge goes forward
+		if !a.opts.SourceOrder {
+			if best = a.choose(r, g, instrs, &pending); best < 0 {
 				r.advance()
 				continue
 			}
@@ -862,6 +881,32 @@ func (a *allocator) scheduleRegion(g *depGraph, instrs []*mir.Instr) error {
 	a.stats.Cycles += int64(length)
 	a.stats.WeightedCycles += float64(length) * a.freq()
 	return nil
+}
+
+// choose returns the ready node the integrated pass issues next (thesis
+// Fig. 5.6): under register pressure the candidate of the lowest category,
+// then the highest priority; otherwise the highest priority. It returns -1
+// when no node can issue in this cycle.
+func (a *allocator) choose(r *readyState, g *depGraph, instrs []*mir.Instr, pending *[3]int) int32 {
+	var pressure [3]bool
+	for _, c := range []mir.Class{mir.GPR, mir.XMM} {
+		pressure[c] = a.freeCount(c) < pending[c]
+	}
+	underPressure := pressure[mir.GPR] || pressure[mir.XMM]
+	// Candidates come in priority order, so the first of category 0
+	// cannot be beaten.
+	best, bestCat := int32(-1), 0
+	r.candidates(func(n int32) bool {
+		cat := 0
+		if underPressure {
+			cat = a.category(g, instrs, n, pressure)
+		}
+		if best < 0 || cat < bestCat {
+			best, bestCat = n, cat
+		}
+		return cat == 0
+	})
+	return best
 }
 
 // freeCount returns the number of registers of class c that hold no value.

@@ -34,8 +34,12 @@ func (a *allocator) secondPass() (*Result, error) {
 	}
 	for p := 0; p < nb; p++ {
 		pb := f.Blocks[p]
+		at := a.nbAt // each successor's position in succN[p], plus one
+		for i, n := range a.succN[p] {
+			at[n.block] = int32(i + 1)
+		}
 		for k, s := range pb.Succs {
-			code, err := a.edgeCode(p, s)
+			code, err := a.edgeCode(p, s, a.succN[p][at[s]-1])
 			if err != nil {
 				return nil, err
 			}
@@ -75,9 +79,9 @@ func minusOnes(n int) []int32 {
 }
 
 // edgeCode returns the reconciliation code of the edge p -> s.
-func (a *allocator) edgeCode(p, s int) ([]*mir.Instr, error) {
+func (a *allocator) edgeCode(p, s int, n neighbour) ([]*mir.Instr, error) {
 	d := a.d
-	fr := a.edgeFreq(p, s) / float64(max(countInts(a.f.Blocks[p].Succs, s), 1))
+	fr := n.freq / float64(n.edges)
 	var moves []alloc.Move
 	var remats []*mir.Instr
 	out := d.liveOut[p]
@@ -126,14 +130,4 @@ func (a *allocator) edgeCode(p, s int) ([]*mir.Instr, error) {
 		return nil, fmt.Errorf("edge b%d->b%d: %w", p, s, err)
 	}
 	return append(code, remats...), nil
-}
-
-func countInts(xs []int, x int) int {
-	n := 0
-	for _, y := range xs {
-		if y == x {
-			n++
-		}
-	}
-	return n
 }

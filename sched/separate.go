@@ -265,7 +265,7 @@ func inOrderLength(r *readyState, g *depGraph, m *Model) int32 {
 	for n := int32(0); n < int32(len(g.nodes)); n++ {
 		// Every edge goes forward, so n is available once its
 		// predecessors are issued.
-		for !r.ready(n) {
+		for !r.isReady(n) {
 			r.advance()
 		}
 		r.schedule(n)

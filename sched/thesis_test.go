@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -180,14 +181,14 @@ func TestFig5_4StartLocations(t *testing.T) {
 	}
 	// Reconciliation: the only code on either edge is the load of v2 on
 	// the edge from b1 (v1 is clean in its slot at the end of b2).
-	code, err := a.edgeCode(1, 3)
+	code, err := a.edgeCode(1, 3, succNeighbour(a, 1, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(code) != 1 || code[0].Op != mir.OpReload || code[0].Defs[0] != R3.reg() {
 		t.Errorf("edge b1->b3 code %v, want one reload into %s", formatCode(code), R3.reg())
 	}
-	if code, err := a.edgeCode(2, 3); err != nil || len(code) != 0 {
+	if code, err := a.edgeCode(2, 3, succNeighbour(a, 2, 3)); err != nil || len(code) != 0 {
 		t.Errorf("edge b2->b3 code %v (%v), want none", formatCode(code), err)
 	}
 }
@@ -618,4 +619,15 @@ func TestFig4_1PhaseOrdering(t *testing.T) {
 	if err := alloc.CheckAllocation(f, res.Func, res.Origins); err != nil {
 		t.Error(err)
 	}
+}
+
+// succNeighbour returns block s's entry among block p's distinct
+// successors.
+func succNeighbour(a *allocator, p, s int) neighbour {
+	for _, n := range a.succN[p] {
+		if n.block == s {
+			return n
+		}
+	}
+	panic(fmt.Sprintf("b%d is no successor of b%d", s, p))
 }
