@@ -120,15 +120,11 @@ func (l *Layout) loopHeuristic(b, taken, notTaken int) (float64, bool) {
 	if loop < 0 {
 		return 0, false
 	}
+	// A node is a header of at most one loop (HeadedLoop), so "to is a
+	// header of a loop enclosing b" is one containment test.
 	isBack := func(to int) bool {
-		for x := loop; x >= 0; x = l.loops.Loops[x].Parent {
-			for _, h := range l.loops.Loops[x].Headers {
-				if h == to {
-					return true
-				}
-			}
-		}
-		return false
+		x := l.loops.HeadedLoop(to)
+		return x >= 0 && l.loops.Contains(x, b)
 	}
 	if bt, bn := isBack(taken), isBack(notTaken); bt != bn {
 		if bt {

@@ -105,7 +105,7 @@ func TestLoopsNestedAndIrreducible(t *testing.T) {
 		t.Fatalf("got %d loops, want 2: %+v", len(f.Loops), f.Loops)
 	}
 	outer, inner := f.Loops[0], f.Loops[1]
-	if outer.Header != 1 || outer.Depth != 1 || !slices.Equal(outer.Blocks, []int{1, 2, 3, 4}) {
+	if outer.Header != 1 || outer.Depth != 1 || !slices.Equal(outer.Blocks, []int{1, 4}) || !slices.Equal(loopNodes(f, 0), []int{1, 2, 3, 4}) {
 		t.Errorf("outer loop = %+v", outer)
 	}
 	if inner.Header != 2 || inner.Depth != 2 || inner.Parent != 0 || !slices.Equal(inner.Blocks, []int{2, 3}) {
@@ -145,6 +145,11 @@ func TestLoopsRandomInvariants(t *testing.T) {
 		for li, l := range f.Loops {
 			in := map[int]bool{}
 			for _, u := range l.Blocks {
+				if f.LoopOf[u] != li {
+					t.Fatalf("block %d of loop %d has innermost loop %d", u, li, f.LoopOf[u])
+				}
+			}
+			for _, u := range loopNodes(f, li) {
 				in[u] = true
 				if !f.Contains(li, u) {
 					t.Fatalf("loop %d does not contain its block %d", li, u)
@@ -158,14 +163,14 @@ func TestLoopsRandomInvariants(t *testing.T) {
 				}
 			}
 			if !l.Irreducible() {
-				for _, u := range l.Blocks {
+				for _, u := range loopNodes(f, li) {
 					if !d.Dominates(l.Header, u) {
 						t.Fatalf("graph %v: header %d of reducible loop %+v does not dominate %d", g.Succs, l.Header, l, u)
 					}
 				}
 			}
 			if l.Parent >= 0 {
-				for _, u := range l.Blocks {
+				for _, u := range loopNodes(f, li) {
 					if !f.Contains(l.Parent, u) {
 						t.Fatalf("inner loop block %d outside parent", u)
 					}
@@ -173,6 +178,17 @@ func TestLoopsRandomInvariants(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loopNodes returns every node of loop l, inner loops' nodes included: the
+// direct blocks of loops l through Last, sorted.
+func loopNodes(f *LoopForest, l int) []int {
+	var nodes []int
+	for x := l; x <= f.Loops[l].Last; x++ {
+		nodes = append(nodes, f.Loops[x].Blocks...)
+	}
+	slices.Sort(nodes)
+	return nodes
 }
 
 // exactFrequencies solves f = e + P^T f by Gaussian elimination.

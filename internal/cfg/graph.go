@@ -7,6 +7,13 @@
 // profilecounters runs them on the bytecode CFG to estimate and smooth
 // profiles; mir runs them on machine IR. The graph may have parallel edges
 // (two successor entries naming the same node) and unreachable nodes.
+//
+// Every analysis runs in near-linear time on any graph, however deeply its
+// loops nest and however irreducible it is (n nodes, m edges): Dominators
+// in O(m log n) (Lengauer and Tarjan), Loops in O((n + m) α(n)) (Havlak's
+// construction with Ramalingam's correction; see LoopForest for the forest
+// it defines), Frequencies in O((n + m) log n). None of them recurses: deep
+// graphs cannot overflow the goroutine stack.
 package cfg
 
 // Graph is a directed graph of nodes 0..N-1 with an entry node. Succs[u]

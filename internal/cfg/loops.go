@@ -1,23 +1,26 @@
 package cfg
 
-import "slices"
-
 // Loop is one loop of a LoopForest: a strongly connected region of the
 // graph. A reducible loop has one header, which dominates every block of the
 // loop; an irreducible loop has several entry nodes.
 type Loop struct {
 	// Header is the primary header: of the loop's entry nodes, the first in
-	// reverse postorder.
+	// reverse postorder. It is the node the loop was found from, an
+	// ancestor of every node of the loop in the depth-first spanning tree.
 	Header int
 	// Headers lists every entry node (a node with a predecessor outside the
-	// loop, or the graph's entry), primary header first.
+	// loop, or the graph's entry), in reverse postorder: primary header
+	// first. A loop's headers are among its Blocks: a node is a header of
+	// at most one loop, its innermost.
 	Headers []int
-	// Blocks lists every node of the loop, inner loops' nodes included, in
-	// reverse postorder.
+	// Blocks lists the nodes whose innermost loop is this one, in reverse
+	// postorder. Inner loops' nodes are not repeated here: the nodes of loop
+	// l are the Blocks of loops l through Last together.
 	Blocks []int
 	// Parent is the index of the enclosing loop, or -1.
 	Parent int
-	// Children are the indices of the loops directly inside this one.
+	// Children are the indices of the loops directly inside this one, in
+	// reverse postorder of their headers.
 	Children []int
 	// Depth is the nesting depth: 1 for an outermost loop.
 	Depth int
@@ -30,16 +33,66 @@ type Loop struct {
 // Irreducible reports whether the loop has more than one entry node.
 func (l *Loop) Irreducible() bool { return len(l.Headers) > 1 }
 
-// LoopForest is the loop nesting forest of a graph, found by recursive
-// decomposition into strongly connected components (Steensgaard's
-// construction): every non-trivial SCC is a loop; its entry nodes are its
-// headers; removing the edges into the headers and decomposing again finds
-// the inner loops. For reducible graphs this gives the natural loops.
+// LoopForest is the loop nesting forest of a graph's reachable part.
+//
+// It is built on a depth-first search from the entry (successors in list
+// order), as Havlak's forest is ("Nesting of reducible and irreducible
+// loops", 1997). For every node h, let R(h) be the set of nodes of h's
+// subtree in the depth-first spanning tree from which h can be reached
+// without leaving that subtree: the strongly connected component of h in
+// the subgraph the subtree induces. When R(h) holds a cycle (more than one
+// node, or a self loop at h) it is a cycle set with primary header h; the
+// cycle sets are properly nested. A cycle set that shares an entry node
+// with the smallest cycle set strictly containing it is merged into that
+// one; the cycle sets that remain are the loops. So:
+//
+//   - every loop is strongly connected, and its primary header is the first
+//     of its nodes the search reached, an ancestor of all of them;
+//   - no entry node of a loop lies in one of its inner loops, so a node is a
+//     header of at most one loop and the Headers lists hold at most n nodes
+//     in all;
+//   - a reducible graph has nothing merged: the loops are its natural loops
+//     (those sharing a header merged into one), the forest Steensgaard's
+//     recursive decomposition also gives.
+//
+// An irreducible region is a loop with several Headers. Which entry is its
+// primary header, and which of its inner cycles are loops of their own,
+// follow the depth-first search, so the forest can differ there from
+// Steensgaard's, which cuts the edges into all the entries of a strongly
+// connected region and decomposes what remains again (at a cost that grows
+// with the nesting depth). In both, a loop's entries are in none of its
+// inner loops.
+//
+// Loops takes O((n + m) α(n)) time and O(n + m) space for n nodes and m
+// edges, whatever the nesting depth.
 type LoopForest struct {
 	// Loops are listed in preorder: a loop comes before the loops inside it.
 	Loops []Loop
 	// LoopOf is the innermost loop containing each node, or -1.
 	LoopOf []int
+
+	headed    []int32 // per node: the loop it is a header of, or -1
+	edgeStart []int32 // per node: the number of its edge (u, 0)
+	cycles    nest
+}
+
+// nest is the forest of cycle sets before any merging (see LoopForest),
+// which Frequencies works on: in it, every cycle inside a cycle set either
+// passes through the set's primary header or lies inside a smaller set.
+// Sets are numbered in preorder, siblings in reverse postorder of their
+// primary headers.
+type nest struct {
+	header []int32 // per set: its primary header
+	parent []int32 // per set: the smallest set strictly containing it, or -1
+	loop   []int32 // per set: the index in Loops of the loop it became part of
+	of     []int32 // per node: the smallest set containing it, or -1
+	edge   []int32 // per edge: the smallest set containing both ends, or -1
+}
+
+// kept reports whether cycle set s is a loop of the forest (merged into no
+// other set).
+func (f *LoopForest) kept(s int32) bool {
+	return f.Loops[f.cycles.loop[s]].Header == int(f.cycles.header[s])
 }
 
 // Depth returns the loop nesting depth of node u (0 outside every loop).
@@ -52,199 +105,483 @@ func (f *LoopForest) Depth(u int) int {
 
 // Contains reports whether loop l contains node u, directly or in an inner
 // loop.
-func (f *LoopForest) Contains(l, u int) bool {
-	x := f.LoopOf[u]
-	return x >= l && x <= f.Loops[l].Last
-}
+func (f *LoopForest) Contains(l, u int) bool { return f.encloses(l, f.LoopOf[u]) }
+
+// encloses reports whether loop x (which may be -1) is loop l or inside it.
+func (f *LoopForest) encloses(l, x int) bool { return x >= l && x <= f.Loops[l].Last }
 
 // IsHeader reports whether u is a header (entry node) of some loop.
-func (f *LoopForest) IsHeader(u int) bool {
-	l := f.LoopOf[u]
-	if l < 0 {
-		return false
+func (f *LoopForest) IsHeader(u int) bool { return f.headed[u] >= 0 }
+
+// IsHeaderOf reports whether u is one of the Headers of loop l.
+func (f *LoopForest) IsHeaderOf(l, u int) bool { return int(f.headed[u]) == l }
+
+// HeadedLoop returns the loop that u is a header of (always u's innermost
+// loop), or -1 when u is no loop's header.
+func (f *LoopForest) HeadedLoop(u int) int { return int(f.headed[u]) }
+
+// EdgeLoop returns the innermost loop containing both ends of edge (u, i),
+// the i-th successor edge of u, or -1 when no loop contains both or u is
+// unreachable. The edge leaves the loops from LoopOf[u] out to that loop
+// (excluded) and enters those from LoopOf[v] out to it.
+func (f *LoopForest) EdgeLoop(u, i int) int {
+	if s := f.cycles.edge[int(f.edgeStart[u])+i]; s >= 0 {
+		return int(f.cycles.loop[s])
 	}
-	for _, h := range f.Loops[l].Headers {
-		if h == u {
-			return true
-		}
-	}
-	return false
+	return -1
 }
 
 // Loops computes the loop nesting forest of the reachable part of g.
 func Loops(g *Graph) *LoopForest {
-	n := g.Len()
-	f := &LoopForest{LoopOf: make([]int, n)}
-	for i := range f.LoopOf {
-		f.LoopOf[i] = -1
-	}
-	rpo := g.ReversePostorder()
-	rpoNum := make([]int, n)
-	for i := range rpoNum {
-		rpoNum[i] = -1
-	}
-	for i, u := range rpo {
-		rpoNum[u] = i
-	}
-	s := &sccFinder{g: g, inSet: make([]int, n), cut: make([]int, n), index: make([]int, n), low: make([]int, n), onStack: make([]bool, n)}
-	for i := range s.inSet {
-		s.inSet[i], s.cut[i] = -1, -1
-	}
-	f.decompose(s, rpo, -1, rpoNum)
+	f, _ := findLoops(g)
 	return f
 }
 
-// decompose finds the loops among nodes (sorted by reverse postorder) whose
-// enclosing loop is parent, appending them to f.Loops in preorder.
-func (f *LoopForest) decompose(s *sccFinder, nodes []int, parent int, rpoNum []int) {
-	setID := s.nextSet
-	s.nextSet++
-	for _, u := range nodes {
-		s.inSet[u] = setID
+// findLoops computes the forest and returns with it a count of the
+// elementary steps taken, which the scaling tests check.
+func findLoops(g *Graph) (*LoopForest, int) {
+	b := newForestBuilder(g)
+	b.search()
+	b.collapse()
+	f := b.forest()
+	return f, b.steps + b.sets.steps
+}
+
+// forestBuilder holds the state of Loops. Nodes and edges are numbered
+// with int32 to halve the memory the per-edge arrays take.
+//
+// The cycle sets are found by Havlak's construction, with the correction
+// that makes it almost linear (Ramalingam, "Identifying loops in almost
+// linear time", 1999). Nodes are visited in reverse depth-first preorder;
+// each node h collects R(h) by walking edges backwards from the sources of
+// its back edges, every set already found standing for itself as one
+// element of a union-find structure labelled by its primary header. A walk
+// from h only follows an edge u->v when h is an ancestor of both ends in
+// the spanning tree. Havlak's walks pass an edge whose source lies outside
+// their subtree on to the enclosing walk, once per set it enters, which is
+// quadratic on some graphs; here an edge that is not a back edge is instead
+// handed to the walks (put in a list kept at the current representative of
+// v) only when the reverse preorder reaches the lowest common ancestor of
+// u and v, found during the search with Tarjan's off-line algorithm. Each
+// edge is then examined by one walk at most, and the header of that walk
+// heads the smallest set containing both ends.
+type forestBuilder struct {
+	g *Graph
+	n int
+
+	edgeStart []int32 // per node: number of its first successor edge
+	src, dst  []int32 // per edge
+	next      []int32 // per edge: the next edge in the list it is in
+
+	pre   []int32 // depth-first preorder number; -1 when unreachable
+	last  []int32 // largest preorder number in the node's subtree; -1 while on the stack
+	byPre []int32 // the reachable nodes by preorder number
+	post  []int32 // the reachable nodes in postorder
+
+	// List heads per node, linked through next: the edges to hand over
+	// when the node is visited (their ends' lowest common ancestor is the
+	// node), the back edges into the node, and the edges pending at the
+	// node while it represents a set.
+	handOver, back, pending []int32
+
+	sets     labelledSets
+	edgeHdr  []int32 // per edge: header of the walk that examined it, or -1
+	absorbed []int32 // per node: header of the walk that took it in, or -1
+	isLoop   []bool  // per node: R(node) is a cycle set
+	steps    int
+}
+
+func newForestBuilder(g *Graph) *forestBuilder {
+	n := g.Len()
+	b := &forestBuilder{g: g, n: n, edgeStart: make([]int32, n+1)}
+	m := 0
+	for u, ss := range g.Succs {
+		b.edgeStart[u] = int32(m)
+		m += len(ss)
 	}
-	cutID := -2 // no edges are cut at the top level
-	if parent >= 0 {
-		cutID = parent
+	b.edgeStart[n] = int32(m)
+	b.src, b.dst = make([]int32, m), make([]int32, m)
+	for u, ss := range g.Succs {
+		for i, v := range ss {
+			e := b.edgeStart[u] + int32(i)
+			b.src[e], b.dst[e] = int32(u), int32(v)
+		}
 	}
-	comps := s.components(nodes, setID, cutID)
-	for _, comp := range comps {
-		slices.SortFunc(comp, func(a, b int) int { return rpoNum[a] - rpoNum[b] })
+	b.next = make([]int32, m)
+	b.edgeHdr = filled32(m, -1)
+	b.pre, b.last = filled32(n, -1), filled32(n, -1)
+	b.handOver, b.back, b.pending = filled32(n, -1), filled32(n, -1), filled32(n, -1)
+	b.absorbed = filled32(n, -1)
+	b.isLoop = make([]bool, n)
+	b.sets.reset(n)
+	return b
+}
+
+// push prepends edge e to the list whose head is *head.
+func (b *forestBuilder) push(head *int32, e int32) {
+	b.next[e] = *head
+	*head = e
+}
+
+// search numbers the reachable nodes in depth-first preorder and postorder
+// and sorts every edge out of a reachable node: a back edge goes to the
+// back list of its target; any other edge to the hand-over list of the
+// lowest common ancestor of its ends. The union-find structure serves
+// Tarjan's off-line ancestor algorithm here: a finished node's set is
+// merged into its parent's, so the label of a finished node's set is its
+// lowest ancestor still on the stack.
+func (b *forestBuilder) search() {
+	if b.n == 0 {
+		return
 	}
-	// Visit sibling loops in reverse postorder of their first block, so the
-	// forest does not depend on the order Tarjan's algorithm emits them.
-	slices.SortFunc(comps, func(a, b []int) int { return rpoNum[a[0]] - rpoNum[b[0]] })
-	for _, comp := range comps {
-		if len(comp) == 1 && !s.selfLoop(comp[0], setID, cutID) {
+	g := b.g
+	type frame struct{ node, next int32 }
+	entry := int32(g.Entry)
+	stack := []frame{{entry, 0}}
+	b.byPre = make([]int32, 0, b.n)
+	b.post = make([]int32, 0, b.n)
+	b.pre[entry] = 0
+	b.byPre = append(b.byPre, entry)
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		u := top.node
+		if int(top.next) < len(g.Succs[u]) {
+			e := b.edgeStart[u] + top.next
+			top.next++
+			b.steps++
+			v := b.dst[e]
+			switch {
+			case b.pre[v] < 0: // tree edge
+				b.push(&b.handOver[u], e)
+				b.pre[v] = int32(len(b.byPre))
+				b.byPre = append(b.byPre, v)
+				stack = append(stack, frame{v, 0})
+			case b.last[v] < 0: // v is on the stack, an ancestor of u
+				b.push(&b.back[v], e)
+			case b.pre[v] > b.pre[u]: // forward edge
+				b.push(&b.handOver[u], e)
+			default: // cross edge
+				b.push(&b.handOver[b.sets.find(v)], e)
+			}
 			continue
 		}
-		idx := len(f.Loops)
-		inComp := make(map[int]bool, len(comp))
-		for _, u := range comp {
-			inComp[u] = true
-		}
-		var headers []int
-		for _, u := range comp {
-			entry := u == s.g.Entry
-			for _, p := range s.g.Preds[u] {
-				if rpoNum[p] >= 0 && !inComp[p] {
-					entry = true
-					break
-				}
-			}
-			if entry {
-				headers = append(headers, u)
-			}
-		}
-		if len(headers) == 0 {
-			headers = []int{comp[0]}
-		}
-		depth := 1
-		if parent >= 0 {
-			depth = f.Loops[parent].Depth + 1
-			f.Loops[parent].Children = append(f.Loops[parent].Children, idx)
-		}
-		f.Loops = append(f.Loops, Loop{Header: headers[0], Headers: headers, Blocks: comp, Parent: parent, Depth: depth})
-		for _, u := range comp {
-			f.LoopOf[u] = idx
-		}
-		for _, h := range headers {
-			s.cut[h] = idx
-		}
-		f.decompose(s, comp, idx, rpoNum)
-		f.Loops[idx].Last = len(f.Loops) - 1
-		// Restore the set marks of this level for the remaining components.
-		for _, u := range comp {
-			s.inSet[u] = setID
+		b.last[u] = int32(len(b.byPre) - 1)
+		b.post = append(b.post, u)
+		stack = stack[:len(stack)-1]
+		if len(stack) > 0 {
+			b.sets.union(u, stack[len(stack)-1].node)
 		}
 	}
 }
 
-// sccFinder runs Tarjan's algorithm on induced subgraphs, iteratively.
-type sccFinder struct {
-	g       *Graph
-	inSet   []int // nodes of the current subgraph carry its set id
-	cut     []int // headers whose incoming edges are cut carry their loop id
-	nextSet int
-	index   []int
-	low     []int
-	onStack []bool
-	stack   []int
-	counter int
-}
-
-// edgeIn reports whether edge u->v belongs to the subgraph: v is in the set
-// and is not a header of the loop being decomposed.
-func (s *sccFinder) edgeIn(v, setID, cutID int) bool {
-	return s.inSet[v] == setID && s.cut[v] != cutID
-}
-
-func (s *sccFinder) selfLoop(u, setID, cutID int) bool {
-	for _, v := range s.g.Succs[u] {
-		if v == u && s.edgeIn(v, setID, cutID) {
-			return true
+// collapse visits the nodes in reverse preorder, finding each node's cycle
+// set R(h) and collapsing it into h.
+func (b *forestBuilder) collapse() {
+	b.sets.reset(b.n)
+	mark := filled32(b.n, -1) // mark[x] == h: x is in the walk of h
+	var work, body []int32
+	for k := len(b.byPre) - 1; k >= 0; k-- {
+		h := b.byPre[k]
+		for e := b.handOver[h]; e >= 0; {
+			nx := b.next[e]
+			b.push(&b.pending[b.sets.find(b.dst[e])], e)
+			e = nx
+			b.steps++
 		}
-	}
-	return false
-}
-
-// components returns the SCCs of the subgraph induced by nodes.
-func (s *sccFinder) components(nodes []int, setID, cutID int) [][]int {
-	for _, u := range nodes {
-		s.index[u] = -1
-	}
-	var comps [][]int
-	type frame struct{ node, next int }
-	for _, root := range nodes {
-		if s.index[root] >= 0 {
-			continue
-		}
-		call := []frame{{root, 0}}
-		s.visit(root)
-		for len(call) > 0 {
-			top := &call[len(call)-1]
-			u := top.node
-			if top.next < len(s.g.Succs[u]) {
-				v := s.g.Succs[u][top.next]
-				top.next++
-				if !s.edgeIn(v, setID, cutID) {
-					continue
-				}
-				if s.index[v] < 0 {
-					s.visit(v)
-					call = append(call, frame{v, 0})
-				} else if s.onStack[v] && s.index[v] < s.low[u] {
-					s.low[u] = s.index[v]
-				}
+		work, body = work[:0], body[:0]
+		selfLoop := false
+		for e := b.back[h]; e >= 0; e = b.next[e] {
+			b.steps++
+			b.edgeHdr[e] = h
+			if b.src[e] == h {
+				selfLoop = true
 				continue
 			}
-			call = call[:len(call)-1]
-			if len(call) > 0 {
-				if p := call[len(call)-1].node; s.low[u] < s.low[p] {
-					s.low[p] = s.low[u]
+			if x := b.sets.find(b.src[e]); mark[x] != h {
+				mark[x] = h
+				work = append(work, x)
+			}
+		}
+		if !selfLoop && len(work) == 0 {
+			continue
+		}
+		b.isLoop[h] = true
+		for len(work) > 0 {
+			x := work[len(work)-1]
+			work = work[:len(work)-1]
+			body = append(body, x)
+			for e := b.pending[x]; e >= 0; e = b.next[e] {
+				b.steps++
+				b.edgeHdr[e] = h
+				// The edge was handed over at an ancestor of both ends
+				// visited no later than h, so its source is in h's subtree.
+				if y := b.sets.find(b.src[e]); y != h && mark[y] != h {
+					mark[y] = h
+					work = append(work, y)
 				}
 			}
-			if s.low[u] == s.index[u] {
-				var comp []int
-				for {
-					w := s.stack[len(s.stack)-1]
-					s.stack = s.stack[:len(s.stack)-1]
-					s.onStack[w] = false
-					comp = append(comp, w)
-					if w == u {
-						break
-					}
-				}
-				comps = append(comps, comp)
+			b.pending[x] = -1
+		}
+		for _, x := range body {
+			b.absorbed[x] = h
+			b.sets.union(x, h)
+		}
+	}
+}
+
+// forest numbers the cycle sets, merges those that share an entry with
+// their parent, and fills in the LoopForest.
+func (b *forestBuilder) forest() *LoopForest {
+	f := &LoopForest{LoopOf: make([]int, b.n), headed: filled32(b.n, -1), edgeStart: b.edgeStart}
+	setOf, depth := b.numberSets(&f.cycles)
+	entryDepth := b.entryDepths(&f.cycles, depth)
+	into := b.mergeSharedEntries(&f.cycles, depth, entryDepth)
+	b.numberLoops(f, setOf, into)
+	b.fillBlocks(f)
+	b.fillHeaders(f, func(v int32, l int) bool { return depth[setOf[f.Loops[l].Header]] > entryDepth[v] })
+	return f
+}
+
+// numberSets numbers the cycle sets in preorder and records them in ns
+// (all but ns.loop). It returns each primary header's set number (-1 for
+// other nodes) and each set's depth.
+func (b *forestBuilder) numberSets(ns *nest) (setOf, depth []int32) {
+	setOf, ns.header, ns.parent = b.preorder(func(h int32) bool { return b.isLoop[h] }, func(h int32) int32 { return b.absorbed[h] })
+	ns.of = filled32(b.n, -1)
+	for u := range ns.of {
+		switch {
+		case b.isLoop[u]:
+			ns.of[u] = setOf[u]
+		case b.absorbed[u] >= 0:
+			ns.of[u] = setOf[b.absorbed[u]]
+		}
+	}
+	ns.edge = b.edgeHdr // reused in place: header node -> set number
+	for e, h := range ns.edge {
+		if h >= 0 {
+			ns.edge[e] = setOf[h]
+		}
+	}
+	depth = make([]int32, len(ns.header))
+	for s, p := range ns.parent { // preorder: parents first
+		depth[s] = 1
+		if p >= 0 {
+			depth[s] = depth[p] + 1
+		}
+	}
+	return setOf, depth
+}
+
+// numberLoops numbers the sets that were not merged, the loops, in
+// preorder, creates f.Loops and fills in LoopOf and the sets' loop.
+func (b *forestBuilder) numberLoops(f *LoopForest, setOf, into []int32) {
+	ns := &f.cycles
+	loopOf, headers, parents := b.preorder(
+		func(h int32) bool { return b.isLoop[h] && into[setOf[h]] == setOf[h] },
+		func(h int32) int32 {
+			if p := ns.parent[setOf[h]]; p >= 0 {
+				return ns.header[into[p]]
+			}
+			return -1
+		})
+	ns.loop = make([]int32, len(ns.header))
+	for s := range ns.loop {
+		ns.loop[s] = loopOf[ns.header[into[s]]]
+	}
+	f.Loops = makeLoops(headers, parents)
+	for u := range f.LoopOf {
+		f.LoopOf[u] = -1
+		if s := ns.of[u]; s >= 0 {
+			f.LoopOf[u] = int(ns.loop[s])
+		}
+	}
+}
+
+// preorder numbers the nodes h for which isHead(h) holds, as heads of a
+// forest in which parentOf(h) is the parent's head (-1 for a root), in
+// preorder with siblings in reverse postorder. It returns each head's
+// number (-1 for other nodes), the heads by number and each number's
+// parent number.
+func (b *forestBuilder) preorder(isHead func(h int32) bool, parentOf func(h int32) int32) (num, heads, parents []int32) {
+	n := b.n
+	// Children lists linked through sibling, in reverse postorder by
+	// prepending in postorder.
+	firstKid, sibling := filled32(n, -1), filled32(n, -1)
+	roots, count := int32(-1), 0
+	for _, h := range b.post {
+		if !isHead(h) {
+			continue
+		}
+		count++
+		if p := parentOf(h); p >= 0 {
+			sibling[h], firstKid[p] = firstKid[p], h
+		} else {
+			sibling[h], roots = roots, h
+		}
+	}
+	num = filled32(n, -1)
+	heads, parents = make([]int32, 0, count), make([]int32, 0, count)
+	var stack []int32 // heads whose children are being numbered
+	enter := func(h, parent int32) {
+		num[h] = int32(len(heads))
+		heads = append(heads, h)
+		parents = append(parents, parent)
+		stack = append(stack, h)
+	}
+	for r := roots; r >= 0; r = sibling[r] {
+		enter(r, -1)
+		for len(stack) > 0 {
+			b.steps++
+			top := stack[len(stack)-1]
+			if c := firstKid[top]; c >= 0 {
+				firstKid[top] = sibling[c]
+				enter(c, num[top])
+				continue
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return num, heads, parents
+}
+
+// makeLoops creates the loops of a forest numbered in preorder, with their
+// headers, parents, depths, children and Last.
+func makeLoops(headers, parents []int32) []Loop {
+	loops := make([]Loop, len(headers))
+	count := make([]int, len(headers))
+	for l, p := range parents {
+		loops[l] = Loop{Header: int(headers[l]), Parent: int(p), Depth: 1, Last: l}
+		if p >= 0 {
+			loops[l].Depth = loops[p].Depth + 1
+			count[p]++
+		}
+	}
+	kids := make([]int, len(headers))
+	for l := range loops {
+		loops[l].Children = kids[:0:count[l]]
+		kids = kids[count[l]:]
+	}
+	for l := len(loops) - 1; l >= 0; l-- {
+		if p := parents[l]; p >= 0 {
+			loops[p].Last = max(loops[p].Last, loops[l].Last)
+		}
+	}
+	for l, p := range parents {
+		if p >= 0 {
+			loops[p].Children = append(loops[p].Children, l)
+		}
+	}
+	return loops
+}
+
+// entryDepths returns, for each reachable node v, the depth of the
+// outermost cycle set that v is an entry of, less one: v is an entry of the
+// sets that contain it but not one of its predecessors p, those deeper than
+// the smallest set containing both ends of the edge p->v, so it is an entry
+// of exactly the sets on its chain deeper than the least depth of that set
+// over its incoming edges (0 for the graph's entry, which is an entry of
+// every set containing it).
+func (b *forestBuilder) entryDepths(ns *nest, depth []int32) []int32 {
+	entryDepth := make([]int32, b.n)
+	for _, v := range b.post {
+		if s := ns.of[v]; s >= 0 {
+			entryDepth[v] = depth[s]
+		}
+	}
+	if b.n > 0 {
+		entryDepth[b.g.Entry] = 0
+	}
+	for _, u := range b.post {
+		for e := b.edgeStart[u]; e < b.edgeStart[u+1]; e++ {
+			b.steps++
+			d := int32(0)
+			if s := ns.edge[e]; s >= 0 {
+				d = depth[s]
+			}
+			if v := b.dst[e]; d < entryDepth[v] {
+				entryDepth[v] = d
 			}
 		}
 	}
-	return comps
+	return entryDepth
 }
 
-func (s *sccFinder) visit(u int) {
-	s.index[u] = s.counter
-	s.low[u] = s.counter
-	s.counter++
-	s.stack = append(s.stack, u)
-	s.onStack[u] = true
+// mergeSharedEntries merges every cycle set that shares an entry with its
+// parent set into the parent, and returns for each set the set it became
+// part of. A node v that is an entry of the sets on its chain down to depth
+// entryDepth[v]+1 is an entry of both a set and its parent for every set on
+// the chain below that depth. Merged sets are united with their parents in
+// a union-find structure labelled by the remaining set, so each node's walk
+// up its chain only visits sets it merges, plus one.
+func (b *forestBuilder) mergeSharedEntries(ns *nest, depth, entryDepth []int32) []int32 {
+	var sets labelledSets
+	sets.reset(len(ns.header))
+	for _, v := range b.post {
+		s := ns.of[v]
+		if s < 0 {
+			continue
+		}
+		for x := sets.find(s); depth[x] > entryDepth[v]+1; {
+			b.steps++
+			p := sets.find(ns.parent[x])
+			sets.union(x, p)
+			x = p
+		}
+	}
+	into := make([]int32, len(ns.header))
+	for s := range into {
+		into[s] = sets.find(int32(s))
+	}
+	b.steps += sets.steps
+	return into
+}
+
+// fillBlocks lists each loop's direct blocks in reverse postorder.
+func (b *forestBuilder) fillBlocks(f *LoopForest) {
+	count := make([]int, len(f.Loops))
+	total := 0
+	for _, u := range b.post {
+		if l := f.LoopOf[u]; l >= 0 {
+			count[l]++
+			total++
+		}
+	}
+	backing := make([]int, total)
+	for l := range f.Loops {
+		f.Loops[l].Blocks = backing[:0:count[l]]
+		backing = backing[count[l]:]
+	}
+	for i := len(b.post) - 1; i >= 0; i-- {
+		u := b.post[i]
+		if l := f.LoopOf[u]; l >= 0 {
+			f.Loops[l].Blocks = append(f.Loops[l].Blocks, int(u))
+		}
+	}
+}
+
+// fillHeaders lists each loop's entry nodes in reverse postorder, which
+// puts the primary header (the first of the loop's nodes in reverse
+// postorder, and an entry) first. A node can only be an entry of its
+// innermost loop; isEntry(v, l) tells whether it is.
+func (b *forestBuilder) fillHeaders(f *LoopForest, isEntry func(v int32, l int) bool) {
+	count := make([]int, len(f.Loops))
+	total := 0
+	for _, v := range b.post {
+		if l := f.LoopOf[v]; l >= 0 && isEntry(v, l) {
+			f.headed[v] = int32(l)
+			count[l]++
+			total++
+		}
+	}
+	backing := make([]int, total)
+	for l := range f.Loops {
+		f.Loops[l].Headers = backing[:0:count[l]]
+		backing = backing[count[l]:]
+	}
+	for i := len(b.post) - 1; i >= 0; i-- {
+		v := b.post[i]
+		if l := f.headed[v]; l >= 0 {
+			f.Loops[l].Headers = append(f.Loops[l].Headers, int(v))
+		}
+	}
 }
