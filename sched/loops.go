@@ -10,10 +10,9 @@ import "github.com/kiln-jit/kiln/mir"
 // edges' sources, an inner loop already found standing for itself through
 // a union-find. Edges entering a loop elsewhere than its header
 // (irreducible control flow) are ignored: the headers serve register
-// hints, a heuristic. The cost is near-linear in blocks and edges, where
-// the loop nesting forest of internal/cfg (which the tests check this
-// against) decomposes nested loops level by level, quadratic in the
-// nesting depth.
+// hints, a heuristic. The cost is near-linear in blocks and edges. The
+// tests check it against the loop nesting forest of internal/cfg, which
+// also represents irreducible loops and costs more to build.
 func (d *dataflow) loopHeaders(f *mir.Func) {
 	n := len(f.Blocks)
 	sc := &d.sc
