@@ -585,7 +585,10 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 			}
 			clear(hostRes)
 			m.sp = top + len(args) + len(res)
-			if err := m.hosts[in.a](m.poll.ctx, hostArgs, hostRes); err != nil {
+			m.hostSite = int64(st.fn)<<32 | int64(st.pc(in))
+			err := m.hosts[in.a](m.poll.ctx, hostArgs, hostRes)
+			m.hostSite = -1
+			if err != nil {
 				t := m.trap(bytecode.TrapHostError, st.fn, st.pc(in))
 				t.Cause = err
 				return t

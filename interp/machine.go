@@ -11,7 +11,10 @@ import (
 // HostFunc is a host function as the interpreter calls it: it reads its
 // arguments from args and writes its results to results (f64 values as
 // their bits). ctx is the context of the call that is running. A non-nil
-// error stops execution with a HostError trap wrapping it.
+// error stops execution with a HostError trap wrapping it. A panic in a
+// host function ends the call with a HostPanic trap when
+// Config.RecoverHostPanic is set, and propagates out of Machine.Call
+// otherwise; either way the machine restores its state (see Machine.Call).
 type HostFunc func(ctx context.Context, args, results []uint64) error
 
 // Config holds the limits of a Machine.
@@ -26,6 +29,17 @@ type Config struct {
 	// call from Go may execute; the next one traps FuelExhausted. Zero means
 	// unlimited.
 	Fuel int64
+	// RecoverHostPanic, when not nil, makes a panic in a host function end
+	// the call that ran it (the innermost Call, when calls nest) with a
+	// bytecode.TrapHostPanic trap at the call_host instruction, as if the
+	// host function had returned an error. The trap's Cause is what
+	// RecoverHostPanic returns for the host import's index and the value
+	// recovered from the panic. It runs in the deferred function that
+	// recovers the panic, so the panicking frames are still on the stack
+	// (runtime.Callers sees them). It also runs, with a nil value, when a
+	// host function calls runtime.Goexit, which goes on unwinding. When
+	// RecoverHostPanic is nil, panics propagate out of Call.
+	RecoverHostPanic func(host int, value any) error
 }
 
 // Default limits.
@@ -105,6 +119,10 @@ type Machine struct {
 	frames []frame
 	sp     int // first stack slot above the innermost frame during host calls
 	active int // number of exec loops running (nested through host calls)
+	// hostSite is the function index (high 32 bits) and offset (low 32
+	// bits) of the call_host instruction whose host function is running,
+	// in the innermost Call; -1 when none is.
+	hostSite int64
 
 	poll Poller
 }
@@ -129,7 +147,7 @@ func NewMachine(p *Program, cfg Config, hosts []HostFunc, mem *Memory) (*Machine
 	if cfg.MaxStackSlots <= 0 {
 		cfg.MaxStackSlots = DefaultMaxStackSlots
 	}
-	m := &Machine{prog: p, Memory: mem, hosts: hosts, cfg: cfg, Counters: make([][]uint64, len(p.funcs))}
+	m := &Machine{prog: p, Memory: mem, hosts: hosts, cfg: cfg, Counters: make([][]uint64, len(p.funcs)), hostSite: -1}
 	for i, l := range p.Layouts {
 		m.Counters[i] = l.NewCounters()
 	}
@@ -144,7 +162,17 @@ func (m *Machine) Program() *Program { return m.prog }
 // when execution traps. Call may be used re-entrantly from a host function
 // running on this machine; the nested call shares the limits and fuel of the
 // outermost call and is polled against its own ctx.
-func (m *Machine) Call(ctx context.Context, fn int, args, results []uint64) error {
+//
+// A panic in a host function becomes a HostPanic trap of the Call that
+// ran the host function when Config.RecoverHostPanic is set. Otherwise
+// the panic (like runtime.Goexit in a host function) unwinds out of Call,
+// and out of every nested Call it passes through. Either way each Call
+// restores on its way out what it changed (call depth, frames, register
+// stack pointer, fuel and context), so the next call, or the suspended
+// caller of a nested call when a host function recovers the panic, runs as
+// if the unwound calls had returned. Memory and edge counters keep what the
+// unwound calls did, as they do after a trap.
+func (m *Machine) Call(ctx context.Context, fn int, args, results []uint64) (err error) {
 	if fn < 0 || fn >= len(m.prog.funcs) {
 		return fmt.Errorf("interp: function index %d out of range", fn)
 	}
@@ -153,23 +181,58 @@ func (m *Machine) Call(ctx context.Context, fn int, args, results []uint64) erro
 		return fmt.Errorf("interp: func %s takes %d arguments and returns %d results; got %d and %d",
 			f.name, f.nparams, f.nres, len(args), len(results))
 	}
-	outermost := m.active == 0
-	saved, kind, cause := m.poll.Enter(ctx, outermost, m.cfg.Fuel)
-	var err error
+	s := callState{active: m.active, frames: len(m.frames), sp: m.sp, hostSite: m.hostSite}
+	s.outermost = m.active == 0
+	var kind bytecode.TrapKind
+	var cause error
+	s.poll, kind, cause = m.poll.Enter(ctx, s.outermost, m.cfg.Fuel)
+	m.hostSite = -1
+	// One deferred function restores the machine whether the call returns
+	// or a host function's panic unwinds it.
+	defer m.leave(&s, &err)
 	if kind != bytecode.TrapNone {
-		err = &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: f.name, Cause: cause}
-	} else {
-		err = m.run(fn, args, results)
+		return &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: f.name, Cause: cause}
 	}
-	m.poll.Leave(saved, outermost)
-	return err
+	return m.run(fn, args, results)
+}
+
+// callState is what Call saves for leave.
+type callState struct {
+	poll      PollState
+	outermost bool
+	active    int
+	frames    int
+	sp        int
+	hostSite  int64
+}
+
+// leave ends a Call: when the call is unwinding out of a host function it
+// ran (a panic, or runtime.Goexit) and Config.RecoverHostPanic is set, it
+// recovers the panic and makes *err the HostPanic trap; in every case it
+// restores the state s saved.
+func (m *Machine) leave(s *callState, err *error) {
+	site := m.hostSite
+	m.active = s.active
+	m.frames = m.frames[:s.frames]
+	m.sp = s.sp
+	m.hostSite = s.hostSite
+	m.poll.Leave(s.poll, s.outermost)
+	if site < 0 || m.cfg.RecoverHostPanic == nil {
+		return
+	}
+	v := recover()
+	fn, pc := int(site>>32), int(int32(site))
+	t := m.trap(bytecode.TrapHostPanic, fn, pc)
+	t.Cause = m.cfg.RecoverHostPanic(int(m.prog.funcs[fn].code[pc].a), v)
+	*err = t
 }
 
 // FuelLeft returns the fuel the last (or running) outermost call has not
 // spent, or -1 when it had no fuel limit.
 func (m *Machine) FuelLeft() int64 { return m.poll.FuelLeft() }
 
-// run sets up fn's frame above the stack pointer and executes it.
+// run sets up fn's frame above the stack pointer and executes it. Call
+// undoes the setup.
 func (m *Machine) run(fn int, args, results []uint64) error {
 	f := m.prog.funcs[fn]
 	base := m.sp
@@ -182,13 +245,8 @@ func (m *Machine) run(fn int, args, results []uint64) error {
 	copy(m.stack[base:], args)
 	clear(m.stack[base+len(args) : base+f.nregs])
 	m.Counters[fn][0]++
-	framesBase := len(m.frames)
 	m.active++
-	err := m.exec(fn, base, framesBase, results)
-	m.active--
-	m.frames = m.frames[:framesBase]
-	m.sp = base
-	return err
+	return m.exec(fn, base, len(m.frames), results)
 }
 
 // ensureStack grows the register stack to more than n slots (one spare

@@ -17,7 +17,12 @@
 // push a frame record and switch the register window. Host functions are
 // called directly and may call back into the same Machine; such nested
 // calls run above the caller's frames and share its depth limit, fuel and
-// counters.
+// counters. A host function's error ends the call with a HostError trap. A
+// panic in a host function ends it with a HostPanic trap when
+// Config.RecoverHostPanic is set (package jit sets it), and otherwise
+// unwinds out of Machine.Call; either way the machine restores its state,
+// so it is ready for the next call. Calls pay for this with one deferred
+// function each; host calls only record where they are.
 //
 // Polling: every taken backward branch (target offset <= its own) and
 // every call spends one unit of a budget; when the budget runs out the
@@ -27,6 +32,7 @@
 package interp
 
 import (
+	"context"
 	"fmt"
 	"unsafe"
 
@@ -78,11 +84,20 @@ const instSize = int(unsafe.Sizeof(inst{}))
 // Prepare verifies it first and returns the verifier's error if it is
 // invalid.
 func Prepare(m *bytecode.Module) (*Program, error) {
+	return PrepareContext(context.Background(), m)
+}
+
+// PrepareContext is Prepare with a context: it stops with the context's
+// error, checked before each function, when ctx is cancelled.
+func PrepareContext(ctx context.Context, m *bytecode.Module) (*Program, error) {
 	if err := bytecode.Verify(m); err != nil {
 		return nil, err
 	}
 	p := &Program{Module: m}
 	for _, f := range m.Funcs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interp: prepare func %s: %w", f.Name, err)
+		}
 		layout := profilecounters.NewLayout(f)
 		fc, err := decodeFunc(m, f, layout)
 		if err != nil {

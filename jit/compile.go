@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -92,6 +93,20 @@ type compileConfig struct {
 	check   bool          // run alloc.CheckAllocation on every allocation
 	// pipeline is the optimizing tier's allocation pipeline.
 	pipeline Pipeline
+	// maxCompileBytes bounds EstimateCompileBytes per function (negative:
+	// no bound).
+	maxCompileBytes int64
+}
+
+// checkCompileBytes applies the compile memory bound to f.
+func (cfg *compileConfig) checkCompileBytes(f *bytecode.Function) error {
+	if cfg.maxCompileBytes < 0 {
+		return nil
+	}
+	if est := EstimateCompileBytes(f, cfg.tier); est > cfg.maxCompileBytes {
+		return &LimitError{Limit: "MaxCompileBytes", Func: f.Name, Value: est, Max: cfg.maxCompileBytes}
+	}
+	return nil
 }
 
 // compileModule compiles every function of a prepared module with the
@@ -100,7 +115,7 @@ type compileConfig struct {
 // optimizing tier: alloc.Destruct with renaming constraints), register
 // allocation (the baseline's stack slots, or sched's integrated scheduling
 // and register assignment), encoding, installation.
-func compileModule(prog *interp.Program, cfg compileConfig) (*compiledModule, error) {
+func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig) (*compiledModule, error) {
 	if !runtime.Supported() {
 		return nil, fmt.Errorf("jit: compiled tiers are not supported on this platform")
 	}
@@ -110,7 +125,15 @@ func compileModule(prog *interp.Program, cfg compileConfig) (*compiledModule, er
 	m := prog.Module
 	cm := &compiledModule{hosts: lower.HostSigs(m), stats: CompileStats{Tier: cfg.tier, Functions: len(m.Funcs)}}
 	parts := make([]runtime.Part, len(m.Funcs))
+	for _, f := range m.Funcs {
+		if err := cfg.checkCompileBytes(f); err != nil {
+			return nil, err
+		}
+	}
 	for i, f := range m.Funcs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("jit: compile %s: %w", f.Name, err)
+		}
 		cm.stats.Instructions += len(f.Code)
 		var prof *profilecounters.Profile
 		if cfg.profile != nil {
@@ -125,9 +148,15 @@ func compileModule(prog *interp.Program, cfg compileConfig) (*compiledModule, er
 			return nil, err
 		}
 		cm.stats.Lower += time.Since(start)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("jit: compile %s: %w", f.Name, err)
+		}
 		af, err := cm.allocate(mf, cfg)
 		if err != nil {
 			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("jit: compile %s: %w", f.Name, err)
 		}
 		start = time.Now()
 		code, err := encode.Func(af)

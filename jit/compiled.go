@@ -31,6 +31,11 @@ type compiledInstance struct {
 	// hostBuf is a stack of words for host-call arguments and results.
 	hostBuf []uint64
 	hostTop int
+	// inHost is set while the innermost call runs a host function.
+	inHost bool
+	// suspended holds, for each nesting depth of calls, the context of
+	// the compiled code a nested call suspended (see Call).
+	suspended []runtime.SavedState
 }
 
 func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Config, stackBytes int,
@@ -113,8 +118,8 @@ func slotsOf(params, results []mir.Class) int {
 	return n
 }
 
-// Call runs function fn like interp.Machine.Call.
-func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uint64) error {
+// Call runs function fn like interp.Machine.Call, host panics included.
+func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uint64) (err error) {
 	prog := c.prog
 	if fn < 0 || fn >= len(prog.Module.Funcs) {
 		return fmt.Errorf("jit: function index %d out of range", fn)
@@ -125,30 +130,75 @@ func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uin
 			prog.Module.Funcs[fn].Name, len(cm.args[fn]), len(cm.rets[fn]), len(args), len(results))
 	}
 	x := &c.thread.Ctx
-	outermost := c.active == 0
-	saved, kind, cause := c.poll.Enter(ctx, outermost, c.cfg.Fuel)
-	var err error
-	if kind != bytecode.TrapNone {
-		err = &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: prog.Module.Funcs[fn].Name, Cause: cause}
-	} else if outermost {
-		x.Depth = 0
-		err = c.enter(fn, args, results, c.thread.StackTop())
+	s := compiledCall{outermost: c.active == 0}
+	sp := c.thread.StackTop()
+	if s.outermost {
+		// Start from the top of the stack at depth 0, with no host-call
+		// words in use.
+		x.Depth, c.hostTop = 0, 0
 	} else {
 		// A host function calls back while compiled code is suspended:
 		// run below the suspended frames (ExitSP points at the exit
-		// site's return address) and give the context back afterwards.
-		state := x.Save()
-		depth := x.Depth
-		err = c.enter(fn, args, results, (x.ExitSP-256)&^15)
-		x.Restore(state)
-		x.Depth = depth
+		// site's return address), and give the suspended code its
+		// context back afterwards.
+		if c.active >= len(c.suspended) {
+			c.suspended = append(c.suspended, make([]runtime.SavedState, c.active+1-len(c.suspended))...)
+		}
+		c.suspended[c.active] = x.Save()
+		sp = (x.ExitSP - 256) &^ 15
 	}
-	c.poll.Leave(saved, outermost)
-	return err
+	s.active, s.depth, s.hostTop, s.inHost = c.active, x.Depth, c.hostTop, c.inHost
+	var kind bytecode.TrapKind
+	var cause error
+	s.poll, kind, cause = c.poll.Enter(ctx, s.outermost, c.cfg.Fuel)
+	c.inHost = false
+	// One deferred function restores the instance whether the call
+	// returns or a host function's panic unwinds it (the host function
+	// that made a nested call may recover the panic and return, resuming
+	// the suspended code).
+	defer c.leave(&s, &err)
+	if kind != bytecode.TrapNone {
+		return &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: prog.Module.Funcs[fn].Name, Cause: cause}
+	}
+	return c.enter(fn, args, results, sp)
+}
+
+// compiledCall is what Call saves for leave.
+type compiledCall struct {
+	poll      interp.PollState
+	outermost bool
+	active    int
+	depth     int64
+	hostTop   int
+	inHost    bool
+}
+
+// leave ends a Call: when the call is unwinding out of a host function it
+// ran (a panic, or runtime.Goexit) and Config.RecoverHostPanic is set, it
+// recovers the panic and makes *err the HostPanic trap of the exit that
+// called the host function; in every case it restores the state s saved.
+func (c *compiledInstance) leave(s *compiledCall, err *error) {
+	x := &c.thread.Ctx
+	inHost := c.inHost
+	host, fn, site := int(x.ExitArg), x.ExitFunc, x.ExitSite
+	c.active, c.hostTop, c.inHost = s.active, s.hostTop, s.inHost
+	x.Depth = s.depth
+	if !s.outermost {
+		x.Restore(c.suspended[s.active])
+	}
+	c.poll.Leave(s.poll, s.outermost)
+	goruntime.KeepAlive(c.cm.code)
+	if !inHost || c.cfg.RecoverHostPanic == nil {
+		return
+	}
+	v := recover()
+	t := c.cm.trapAt(c.prog, bytecode.TrapHostPanic, fn, site)
+	t.Cause = c.cfg.RecoverHostPanic(host, v)
+	*err = t
 }
 
 // enter runs function fn with its stack starting below sp, and handles its
-// exits until it returns or traps.
+// exits until it returns or traps. Call undoes the setup.
 func (c *compiledInstance) enter(fn int, args, results []uint64, sp uintptr) error {
 	prog, cm := c.prog, c.cm
 	x := &c.thread.Ctx
@@ -169,11 +219,7 @@ func (c *compiledInstance) enter(fn int, args, results []uint64, sp uintptr) err
 	x.Depth = depth + 1
 	x.CallFunc = math.MaxUint32
 	c.active++
-	err := c.run(fn, results, sp)
-	c.active--
-	x.Depth = depth
-	goruntime.KeepAlive(cm.code)
-	return err
+	return c.run(fn, results, sp)
 }
 
 // run enters the code and serves its exits.
@@ -262,8 +308,13 @@ func (c *compiledInstance) callHost(h int, sp uintptr, args, results []uint64) e
 		}
 	}
 	// A nested call from the host function saves and restores the
-	// suspended code's registers and exit state itself (Call).
-	if err := c.hosts[h](c.poll.Context(), args, results); err != nil {
+	// suspended code's registers and exit state itself (Call). inHost
+	// tells Call's deferred function that a panic came out of the host
+	// function.
+	c.inHost = true
+	err = c.hosts[h](c.poll.Context(), args, results)
+	c.inHost = false
+	if err != nil {
 		return err
 	}
 	for i, loc := range c.cm.hostRets[h] {

@@ -23,6 +23,7 @@
 package jit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -101,6 +102,12 @@ type Options struct {
 	// Fuel, when positive, limits each call from Go to that many backward
 	// branches and calls; the next traps FuelExhausted.
 	Fuel int64
+	// RepanicHostPanics lets a panic in a host function propagate to the
+	// caller of Call (through any host functions it is nested in) with
+	// its original value and stack, instead of ending the call with a
+	// bytecode.TrapHostPanic trap. The instance is restored either way
+	// and is ready for the next call.
+	RepanicHostPanics bool
 
 	// Features, when not nil, restricts the optional x86-64 features
 	// compiled code may use to those it sets that this machine also has;
@@ -130,6 +137,26 @@ type Options struct {
 	// by the integrated pass), for measuring what latency scheduling
 	// gains on this machine.
 	SourceOrderSchedule bool
+
+	// Limits on the modules Load accepts, for embedders that load code
+	// they did not write. Zero leaves only the bytecode format's own
+	// limits (bytecode.MaxFuncs, MaxCode, MaxRegs); a module over a limit
+	// fails to load with a *LimitError naming it. MaxModuleBytes bounds
+	// the input of LoadText and LoadBinary, MaxFunctions the functions of
+	// a module, MaxFunctionInstrs the instructions of one function and
+	// MaxRegisters its registers.
+	MaxModuleBytes    int
+	MaxFunctions      int
+	MaxFunctionInstrs int
+	MaxRegisters      int
+
+	// MaxCompileBytes bounds the memory a compiled tier may spend
+	// compiling one function, estimated from the function's size before
+	// any work is done (see EstimateCompileBytes). A module with a function
+	// over the bound is not compiled: it runs in the interpreter and
+	// Module.CompileError returns a *LimitError naming the limit. Zero
+	// means DefaultMaxCompileBytes; negative, no bound.
+	MaxCompileBytes int64
 
 	// CheckAllocations runs the static allocation checker
 	// (alloc.CheckAllocation) on every function a compiled tier
@@ -195,6 +222,12 @@ func NewEngine(opts Options) (*Engine, error) {
 		f := *opts.Features
 		opts.Features = &f
 	}
+	if opts.MaxModuleBytes < 0 || opts.MaxFunctions < 0 || opts.MaxFunctionInstrs < 0 || opts.MaxRegisters < 0 {
+		return nil, errors.New("jit: negative module limit in options")
+	}
+	if opts.MaxCompileBytes == 0 {
+		opts.MaxCompileBytes = DefaultMaxCompileBytes
+	}
 	if opts.MaxMemoryPages > bytecode.MaxPages {
 		return nil, fmt.Errorf("jit: MaxMemoryPages %d exceeds %d", opts.MaxMemoryPages, bytecode.MaxPages)
 	}
@@ -226,18 +259,35 @@ type Module struct {
 }
 
 // Load verifies m and loads a copy of it: later changes to m do not affect
-// the loaded module.
+// the loaded module. It is LoadContext with a background context.
 func (e *Engine) Load(m *bytecode.Module) (*Module, error) {
+	return e.LoadContext(context.Background(), m)
+}
+
+// LoadContext is Load under a context: cancelling ctx stops loading
+// (between functions and between compile stages) with an error wrapping
+// the context's. Loading a module is near-linear in its size on every
+// tier, and the Options limits bound that size.
+func (e *Engine) LoadContext(ctx context.Context, m *bytecode.Module) (*Module, error) {
 	if m == nil {
 		return nil, errors.New("jit: load: nil module")
 	}
-	prog, err := interp.Prepare(m.Clone())
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := e.checkLimits(m); err != nil {
+		return nil, fmt.Errorf("jit: load: %w", err)
+	}
+	prog, err := interp.PrepareContext(ctx, m.Clone())
 	if err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
 	mod := &Module{engine: e, prog: prog}
 	if e.opts.Tier != TierInterp {
-		mod.compiled, mod.compileErr = compileModule(prog, e.compileConfig(e.opts.Tier, nil))
+		mod.compiled, mod.compileErr = compileModule(ctx, prog, e.compileConfig(e.opts.Tier, nil))
+		if mod.compileErr != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("jit: load: %w", mod.compileErr)
+		}
 	}
 	return mod, nil
 }
@@ -248,10 +298,11 @@ func (e *Engine) Load(m *bytecode.Module) (*Module, error) {
 func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Profile) compileConfig {
 	return compileConfig{
 		tier: tier, target: e.target(), profile: profile,
-		naive:    e.opts.NaiveOutOfSSA,
-		sched:    sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations},
-		check:    e.opts.CheckAllocations,
-		pipeline: e.opts.Pipeline,
+		naive:           e.opts.NaiveOutOfSSA,
+		sched:           sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations},
+		check:           e.opts.CheckAllocations,
+		pipeline:        e.opts.Pipeline,
+		maxCompileBytes: e.opts.MaxCompileBytes,
 	}
 }
 
@@ -278,20 +329,36 @@ func (m *Module) CompileStats() CompileStats {
 
 // LoadText assembles a module from the text form and loads it.
 func (e *Engine) LoadText(src []byte) (*Module, error) {
+	return e.LoadTextContext(context.Background(), src)
+}
+
+// LoadTextContext is LoadText under a context (see LoadContext).
+func (e *Engine) LoadTextContext(ctx context.Context, src []byte) (*Module, error) {
+	if err := e.checkInputSize(len(src)); err != nil {
+		return nil, fmt.Errorf("jit: load: %w", err)
+	}
 	m, err := bytecode.Assemble(src)
 	if err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	return e.Load(m)
+	return e.LoadContext(ctx, m)
 }
 
 // LoadBinary decodes a module from the binary form and loads it.
 func (e *Engine) LoadBinary(b []byte) (*Module, error) {
+	return e.LoadBinaryContext(context.Background(), b)
+}
+
+// LoadBinaryContext is LoadBinary under a context (see LoadContext).
+func (e *Engine) LoadBinaryContext(ctx context.Context, b []byte) (*Module, error) {
+	if err := e.checkInputSize(len(b)); err != nil {
+		return nil, fmt.Errorf("jit: load: %w", err)
+	}
 	m, err := bytecode.Decode(b)
 	if err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	return e.Load(m)
+	return e.LoadContext(ctx, m)
 }
 
 // Bytecode returns a copy of the module's bytecode.

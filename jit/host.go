@@ -1,3 +1,36 @@
+// # Host functions that panic
+//
+// A panic in a host function does not escape the call that ran the host
+// function: the call recovers it and ends with a *bytecode.Trap of kind
+// bytecode.TrapHostPanic naming the guest function and the bytecode offset
+// of its call_host instruction, the same in every tier. The trap's Cause
+// is a *HostPanicError holding the panic value and the stack of the
+// panicking goroutine (errors.As reaches it; when the value is an error,
+// errors.Is and errors.As reach that too). When calls nest (host function,
+// Caller.Call, guest, host function), the innermost call is the one that
+// ends that way, and the host function that made it gets the trap as the
+// error of Caller.Call. Recovering costs host calls nothing: every call
+// has one deferred function, which restores the instance and recovers
+// panics.
+//
+// Options.RepanicHostPanics opts out: the panic is not recovered but
+// propagates, with its original value and stack, through the calls it is
+// nested in to the caller of Call (or Function.Call, CallInto).
+//
+// Either way the instance is restored on the way out: fuel, call depth,
+// the busy flag, the Caller nesting, the interpreter's frames and the
+// compiled code's machine stack and context are as before the call, so
+// the next call behaves like a call on a fresh instance. Memory and edge
+// counters keep what the call did before the panic, as they do after any
+// trap. A host function that calls runtime.Goexit unwinds the call the
+// same way: its goroutine exits, and the instance is left ready for calls
+// from other goroutines.
+//
+// Errors of nested calls chain: a host function that returns the error of
+// its Caller.Call makes the outer call trap with TrapHostError wrapping
+// the nested trap. bytecode.Trap's Error names the outermost and the
+// innermost trap and the nesting depth, however deep the chain;
+// Trap.Innermost returns the innermost trap.
 package jit
 
 import (
@@ -6,6 +39,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
+	"strings"
 
 	"github.com/kiln-jit/kiln/bytecode"
 )
@@ -23,7 +58,7 @@ func (h HostFunction) Signature() bytecode.Signature { return h.sig }
 // RawHostFunc is the low-level form of a host function: it reads args and
 // writes results (f64 values as bits). c gives access to the calling
 // instance. A non-nil error stops the call with a HostError trap wrapping
-// it.
+// it; a panic stops it with a HostPanic trap (see HostPanicError).
 type RawHostFunc func(c *Caller, args, results []uint64) error
 
 // RawHost returns a host function with the given signature that works on
@@ -57,7 +92,10 @@ func (c *Caller) WriteMemory(offset uint64, data []byte) error {
 }
 
 // Call calls an exported function of the instance from inside a host
-// function (a nested call, sharing the outer call's limits and fuel).
+// function (a nested call, sharing the outer call's limits and fuel). A
+// trap in the nested call, a HostPanic trap for a host function that
+// panicked in it included, is its error; returning that error from the
+// host function makes the outer call trap with a HostError wrapping it.
 func (c *Caller) Call(name string, args ...uint64) ([]uint64, error) {
 	f, err := c.inst.Func(name)
 	if err != nil {
@@ -245,3 +283,91 @@ func fastHost(fn any) (HostFunction, bool) {
 
 // Imports maps host import names to the functions that implement them.
 type Imports map[string]HostFunction
+
+// HostPanicError is the cause of a bytecode.TrapHostPanic trap: a host
+// function panicked, and the call that ran it recovered the panic (see
+// the package documentation). Reach it with errors.As:
+//
+//	var hp *jit.HostPanicError
+//	if errors.As(err, &hp) {
+//		log.Printf("%v\n%s", hp.Value, hp.Stack())
+//	}
+type HostPanicError struct {
+	// Host is the name of the host import that panicked.
+	Host string
+	// Value is the value the host function panicked with (a runtime.Error
+	// for a run-time panic such as a nil dereference, a
+	// *runtime.PanicNilError for panic(nil)).
+	Value any
+	// pcs are the return addresses of the panicking goroutine's innermost
+	// frames, as runtime.Callers gives them.
+	pcs []uintptr
+}
+
+// maxPanicFrames bounds the frames a HostPanicError records.
+const maxPanicFrames = 64
+
+// newHostPanicError describes the panic of host import name with value v.
+// The tiers call it (as interp.Config.RecoverHostPanic) from the deferred
+// function that recovers the panic, while the panicking frames are still
+// on the stack.
+func newHostPanicError(name string, v any) error {
+	var pcs [maxPanicFrames]uintptr
+	// Skip runtime.Callers and this function; the recovering frames and
+	// the runtime's panic frames are dropped when the stack is formatted.
+	n := runtime.Callers(2, pcs[:])
+	return &HostPanicError{Host: name, Value: v, pcs: append([]uintptr(nil), pcs[:n]...)}
+}
+
+// Error describes the panic: "panic in host function NAME: VALUE".
+func (e *HostPanicError) Error() string {
+	return fmt.Sprintf("panic in host function %q: %v", e.Host, e.Value)
+}
+
+// Unwrap returns Value when it is an error (a host function that panics
+// with an error value, or a run-time error), so that errors.Is and
+// errors.As reach it; nil otherwise.
+func (e *HostPanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// Stack returns the stack of the panicking goroutine at the panic, one
+// frame per two lines ("function" then "\tfile:line") like a Go
+// traceback, innermost first, starting at the function that panicked.
+// Only the return addresses of the innermost 64 frames (the recovering
+// frames among them, which Stack leaves out) are captured when the panic
+// is recovered, with runtime.Callers and without symbolizing them, so
+// recovering stays cheap however deep the stack is; Stack symbolizes and
+// formats them when it is called.
+func (e *HostPanicError) Stack() string {
+	var frames []runtime.Frame
+	it := runtime.CallersFrames(e.pcs)
+	for {
+		f, more := it.Next()
+		if f.Function != "" || f.File != "" {
+			frames = append(frames, f)
+		}
+		if !more {
+			break
+		}
+	}
+	// Drop the recovering frames and the runtime's panic machinery
+	// (runtime.gopanic, and the run-time error helpers that called it,
+	// such as runtime.panicmem and runtime.sigpanic), which a Go
+	// traceback does not show either.
+	for k, f := range frames {
+		if f.Function == "runtime.gopanic" {
+			frames = frames[k+1:]
+			break
+		}
+	}
+	for len(frames) > 1 && strings.HasPrefix(frames[0].Function, "runtime.") {
+		frames = frames[1:]
+	}
+	var b strings.Builder
+	for _, f := range frames {
+		fmt.Fprintf(&b, "%s\n\t%s:%d\n", f.Function, f.File, f.Line)
+	}
+	return b.String()
+}

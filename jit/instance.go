@@ -59,22 +59,7 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		if !h.sig.Equal(imp.Sig) {
 			return nil, fmt.Errorf("jit: instantiate: host function %q has signature %s; the module imports it as %s", imp.Name, h.sig, imp.Sig)
 		}
-		fn := h.fn
-		hosts[i] = func(ctx context.Context, args, results []uint64) error {
-			// A Caller is valid only during its host call, so one per
-			// nesting depth serves every call: no allocation per call.
-			d := inst.callerDepth
-			if d == len(inst.callers) {
-				inst.callers = append(inst.callers, &Caller{inst: inst})
-			}
-			c := inst.callers[d]
-			c.ctx = ctx
-			inst.callerDepth = d + 1
-			err := fn(c, args, results)
-			inst.callerDepth = d
-			c.ctx = nil
-			return err
-		}
+		hosts[i] = inst.wrapHost(h.fn)
 	}
 	for name := range imports {
 		if bm.HostIndex(name) < 0 {
@@ -90,6 +75,9 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		MaxStackSlots: opts.MaxStackBytes / 8,
 		Fuel:          opts.Fuel,
 	}
+	if !opts.RepanicHostPanics {
+		cfg.RecoverHostPanic = func(h int, v any) error { return newHostPanicError(bm.Hosts[h].Name, v) }
+	}
 	mach, err := interp.NewMachine(m.prog, cfg, hosts, mem)
 	if err != nil {
 		return nil, fmt.Errorf("jit: instantiate: %w", err)
@@ -104,6 +92,29 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		inst.tier = m.compiled.stats.Tier
 	}
 	return inst, nil
+}
+
+// wrapHost returns the interpreter's view of host function fn, which runs
+// fn with the Caller of its nesting depth. It adds no cost to host calls
+// for panics: the tiers recover them (Config.RecoverHostPanic) in the
+// deferred function every call has anyway, and callNested and endCall put
+// the Caller nesting depth back.
+func (i *Instance) wrapHost(fn RawHostFunc) interp.HostFunc {
+	return func(ctx context.Context, args, results []uint64) error {
+		// A Caller is valid only during its host call, so one per nesting
+		// depth serves every call: no allocation per call.
+		d := i.callerDepth
+		if d == len(i.callers) {
+			i.callers = append(i.callers, &Caller{inst: i})
+		}
+		c := i.callers[d]
+		c.ctx = ctx
+		i.callerDepth = d + 1
+		err := fn(c, args, results)
+		i.callerDepth = d
+		c.ctx = nil
+		return err
+	}
 }
 
 // Tier returns the tier the instance's calls run in.
@@ -127,7 +138,7 @@ func (i *Instance) Optimize() error {
 	cfg := m.engine.compileConfig(TierOptimizing, func(fn int) *profilecounters.Profile {
 		return m.prog.Layouts[fn].Profile(counters[fn])
 	})
-	cm, err := compileModule(m.prog, cfg)
+	cm, err := compileModule(context.Background(), m.prog, cfg)
 	if err != nil {
 		return fmt.Errorf("jit: optimize: %w", err)
 	}
@@ -174,7 +185,8 @@ func (i *Instance) Func(name string) (*Function, error) {
 func (f *Function) Signature() bytecode.Signature { return f.sig }
 
 // Call calls the function with args and returns its results. A trap is
-// returned as a *bytecode.Trap error.
+// returned as a *bytecode.Trap error; a panic in a host function is a
+// TrapHostPanic trap (see the package documentation).
 func (f *Function) Call(ctx context.Context, args ...uint64) ([]uint64, error) {
 	results := make([]uint64, len(f.sig.Results))
 	if err := f.CallInto(ctx, args, results); err != nil {
@@ -196,8 +208,16 @@ func (f *Function) CallInto(ctx context.Context, args, results []uint64) error {
 	if !i.busy.CompareAndSwap(false, true) {
 		return ErrBusy
 	}
-	defer i.busy.Store(false)
+	defer i.endCall()
 	return i.callNested(ctx, f.index, args, results)
+}
+
+// endCall ends an outermost call, also when a host function's panic or
+// runtime.Goexit unwinds it: no host function runs any more, and the
+// instance is free for the next call.
+func (i *Instance) endCall() {
+	i.callerDepth = 0
+	i.busy.Store(false)
 }
 
 // callNested runs a call on the machine; the caller holds the busy flag.
@@ -209,10 +229,17 @@ func (i *Instance) callNested(ctx context.Context, fn int, args, results []uint6
 		return fmt.Errorf("jit: %s takes %d arguments, got %d", i.module.prog.Module.Funcs[fn].Name,
 			len(i.module.prog.Module.Funcs[fn].Sig.Params), len(args))
 	}
+	// A host panic recovered inside the call skips the host functions'
+	// own bookkeeping of the Caller nesting depth: put it back.
+	d := i.callerDepth
+	var err error
 	if i.compiled != nil {
-		return i.compiled.Call(ctx, fn, args, results)
+		err = i.compiled.Call(ctx, fn, args, results)
+	} else {
+		err = i.machine.Call(ctx, fn, args, results)
 	}
-	return i.machine.Call(ctx, fn, args, results)
+	i.callerDepth = d
+	return err
 }
 
 // Call calls the exported function name with args.

@@ -1,0 +1,91 @@
+package jit
+
+import (
+	"fmt"
+
+	"github.com/kiln-jit/kiln/bytecode"
+)
+
+// LimitError reports a module that exceeds one of the engine's limits.
+type LimitError struct {
+	// Limit names the Options field, for example "MaxFunctionInstrs".
+	Limit string
+	// Func names the function over the limit ("" for module-wide limits).
+	Func string
+	// Value is what the module needs; Max is what the option allows.
+	Value, Max int64
+}
+
+// Error says what is over which limit, for example "function f has
+// 120000 instructions; Options.MaxFunctionInstrs allows 100000".
+func (e *LimitError) Error() string {
+	subject := "the module"
+	if e.Func != "" {
+		subject = "function " + e.Func
+	}
+	var what string
+	switch e.Limit {
+	case "MaxModuleBytes":
+		what = fmt.Sprintf("is %d bytes long", e.Value)
+	case "MaxFunctions":
+		what = fmt.Sprintf("has %d functions", e.Value)
+	case "MaxFunctionInstrs":
+		what = fmt.Sprintf("has %d instructions", e.Value)
+	case "MaxRegisters":
+		what = fmt.Sprintf("has %d registers", e.Value)
+	case "MaxCompileBytes":
+		what = fmt.Sprintf("needs an estimated %d bytes to compile", e.Value)
+	default:
+		what = fmt.Sprintf("needs %d", e.Value)
+	}
+	return fmt.Sprintf("%s %s; Options.%s allows %d", subject, what, e.Limit, e.Max)
+}
+
+// checkInputSize applies MaxModuleBytes to a text or binary module.
+func (e *Engine) checkInputSize(n int) error {
+	if max := e.opts.MaxModuleBytes; max > 0 && n > max {
+		return &LimitError{Limit: "MaxModuleBytes", Value: int64(n), Max: int64(max)}
+	}
+	return nil
+}
+
+// checkLimits applies the module shape limits of the engine's options.
+func (e *Engine) checkLimits(m *bytecode.Module) error {
+	o := &e.opts
+	if o.MaxFunctions > 0 && len(m.Funcs) > o.MaxFunctions {
+		return &LimitError{Limit: "MaxFunctions", Value: int64(len(m.Funcs)), Max: int64(o.MaxFunctions)}
+	}
+	for _, f := range m.Funcs {
+		if o.MaxFunctionInstrs > 0 && len(f.Code) > o.MaxFunctionInstrs {
+			return &LimitError{Limit: "MaxFunctionInstrs", Func: f.Name, Value: int64(len(f.Code)), Max: int64(o.MaxFunctionInstrs)}
+		}
+		if o.MaxRegisters > 0 && len(f.Regs) > o.MaxRegisters {
+			return &LimitError{Limit: "MaxRegisters", Func: f.Name, Value: int64(len(f.Regs)), Max: int64(o.MaxRegisters)}
+		}
+	}
+	return nil
+}
+
+// DefaultMaxCompileBytes is the default Options.MaxCompileBytes: 1 GiB.
+const DefaultMaxCompileBytes = 1 << 30
+
+// Compile memory per bytecode instruction and per register, as measured by
+// the pathological-input suite (internal/testprogs.Pathological) across its
+// shapes, rounded up: the peak of what compiling one function allocates.
+const (
+	baselineBytesPerInstr   = 3 << 10
+	optimizingBytesPerInstr = 6 << 10
+	compileBytesPerReg      = 256
+	compileBytesFixed       = 64 << 10
+)
+
+// EstimateCompileBytes estimates the memory compiling f with a compiled
+// tier allocates, from its instruction and register counts alone (so it
+// costs nothing). Options.MaxCompileBytes bounds it.
+func EstimateCompileBytes(f *bytecode.Function, tier Tier) int64 {
+	per := int64(baselineBytesPerInstr)
+	if tier == TierOptimizing {
+		per = optimizingBytesPerInstr
+	}
+	return compileBytesFixed + per*int64(len(f.Code)) + compileBytesPerReg*int64(len(f.Regs))
+}

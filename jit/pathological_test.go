@@ -1,0 +1,150 @@
+package jit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/testprogs"
+	kilnrt "github.com/kiln-jit/kiln/runtime"
+)
+
+// loadCost is what loading one module cost: bytes and objects allocated
+// (counted by the Go runtime, so steady from run to run) and wall time.
+type loadCost struct {
+	bytes, objects uint64
+	elapsed        time.Duration
+}
+
+// measureLoad loads m on an engine with opts and reports what it cost.
+func measureLoad(t testing.TB, opts Options, m *bytecode.Module) (*Module, loadCost) {
+	t.Helper()
+	e, err := NewEngine(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	mod, err := e.LoadContext(context.Background(), m)
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if opts.Tier != TierInterp && mod.CompileError() != nil {
+		t.Fatalf("compile: %v", mod.CompileError())
+	}
+	return mod, loadCost{after.TotalAlloc - before.TotalAlloc, after.Mallocs - before.Mallocs, elapsed}
+}
+
+// pathologicalTiers are the tiers the pathological suite loads on.
+func pathologicalTiers() []Tier {
+	if kilnrt.Supported() {
+		return []Tier{TierInterp, TierBaseline, TierOptimizing}
+	}
+	return []Tier{TierInterp}
+}
+
+// runMain calls main(0x5a5a) on a fresh instance and returns its result or
+// the trap kind as text, for comparing tiers.
+func runMain(t testing.TB, mod *Module) string {
+	t.Helper()
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := inst.Call(context.Background(), "main", I64(0x5a5a))
+	var trap *bytecode.Trap
+	switch {
+	case errors.As(err, &trap):
+		return "trap: " + trap.Kind.String()
+	case err != nil:
+		t.Fatalf("call: %v", err)
+	}
+	return fmt.Sprint(int64(res[0]))
+}
+
+// TestPathologicalScaling loads every pathological shape on every tier at
+// 10k and 100k instructions, checks that the tiers compute the same result,
+// and fails when the memory allocated (bytes or objects) grows more than
+// 20 times from 10k to 100k: every analysis on the load and compile paths
+// must be near-linear on every shape. Allocation counts are steady where
+// wall time on this kind of machine is not; the benchmark reports time.
+func TestPathologicalScaling(t *testing.T) {
+	sizes := []int{10_000, 100_000}
+	if testing.Short() {
+		sizes = []int{1_000, 10_000}
+	}
+	const maxGrowth = 20
+	for _, shape := range testprogs.Pathological {
+		t.Run(shape.Name, func(t *testing.T) {
+			var small, large *bytecode.Module = shape.Build(sizes[0]), shape.Build(sizes[1])
+			for _, tier := range pathologicalTiers() {
+				opts := Options{Tier: tier}
+				modS, costS := measureLoad(t, opts, small)
+				modL, costL := measureLoad(t, opts, large)
+				instrs := func(m *bytecode.Module) int {
+					n := 0
+					for _, f := range m.Funcs {
+						n += len(f.Code)
+					}
+					return n
+				}
+				nS, nL := instrs(small), instrs(large)
+				t.Logf("%-8s %7d instrs: %6.0f B/instr %5.1f objs/instr %6.2f µs/instr | %7d instrs: %6.0f B/instr %5.1f objs/instr %6.2f µs/instr",
+					tier, nS, float64(costS.bytes)/float64(nS), float64(costS.objects)/float64(nS), float64(costS.elapsed.Microseconds())/float64(nS),
+					nL, float64(costL.bytes)/float64(nL), float64(costL.objects)/float64(nL), float64(costL.elapsed.Microseconds())/float64(nL))
+				if g := float64(costL.bytes) / float64(costS.bytes); g > maxGrowth {
+					t.Errorf("%s: bytes allocated grow %.1f× from %d to %d instructions (limit %d×)", tier, g, nS, nL, maxGrowth)
+				}
+				if g := float64(costL.objects) / float64(costS.objects); g > maxGrowth {
+					t.Errorf("%s: objects allocated grow %.1f× from %d to %d instructions (limit %d×)", tier, g, nS, nL, maxGrowth)
+				}
+				if tier == TierInterp {
+					continue
+				}
+				ref, _ := measureLoad(t, Options{}, small)
+				if got, want := runMain(t, modS), runMain(t, ref); got != want {
+					t.Errorf("%s at %d instructions: main = %s, interpreter %s", tier, nS, got, want)
+				}
+				ref, _ = measureLoad(t, Options{}, large)
+				if got, want := runMain(t, modL), runMain(t, ref); got != want {
+					t.Errorf("%s at %d instructions: main = %s, interpreter %s", tier, nL, got, want)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPathological loads every shape on every tier at 1k, 10k and
+// 100k instructions and reports the cost per instruction.
+func BenchmarkPathological(b *testing.B) {
+	for _, shape := range testprogs.Pathological {
+		for _, n := range []int{1_000, 10_000, 100_000} {
+			m := shape.Build(n)
+			instrs := 0
+			for _, f := range m.Funcs {
+				instrs += len(f.Code)
+			}
+			for _, tier := range pathologicalTiers() {
+				b.Run(fmt.Sprintf("%s/%d/%s", shape.Name, n, tier), func(b *testing.B) {
+					var total loadCost
+					for range b.N {
+						_, c := measureLoad(b, Options{Tier: tier}, m)
+						total.bytes += c.bytes
+						total.elapsed += c.elapsed
+					}
+					per := float64(b.N) * float64(instrs)
+					b.ReportMetric(float64(total.elapsed.Nanoseconds())/per, "ns/instr")
+					b.ReportMetric(float64(total.bytes)/per, "B/instr")
+				})
+			}
+		}
+	}
+}
