@@ -1,6 +1,6 @@
 // Command kiln runs, assembles, disassembles and verifies kiln bytecode.
 //
-//	kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] FILE [ARG...]
+//	kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [LIMITS] FILE [ARG...]
 //	kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
 //	kiln asm [-o OUT.kbc] FILE.kasm
 //	kiln disasm [-o OUT.kasm] FILE.kbc
@@ -9,15 +9,42 @@
 // FILE may be in the text form (.kasm) or the binary form (.kbc); the binary
 // form is recognised by its magic bytes, whatever the file name.
 //
-// run calls the exported function -func with the arguments parsed by its
-// signature (i64 as decimal or 0x hex integers, f64 as floats), and prints
-// each result on its own line. It provides these host functions to modules
-// that import them:
+// run loads FILE, calls the exported function -func with the arguments
+// parsed by its signature (i64 as decimal or 0x hex integers, f64 as
+// floats), and prints each result on its own line. It provides these host
+// functions to modules that import them:
 //
 //	putc (i64) -> ()        write the low byte to standard output
 //	getc () -> (i64)        read a byte from standard input, -1 at its end
+//	                        (standard output is flushed first)
 //	print_i64 (i64) -> ()   write a decimal integer and a newline
 //	print_f64 (f64) -> ()   write a float and a newline
+//
+// run takes the embedding API's safety options as flags (LIMITS above),
+// for running modules one does not trust:
+//
+//	-fuel N                 the call may take N backward branches and calls (jit.Options.Fuel)
+//	-timeout D              a deadline, such as 100ms or 2s, on loading and on the call
+//	-max-call-depth N       deepest call nesting (jit.Options.MaxCallDepth)
+//	-max-memory-pages N     cap on linear memory, in 64 KiB pages (jit.Options.MaxMemoryPages);
+//	                        memory.grow beyond it returns -1
+//	-max-module-bytes N     largest input file (jit.Options.MaxModuleBytes)
+//	-max-functions N        most functions in the module (jit.Options.MaxFunctions)
+//	-max-function-instrs N  most instructions in one function (jit.Options.MaxFunctionInstrs)
+//	-max-registers N        most registers in one function (jit.Options.MaxRegisters)
+//	-max-compile-bytes N    estimated compile memory per function for the compiled
+//	                        tiers (jit.Options.MaxCompileBytes); a module over it
+//	                        runs in the interpreter, with a note on standard error
+//
+// Zero leaves a limit at the engine's default (no fuel limit, no timeout).
+// A trap, an exhausted limit or a module over a limit is reported as one
+// line on standard error naming the flag involved, for example
+//
+//	kiln: trap: fuel exhausted in count at instruction 2 (-fuel=1000)
+//
+// Interrupting kiln (Ctrl-C) stops loading or the running call at the next
+// point where it checks, and kiln exits with status 130; a second Ctrl-C
+// ends it at once.
 //
 // dump prints each function (or the one named by -func) after a stage of
 // the compiler: the bytecode, the SSA machine IR after lowering, the
@@ -27,8 +54,10 @@
 // code with the bytecode offsets interleaved. -tier selects the pipeline
 // nonssa and asm show.
 //
-// Exit status: 0 on success, 1 when the program traps or a file is invalid,
-// 2 for usage errors.
+// Exit status: 0 on success; 1 when the program traps, runs out of fuel or
+// time, a module is invalid or over a limit, or a file cannot be read; 2
+// for usage errors (unknown commands or flags, bad flag values or
+// arguments); 130 when interrupted.
 package main
 
 import (
@@ -44,6 +73,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/jit"
@@ -54,25 +84,53 @@ func main() {
 }
 
 const usage = `usage:
-  kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] FILE [ARG...]
+  kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [LIMITS] FILE [ARG...]
   kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
   kiln asm [-o OUT.kbc] FILE.kasm
   kiln disasm [-o OUT.kasm] FILE.kbc
   kiln verify FILE...
+LIMITS of run (0: the default):
+  -fuel N  -timeout D  -max-call-depth N  -max-memory-pages N
+  -max-module-bytes N  -max-functions N  -max-function-instrs N
+  -max-registers N  -max-compile-bytes N
+exit status: 0 success, 1 trap, limit or invalid file, 2 usage, 130 interrupted
 `
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitError       = 1   // a trap, an exhausted or exceeded limit, an invalid or unreadable file
+	exitUsage       = 2   // an unknown command or flag, a bad flag value or argument
+	exitInterrupted = 130 // interrupted (SIGINT), as shells report it
+)
 
 // errUsage marks errors that deserve exit status 2.
 var errUsage = errors.New("usage error")
 
+// run is the whole command, with its streams passed in so that tests can
+// drive it. It returns the exit status. An interrupt (Ctrl-C) cancels the
+// context the command runs under; a second one gets the default
+// behaviour back and ends the process at once.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return runContext(ctx, args, stdin, stdout, stderr)
+}
+
+// runContext runs the command under ctx: cancelling ctx is an interrupt.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return 2
+		return exitUsage
 	}
 	var err error
 	switch args[0] {
 	case "run":
-		err = cmdRun(args[1:], stdin, stdout, stderr)
+		err = cmdRun(ctx, args[1:], stdin, stdout, stderr)
 	case "asm":
 		err = cmdConvert("asm", args[1:], stdout, stderr)
 	case "disasm":
@@ -83,26 +141,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdDump(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
-		return 0
+		return exitOK
 	default:
 		fmt.Fprintf(stderr, "kiln: unknown command %q\n%s", args[0], usage)
-		return 2
+		return exitUsage
 	}
 	switch {
 	case err == nil:
-		return 0
+		return exitOK
 	case errors.Is(err, errUsage):
 		fmt.Fprint(stderr, usage)
-		return 2
+		return exitUsage
 	case errors.Is(err, flag.ErrHelp):
-		return 0
+		return exitOK
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "kiln: interrupted:", err)
+		return exitInterrupted
 	}
 	fmt.Fprintln(stderr, "kiln:", err)
 	var fe flagError
 	if errors.As(err, &fe) {
-		return 2
+		return exitUsage
 	}
-	return 1
+	return exitError
 }
 
 type flagError struct{ error }
@@ -113,6 +174,10 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// isBinary reports whether data is a module in the binary form, by its
+// magic bytes.
+func isBinary(data []byte) bool { return bytes.HasPrefix(data, []byte("\x00kln")) }
+
 // load reads a module in either form.
 func load(path string) (*bytecode.Module, error) {
 	data, err := os.ReadFile(path)
@@ -120,7 +185,7 @@ func load(path string) (*bytecode.Module, error) {
 		return nil, err
 	}
 	var m *bytecode.Module
-	if bytes.HasPrefix(data, []byte("\x00kln")) {
+	if isBinary(data) {
 		m, err = bytecode.Decode(data)
 	} else {
 		m, err = bytecode.Assemble(data)
@@ -183,44 +248,170 @@ func countInstrs(m *bytecode.Module) int {
 	return n
 }
 
-func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// runFlags are the flags of kiln run.
+type runFlags struct {
+	tier    string
+	fn      string
+	stats   bool
+	timeout time.Duration
+	opts    jit.Options
+	pages   uint64 // -max-memory-pages, checked before it becomes opts.MaxMemoryPages
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.tier, "tier", "interp", "execution tier: interp, baseline or optimizing")
+	fs.StringVar(&f.fn, "func", "main", "exported function to call")
+	fs.BoolVar(&f.stats, "stats", false, "print per-function statistics to standard error")
+	fs.Int64Var(&f.opts.Fuel, "fuel", 0, "backward branches and calls the call may take (0: no limit)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "deadline on loading and on the call, such as 100ms (0: none)")
+	fs.IntVar(&f.opts.MaxCallDepth, "max-call-depth", 0, "deepest call nesting (0: the engine's default)")
+	fs.Uint64Var(&f.pages, "max-memory-pages", 0, "cap on linear memory in 64 KiB pages; memory.grow beyond it returns -1 (0: the module's maximum)")
+	fs.IntVar(&f.opts.MaxModuleBytes, "max-module-bytes", 0, "largest module file in bytes (0: no limit)")
+	fs.IntVar(&f.opts.MaxFunctions, "max-functions", 0, "most functions in the module (0: the format's limit)")
+	fs.IntVar(&f.opts.MaxFunctionInstrs, "max-function-instrs", 0, "most instructions in one function (0: the format's limit)")
+	fs.IntVar(&f.opts.MaxRegisters, "max-registers", 0, "most registers in one function (0: the format's limit)")
+	fs.Int64Var(&f.opts.MaxCompileBytes, "max-compile-bytes", 0, "estimated compile memory per function for the compiled tiers; a module over it runs in the interpreter (0: the default, negative: no limit)")
+}
+
+// engineOptions checks the flag values and returns the engine's options.
+func (f *runFlags) engineOptions() (jit.Options, error) {
+	opts := f.opts
+	tier, err := jit.ParseTier(f.tier)
+	if err != nil {
+		return opts, err
+	}
+	opts.Tier = tier
+	for _, v := range []struct {
+		name  string
+		value int64
+	}{
+		{"fuel", opts.Fuel},
+		{"timeout", int64(f.timeout)},
+		{"max-call-depth", int64(opts.MaxCallDepth)},
+		{"max-module-bytes", int64(opts.MaxModuleBytes)},
+		{"max-functions", int64(opts.MaxFunctions)},
+		{"max-function-instrs", int64(opts.MaxFunctionInstrs)},
+		{"max-registers", int64(opts.MaxRegisters)},
+	} {
+		if v.value < 0 {
+			return opts, fmt.Errorf("-%s must not be negative", v.name)
+		}
+	}
+	if f.pages > bytecode.MaxPages {
+		return opts, fmt.Errorf("-max-memory-pages %d exceeds %d", f.pages, bytecode.MaxPages)
+	}
+	opts.MaxMemoryPages = uint32(f.pages)
+	return opts, nil
+}
+
+// limitFlags names the flag that sets each limit a *jit.LimitError can name.
+var limitFlags = map[string]string{
+	"MaxModuleBytes":    "max-module-bytes",
+	"MaxFunctions":      "max-functions",
+	"MaxFunctionInstrs": "max-function-instrs",
+	"MaxRegisters":      "max-registers",
+	"MaxCompileBytes":   "max-compile-bytes",
+}
+
+// explain adds to err the flag that stopped the program, if a flag did: the
+// fuel, the call depth, the timeout or a module limit.
+func (f *runFlags) explain(err error) error {
+	var trap *bytecode.Trap
+	var limit *jit.LimitError
+	switch {
+	case errors.As(err, &trap) && trap.Kind == bytecode.TrapFuelExhausted:
+		return fmt.Errorf("%w (-fuel=%d)", err, f.opts.Fuel)
+	case errors.As(err, &trap) && trap.Kind == bytecode.TrapStackOverflow && f.opts.MaxCallDepth > 0:
+		return fmt.Errorf("%w (-max-call-depth=%d)", err, f.opts.MaxCallDepth)
+	case errors.Is(err, context.DeadlineExceeded) && f.timeout > 0:
+		return fmt.Errorf("%w (-timeout=%v)", err, f.timeout)
+	case errors.As(err, &limit) && limitFlags[limit.Limit] != "":
+		return fmt.Errorf("%w (-%s=%d)", err, limitFlags[limit.Limit], limit.Max)
+	}
+	return err
+}
+
+// loadUntilDone runs load on a goroutine of its own and returns what it
+// returns, or the context's error as soon as ctx is done, whichever comes
+// first. Loading checks its context between functions and compile stages,
+// and one stage of a very large function can run for long; an abandoned
+// load finishes in the background while kiln exits.
+func loadUntilDone(ctx context.Context, load func(context.Context) (*jit.Module, error)) (*jit.Module, error) {
+	type loaded struct {
+		mod *jit.Module
+		err error
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("loading interrupted: %w", err)
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		mod, err := load(ctx)
+		done <- loaded{mod, err}
+	}()
+	select {
+	case r := <-done:
+		return r.mod, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("loading interrupted: %w", ctx.Err())
+	}
+}
+
+// cmdRun is kiln run. The timeout, when set, covers loading (and compiling)
+// the module as well as the call.
+func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", stderr)
-	tierName := fs.String("tier", "interp", "execution tier: interp, baseline or optimizing")
-	funcName := fs.String("func", "main", "exported function to call")
-	stats := fs.Bool("stats", false, "print per-function statistics to standard error")
+	var rf runFlags
+	rf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return flagError{err}
 	}
 	if fs.NArg() < 1 {
 		return errUsage
 	}
-	tier, err := jit.ParseTier(*tierName)
+	opts, err := rf.engineOptions()
 	if err != nil {
 		return flagError{err}
 	}
-	m, err := load(fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	engine, err := jit.NewEngine(jit.Options{Tier: tier})
+	engine, err := jit.NewEngine(opts)
 	if err != nil {
 		return flagError{err}
 	}
-	mod, err := engine.Load(m)
+	path := fs.Arg(0)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	if mod.Tier() != tier {
-		fmt.Fprintf(stderr, "kiln: running in the %s tier: %v\n", mod.Tier(), mod.CompileError())
+	if rf.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, rf.timeout)
+		defer cancel()
 	}
-	fnIdx := m.ExportedFunc(*funcName)
-	if fnIdx < 0 {
-		return fmt.Errorf("%s exports no function %q", fs.Arg(0), *funcName)
+	load := engine.LoadTextContext
+	if isBinary(data) {
+		load = engine.LoadBinaryContext
 	}
-	sig := m.Funcs[fnIdx].Sig
+	mod, err := loadUntilDone(ctx, func(ctx context.Context) (*jit.Module, error) { return load(ctx, data) })
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, rf.explain(err))
+	}
+	if mod.Tier() != opts.Tier {
+		fmt.Fprintf(stderr, "kiln: running in the %s tier: %v\n", mod.Tier(), rf.explain(mod.CompileError()))
+	}
+	var sig bytecode.Signature
+	found := false
+	for _, e := range mod.Exports() {
+		if e.Name == rf.fn {
+			sig, found = e.Sig, true
+			break
+		}
+	}
+	if !found {
+		return fmt.Errorf("%s exports no function %q", path, rf.fn)
+	}
 	callArgs, err := parseArgs(sig.Params, fs.Args()[1:])
 	if err != nil {
-		return flagError{fmt.Errorf("%s %s: %w", *funcName, sig, err)}
+		return flagError{fmt.Errorf("%s %s: %w", rf.fn, sig, err)}
 	}
 	in := bufio.NewReader(stdin)
 	out := bufio.NewWriter(stdout)
@@ -231,16 +422,17 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	inst, err := mod.Instantiate(imports)
 	if err != nil {
-		return err
+		if rf.pages > 0 {
+			err = fmt.Errorf("%w (-max-memory-pages=%d)", err, rf.pages)
+		}
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	results, err := inst.Call(ctx, *funcName, callArgs...)
-	if *stats {
+	results, err := inst.Call(ctx, rf.fn, callArgs...)
+	if rf.stats {
 		printStats(stderr, inst)
 	}
 	if err != nil {
-		return err
+		return rf.explain(err)
 	}
 	for i, t := range sig.Results {
 		fmt.Fprintln(out, formatValue(t, results[i]))
@@ -291,6 +483,10 @@ func standardHosts(mod *jit.Module, in *bufio.Reader, out *bufio.Writer) (jit.Im
 	available := map[string]jit.HostFunction{
 		"putc": jit.RawHost(i64, nil, func(_ *jit.Caller, a, _ []uint64) error { return out.WriteByte(byte(a[0])) }),
 		"getc": jit.RawHost(nil, i64, func(_ *jit.Caller, _, r []uint64) error {
+			// Show what the program wrote so far, such as a prompt.
+			if err := out.Flush(); err != nil {
+				return err
+			}
 			c, err := in.ReadByte()
 			if err == io.EOF {
 				r[0] = jit.I64(-1)

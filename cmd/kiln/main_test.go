@@ -1,12 +1,30 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/kiln-jit/kiln/jit"
 )
+
+// TestMain runs the command itself instead of the tests when
+// KILN_TEST_MAIN is set, so that a test can start it as a process of its
+// own and interrupt it.
+func TestMain(m *testing.M) {
+	if os.Getenv("KILN_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
 
 func kiln(t *testing.T, stdin string, args ...string) (status int, stdout, stderr string) {
 	t.Helper()
@@ -127,5 +145,175 @@ func TestDump(t *testing.T) {
 		if status, _, _ := kiln(t, "", args...); status == 0 {
 			t.Errorf("kiln %q succeeded", args)
 		}
+	}
+}
+
+// TestRunLimits runs modules that trap or exceed a limit under the safety
+// flags of kiln run, in every tier.
+func TestRunLimits(t *testing.T) {
+	const mod = "testdata/limits.kasm"
+	for _, tier := range []string{"interp", "baseline", "optimizing"} {
+		for _, tt := range []struct {
+			name    string
+			args    []string
+			status  int
+			out     string
+			errPart string
+		}{
+			{"fuel runs out", []string{"-fuel=1000", "-func=count", mod, "1000000"}, 1, "",
+				"kiln: trap: fuel exhausted in count at instruction 2 (-fuel=1000)\n"},
+			{"fuel suffices", []string{"-fuel=1000", "-func=count", mod, "10"}, 0, "10\n", ""},
+			{"timeout", []string{"-timeout=100ms", "-func=spin", mod}, 1, "",
+				"kiln: trap: interrupted in spin at instruction 0: context deadline exceeded (-timeout=100ms)\n"},
+			{"timeout not reached", []string{"-timeout=1m", "-func=count", mod, "1000"}, 0, "1000\n", ""},
+			{"call depth exceeded", []string{"-max-call-depth=100", "-func=depth", mod, "1000"}, 1, "",
+				"kiln: trap: stack overflow in depth at instruction 2 (-max-call-depth=100)\n"},
+			{"call depth within the limit", []string{"-max-call-depth=100", "-func=depth", mod, "50"}, 0, "50\n", ""},
+			{"memory.grow over the cap", []string{"-max-memory-pages=4", "-func=grow", mod, "10"}, 0, "-1\n", ""},
+			{"memory.grow up to the cap", []string{"-max-memory-pages=4", "-func=grow", mod, "3"}, 0, "1\n", ""},
+			{"memory.grow without a cap", []string{"-func=grow", mod, "10"}, 0, "1\n", ""},
+			{"too many instructions", []string{"-max-function-instrs=4", "-func=grow", mod, "1"}, 1, "",
+				"kiln: testdata/limits.kasm: jit: load: function depth has 6 instructions; Options.MaxFunctionInstrs allows 4 (-max-function-instrs=4)\n"},
+			{"instructions within the limit", []string{"-max-function-instrs=6", "-func=grow", mod, "1"}, 0, "1\n", ""},
+			{"too many functions", []string{"-max-functions=2", "-func=grow", mod, "1"}, 1, "", "Options.MaxFunctions allows 2 (-max-functions=2)\n"},
+			{"too many registers", []string{"-max-registers=1", "-func=grow", mod, "1"}, 1, "", "function count has 2 registers; Options.MaxRegisters allows 1 (-max-registers=1)\n"},
+			{"file too large", []string{"-max-module-bytes=100", "-func=grow", mod, "1"}, 1, "", "Options.MaxModuleBytes allows 100 (-max-module-bytes=100)\n"},
+			{"negative fuel", []string{"-fuel=-1", "-func=grow", mod, "1"}, 2, "", "kiln: -fuel must not be negative\n"},
+			{"negative timeout", []string{"-timeout=-1s", "-func=grow", mod, "1"}, 2, "", "kiln: -timeout must not be negative\n"},
+			{"memory cap beyond the format", []string{"-max-memory-pages=70000", "-func=grow", mod, "1"}, 2, "", "-max-memory-pages 70000 exceeds 65536"},
+			{"bad duration", []string{"-timeout=soon", "-func=grow", mod, "1"}, 2, "", `invalid value "soon" for flag -timeout`},
+		} {
+			t.Run(tier+"/"+tt.name, func(t *testing.T) {
+				args := append([]string{"run", "-tier=" + tier}, tt.args...)
+				status, out, errOut := kiln(t, "", args...)
+				if status != tt.status || out != tt.out || !strings.Contains(errOut, tt.errPart) {
+					t.Errorf("kiln %q = %d, stdout %q, stderr %q; want %d, %q, %q", args, status, out, errOut, tt.status, tt.out, tt.errPart)
+				}
+				if tt.status == 1 && strings.Count(errOut, "\n") != 1 {
+					t.Errorf("kiln %q: stderr is not one line: %q", args, errOut)
+				}
+			})
+		}
+	}
+}
+
+// TestRunCompileLimit checks that a module over -max-compile-bytes runs in
+// the interpreter, saying why.
+func TestRunCompileLimit(t *testing.T) {
+	status, out, errOut := kiln(t, "", "run", "-tier=optimizing", "-max-compile-bytes=1000", "-func=count", "testdata/limits.kasm", "7")
+	if status != 0 || out != "7\n" || !strings.Contains(errOut, "kiln: running in the interp tier: ") ||
+		!strings.Contains(errOut, "(-max-compile-bytes=1000)") {
+		t.Errorf("kiln run -max-compile-bytes=1000 = %d, stdout %q, stderr %q", status, out, errOut)
+	}
+}
+
+// TestRunCancelled runs the command under a cancelled context, as an
+// interrupt leaves it: loading stops, and so does a running call.
+func TestRunCancelled(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		cancel  time.Duration // after this long; 0: before the command starts
+		errPart string
+	}{
+		{"while loading", []string{"run", "-func=count", "testdata/limits.kasm", "1"}, 0, "kiln: interrupted: testdata/limits.kasm: loading interrupted: context canceled\n"},
+		{"before compiling", []string{"run", "-tier=optimizing", "-func=count", "testdata/limits.kasm", "1"}, 0, "kiln: interrupted: testdata/limits.kasm: loading interrupted: context canceled\n"},
+		{"while running", []string{"run", "-func=spin", "testdata/limits.kasm"}, 50 * time.Millisecond, "kiln: interrupted: trap: interrupted in spin at instruction 0: context canceled"},
+		{"while running compiled code", []string{"run", "-tier=baseline", "-func=spin", "testdata/limits.kasm"}, 50 * time.Millisecond, "kiln: interrupted: trap: interrupted in spin"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancel == 0 {
+				cancel()
+			} else {
+				time.AfterFunc(tt.cancel, cancel)
+			}
+			var out, errOut bytes.Buffer
+			status := runContext(ctx, tt.args, strings.NewReader(""), &out, &errOut)
+			if status != exitInterrupted || !strings.Contains(errOut.String(), tt.errPart) || !strings.HasSuffix(errOut.String(), "context canceled\n") {
+				t.Errorf("kiln %q = %d, stderr %q; want %d, %q", tt.args, status, errOut.String(), exitInterrupted, tt.errPart)
+			}
+		})
+	}
+}
+
+// TestInterrupt starts kiln as a process of its own, interrupts it with
+// SIGINT while it runs a call that never returns, and checks that it stops
+// with status 130 and says why.
+func TestInterrupt(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT to send on Windows")
+	}
+	for _, tier := range []string{"interp", "optimizing"} {
+		t.Run(tier, func(t *testing.T) { interrupt(t, "-tier="+tier) })
+	}
+}
+
+func interrupt(t *testing.T, tierFlag string) {
+	cmd := exec.Command(os.Args[0], "run", tierFlag, "-func=prompt", "testdata/limits.kasm")
+	cmd.Env = append(os.Environ(), "KILN_TEST_MAIN=1")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// prompt prints 1 and flushes before it reads: by then the signal
+	// handler is in place and the call is running.
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "1\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close() // getc returns -1, and prompt spins until it notices the interrupt
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("kiln did not stop within a minute of SIGINT")
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("kiln ended with %v, stderr %q; want exit status %d", err, errOut.String(), exitInterrupted)
+	}
+	if want := "kiln: interrupted: trap: interrupted in prompt"; !strings.HasPrefix(errOut.String(), want) {
+		t.Fatalf("stderr %q, want it to start with %q", errOut.String(), want)
+	}
+}
+
+// TestLoadUntilDone checks that an interrupt stops a load that does not
+// return, and that a load that returns is waited for.
+func TestLoadUntilDone(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	stuck := func(context.Context) (*jit.Module, error) {
+		<-release
+		return nil, errors.New("released")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	if _, err := loadUntilDone(ctx, stuck); !errors.Is(err, context.Canceled) || err.Error() != "loading interrupted: context canceled" {
+		t.Errorf("stuck load: error %v, want loading interrupted", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the stuck load was abandoned after %v", d)
+	}
+	want := errors.New("no such module")
+	failing := func(context.Context) (*jit.Module, error) { return nil, want }
+	if _, err := loadUntilDone(context.Background(), failing); err != want {
+		t.Errorf("failing load: error %v, want %v", err, want)
 	}
 }

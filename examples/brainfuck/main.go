@@ -6,13 +6,23 @@
 //
 // Usage:
 //
-//	go run ./examples/brainfuck [-tier=interp|baseline|optimizing] [-stats] PROGRAM.bf < input
+//	go run ./examples/brainfuck [-tier=interp|baseline|optimizing] [-stats] [-fuel=N] [-timeout=D] PROGRAM.bf < input
 //
 // Cells are bytes that wrap around; the tape has 262144 cells and the
 // pointer starts at the first one; moving off either end is an error.
-// Reading at the end of input leaves the cell unchanged. Unbalanced
-// brackets are reported with their line and column, and the exit status is
-// 1 for any error.
+// Reading at the end of input leaves the cell unchanged; output is flushed
+// before every read, so prompts appear. Unbalanced brackets are reported
+// with their line and column. Translation takes time and memory linear in
+// the program, whatever its nesting depth.
+//
+// -fuel bounds the loop iterations the program may run (jit.Options.Fuel
+// counts backward branches), and -timeout bounds the time translating,
+// loading and running may take. Interrupting the program (Ctrl-C) stops
+// translation, loading or the run at the next point where it checks; a
+// second Ctrl-C ends it at once.
+//
+// The exit status is 0 on success, 1 for any error (including running out
+// of fuel or time), 2 for usage errors and 130 when interrupted.
 package main
 
 import (
@@ -24,6 +34,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"time"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/jit"
@@ -33,57 +44,101 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitInterrupted = 130 // interrupted (SIGINT), as shells report it
+)
+
+// config is what the flags select.
+type config struct {
+	tier    jit.Tier
+	stats   bool          // print execution statistics to standard error
+	fuel    int64         // jit.Options.Fuel (0: no limit)
+	timeout time.Duration // deadline on translating, loading and running (0: none)
+}
+
 // run is the whole program, with its streams passed in so that tests can
-// drive it. It returns the exit status.
+// drive it. It returns the exit status. An interrupt (Ctrl-C) cancels the
+// context the program runs under; a second one gets the default behaviour
+// back and ends the process at once.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return runContext(ctx, args, stdin, stdout, stderr)
+}
+
+// runContext is run under ctx: cancelling ctx is an interrupt.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("brainfuck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	tierName := fs.String("tier", "interp", "execution tier: interp, baseline or optimizing")
-	stats := fs.Bool("stats", false, "print execution statistics to standard error")
+	var cfg config
+	fs.BoolVar(&cfg.stats, "stats", false, "print execution statistics to standard error")
+	fs.Int64Var(&cfg.fuel, "fuel", 0, "loop iterations (backward branches) the program may run (0: no limit)")
+	fs.DurationVar(&cfg.timeout, "timeout", 0, "deadline on translating, loading and running, such as 2s (0: none)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brainfuck [-tier=interp|baseline|optimizing] [-stats] PROGRAM.bf < input")
+		fmt.Fprintln(stderr, "usage: brainfuck [-tier=interp|baseline|optimizing] [-stats] [-fuel=N] [-timeout=D] PROGRAM.bf < input")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return exitUsage
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return 2
+		return exitUsage
 	}
 	path := fs.Arg(0)
-	tier, err := jit.ParseTier(*tierName)
-	if err != nil {
+	var err error
+	if cfg.tier, err = jit.ParseTier(*tierName); err != nil {
 		fmt.Fprintln(stderr, "brainfuck:", err)
-		return 2
+		return exitUsage
+	}
+	if cfg.fuel < 0 || cfg.timeout < 0 {
+		fmt.Fprintln(stderr, "brainfuck: -fuel and -timeout must not be negative")
+		return exitUsage
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "brainfuck:", err)
-		return 1
+		return exitError
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := execute(ctx, src, tier, stdin, stdout, stderr, *stats); err != nil {
+	if err := execute(ctx, src, cfg, stdin, stdout, stderr); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "brainfuck: interrupted: %s: %v\n", path, err)
+			return exitInterrupted
+		}
 		fmt.Fprintf(stderr, "brainfuck: %s: %v\n", path, err)
-		return 1
+		return exitError
 	}
-	return 0
+	return exitOK
 }
 
-// execute translates and runs a program.
-func execute(ctx context.Context, src []byte, tier jit.Tier, stdin io.Reader, stdout, stderr io.Writer, stats bool) error {
-	m, err := translate(src)
+// execute translates, loads and runs a program under ctx and the
+// configuration's limits.
+func execute(ctx context.Context, src []byte, cfg config, stdin io.Reader, stdout, stderr io.Writer) error {
+	if cfg.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.timeout)
+		defer cancel()
+	}
+	m, err := translateContext(ctx, src)
+	if err != nil {
+		return cfg.explain(err)
+	}
+	engine, err := jit.NewEngine(jit.Options{Tier: cfg.tier, Fuel: cfg.fuel})
 	if err != nil {
 		return err
 	}
-	engine, err := jit.NewEngine(jit.Options{Tier: tier})
+	mod, err := loadUntilDone(ctx, func(ctx context.Context) (*jit.Module, error) { return engine.LoadContext(ctx, m) })
 	if err != nil {
-		return err
-	}
-	mod, err := engine.Load(m)
-	if err != nil {
-		return err
+		return cfg.explain(err)
 	}
 	in := bufio.NewReader(stdin)
 	out := bufio.NewWriter(stdout)
@@ -92,6 +147,10 @@ func execute(ctx context.Context, src []byte, tier jit.Tier, stdin io.Reader, st
 			return out.WriteByte(byte(args[0]))
 		}),
 		"getc": jit.RawHost(nil, []bytecode.Type{bytecode.I64}, func(_ *jit.Caller, _, results []uint64) error {
+			// Show what the program wrote so far, such as a prompt.
+			if err := out.Flush(); err != nil {
+				return err
+			}
 			c, err := in.ReadByte()
 			if err == io.EOF {
 				results[0] = jit.I64(-1)
@@ -111,14 +170,51 @@ func execute(ctx context.Context, src []byte, tier jit.Tier, stdin io.Reader, st
 	if err := out.Flush(); err != nil && runErr == nil {
 		runErr = err
 	}
-	if stats {
+	if cfg.stats {
 		for _, s := range inst.Stats() {
 			fmt.Fprintf(stderr, "%s: tier %s, %d calls, %d bytecode instructions executed\n", s.Name, s.Tier, s.Calls, s.Instructions)
 		}
 	}
-	var trap *bytecode.Trap
-	if errors.As(runErr, &trap) && trap.Kind == bytecode.TrapOutOfBounds {
-		return fmt.Errorf("the tape pointer moved outside the %d-cell tape (bytecode offset %d)", tapeCells, trap.Offset)
+	return cfg.explain(runErr)
+}
+
+// loadUntilDone runs load on a goroutine of its own and returns what it
+// returns, or the context's error as soon as ctx is done, whichever comes
+// first. Loading checks its context between functions and compile stages,
+// and one stage of a very large function can run for long; an abandoned
+// load finishes in the background while the program exits.
+func loadUntilDone(ctx context.Context, load func(context.Context) (*jit.Module, error)) (*jit.Module, error) {
+	type loaded struct {
+		mod *jit.Module
+		err error
 	}
-	return runErr
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("loading interrupted: %w", err)
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		mod, err := load(ctx)
+		done <- loaded{mod, err}
+	}()
+	select {
+	case r := <-done:
+		return r.mod, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("loading interrupted: %w", ctx.Err())
+	}
+}
+
+// explain rewords a trap at the tape's ends in the program's terms, and
+// names the flag that stopped the program when one did.
+func (cfg config) explain(err error) error {
+	var trap *bytecode.Trap
+	switch {
+	case errors.As(err, &trap) && trap.Kind == bytecode.TrapOutOfBounds:
+		return fmt.Errorf("the tape pointer moved outside the %d-cell tape (bytecode offset %d)", tapeCells, trap.Offset)
+	case errors.As(err, &trap) && trap.Kind == bytecode.TrapFuelExhausted:
+		return fmt.Errorf("%w (-fuel=%d)", err, cfg.fuel)
+	case errors.Is(err, context.DeadlineExceeded) && cfg.timeout > 0:
+		return fmt.Errorf("%w (-timeout=%v)", err, cfg.timeout)
+	}
+	return err
 }

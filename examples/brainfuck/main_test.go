@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +44,7 @@ func runProgram(t *testing.T, tier jit.Tier, src, in, want string) {
 	var out, errOut bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := execute(ctx, []byte(src), tier, strings.NewReader(in), &out, &errOut, false)
+	err := execute(ctx, []byte(src), config{tier: tier}, strings.NewReader(in), &out, &errOut)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +60,7 @@ func TestErrors(t *testing.T) {
 		{"[[]]\n\n  ]", "3:3: unmatched ']'"},
 		{"<+", "the tape pointer moved outside the 262144-cell tape (bytecode offset 0)"},
 	} {
-		err := execute(context.Background(), []byte(tt.src), jit.TierInterp, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, false)
+		err := execute(context.Background(), []byte(tt.src), config{}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("%q: error %v, want %q", tt.src, err, tt.want)
 		}
@@ -78,6 +81,14 @@ func TestCommandLine(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("[["), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	spin := filepath.Join(dir, "spin.bf")
+	if err := os.WriteFile(spin, []byte("+[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	count := filepath.Join(dir, "count.bf")
+	if err := os.WriteFile(count, []byte("+++[.-]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		args    []string
 		in      string
@@ -91,6 +102,15 @@ func TestCommandLine(t *testing.T) {
 		{[]string{filepath.Join(dir, "missing.bf")}, "", 1, "", "no such file"},
 		{[]string{"-tier=warp", prog}, "", 2, "", "unknown tier"},
 		{nil, "", 2, "", "usage"},
+		{[]string{"-fuel=100", spin}, "", 1, "", "spin.bf: trap: fuel exhausted in run at instruction 6 (-fuel=100)\n"},
+		{[]string{"-fuel=100", "-tier=optimizing", spin}, "", 1, "", "spin.bf: trap: fuel exhausted in run at instruction 6 (-fuel=100)\n"},
+		{[]string{"-fuel=100", count}, "", 0, "\x03\x02\x01", ""},
+		{[]string{"-fuel=1", count}, "", 1, "\x03\x02", "count.bf: trap: fuel exhausted in run at instruction "},
+		{[]string{"-timeout=100ms", spin}, "", 1, "", "spin.bf: trap: interrupted in run at instruction 6: context deadline exceeded (-timeout=100ms)\n"},
+		{[]string{"-timeout=100ms", "-tier=baseline", spin}, "", 1, "", "context deadline exceeded (-timeout=100ms)\n"},
+		{[]string{"-timeout=1m", prog}, "a", 0, "b", ""},
+		{[]string{"-fuel=-1", prog}, "", 2, "", "must not be negative"},
+		{[]string{"-timeout=-1s", prog}, "", 2, "", "must not be negative"},
 	} {
 		var out, errOut bytes.Buffer
 		status := run(tt.args, strings.NewReader(tt.in), &out, &errOut)
@@ -230,21 +250,9 @@ func TestAgainstReference(t *testing.T) {
 // sharedPrograms finds the acceptance programs next to the repository, if
 // they are there (a user's clone has no ../shared).
 func sharedPrograms(t *testing.T) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for ; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skip("repository root not found")
-		}
-	}
-	p := filepath.Join(dir, "..", "shared", "programs", "bf")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s is absent", p)
+	p := sharedDir()
+	if p == "" {
+		t.Skip("the acceptance programs (../shared/programs/bf) are absent")
 	}
 	return p
 }
@@ -282,5 +290,136 @@ func runShared(t *testing.T, f, name, tier string) {
 	}
 	if !bytes.Equal(out.Bytes(), want) {
 		t.Fatalf("output differs from %s.out:\n%s", name, out.String())
+	}
+}
+
+// TestCancelled runs the program under a cancelled context, as an interrupt
+// leaves it: translation stops, and so does a running program.
+func TestCancelled(t *testing.T) {
+	dir := t.TempDir()
+	spin := filepath.Join(dir, "spin.bf")
+	if err := os.WriteFile(spin, []byte("+[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		cancel  time.Duration // after this long; 0: before the program starts
+		errPart string
+	}{
+		{"while translating", []string{spin}, 0, "brainfuck: interrupted: " + spin + ": translation interrupted: context canceled\n"},
+		{"while running", []string{spin}, 50 * time.Millisecond, "brainfuck: interrupted: " + spin + ": trap: interrupted in run at instruction 6: context canceled\n"},
+		{"while running compiled code", []string{"-tier=baseline", spin}, 50 * time.Millisecond, ": trap: interrupted in run at instruction 6: context canceled\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancel == 0 {
+				cancel()
+			} else {
+				time.AfterFunc(tt.cancel, cancel)
+			}
+			var out, errOut bytes.Buffer
+			status := runContext(ctx, tt.args, strings.NewReader(""), &out, &errOut)
+			if status != exitInterrupted || !strings.HasSuffix(errOut.String(), tt.errPart) {
+				t.Errorf("brainfuck %q = %d, stderr %q; want %d, %q", tt.args, status, errOut.String(), exitInterrupted, tt.errPart)
+			}
+		})
+	}
+}
+
+// TestMain runs the program itself instead of the tests when
+// BRAINFUCK_TEST_MAIN is set, so that a test can start it as a process of
+// its own and interrupt it.
+func TestMain(m *testing.M) {
+	if os.Getenv("BRAINFUCK_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// TestInterrupt starts the program as a process of its own, interrupts it
+// with SIGINT while it runs an endless loop, and checks that it stops with
+// status 130 and says why.
+func TestInterrupt(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT to send on Windows")
+	}
+	prog := filepath.Join(t.TempDir(), "prompt.bf")
+	// Write a byte, read one (which flushes the output first), then loop
+	// forever.
+	if err := os.WriteFile(prog, []byte("+.,+[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tier := range []string{"interp", "optimizing"} {
+		t.Run(tier, func(t *testing.T) { interrupt(t, "-tier="+tier, prog) })
+	}
+}
+
+func interrupt(t *testing.T, tierFlag, prog string) {
+	cmd := exec.Command(os.Args[0], tierFlag, prog)
+	cmd.Env = append(os.Environ(), "BRAINFUCK_TEST_MAIN=1")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// The first byte arrives once the program runs, with the signal
+	// handler in place.
+	first := make([]byte, 1)
+	if _, err := io.ReadFull(stdout, first); err != nil || first[0] != 1 {
+		t.Fatalf("first byte %v, %v", first, err)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close() // the read sees the end of input, and the loop runs until it notices the interrupt
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the program did not stop within a minute of SIGINT")
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("the program ended with %v, stderr %q; want exit status %d", err, errOut.String(), exitInterrupted)
+	}
+	if want := "brainfuck: interrupted: " + prog + ": trap: interrupted in run"; !strings.HasPrefix(errOut.String(), want) {
+		t.Fatalf("stderr %q, want it to start with %q", errOut.String(), want)
+	}
+}
+
+// TestLoadUntilDone checks that an interrupt stops a load that does not
+// return, and that a load that returns is waited for.
+func TestLoadUntilDone(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	stuck := func(context.Context) (*jit.Module, error) {
+		<-release
+		return nil, errors.New("released")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	if _, err := loadUntilDone(ctx, stuck); !errors.Is(err, context.Canceled) || err.Error() != "loading interrupted: context canceled" {
+		t.Errorf("stuck load: error %v, want loading interrupted", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the stuck load was abandoned after %v", d)
+	}
+	want := errors.New("no such module")
+	failing := func(context.Context) (*jit.Module, error) { return nil, want }
+	if _, err := loadUntilDone(context.Background(), failing); err != want {
+		t.Errorf("failing load: error %v, want %v", err, want)
 	}
 }

@@ -6,13 +6,19 @@
 // step to the host function "step" before returning.
 //
 //	go run ./examples/minimal
+//
+// Loading and the call run under a context that an interrupt (Ctrl-C)
+// cancels; an interrupted run exits with status 130, any other error with
+// status 1.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/jit"
@@ -40,16 +46,18 @@ func buildModule() (*bc.Module, error) {
 	return b.Build()
 }
 
-func run(out io.Writer) error {
+// run loads the module, calls gcd(1071, 462) under ctx and writes the
+// steps, the result and the call's statistics to out.
+func run(ctx context.Context, out io.Writer) error {
 	m, err := buildModule()
 	if err != nil {
-		return err
+		return fmt.Errorf("build the module: %w", err)
 	}
 	engine, err := jit.NewEngine(jit.Options{})
 	if err != nil {
 		return err
 	}
-	mod, err := engine.Load(m)
+	mod, err := engine.LoadContext(ctx, m)
 	if err != nil {
 		return err
 	}
@@ -60,7 +68,7 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := inst.Call(context.Background(), "gcd", jit.I64(1071), jit.I64(462))
+	res, err := inst.Call(ctx, "gcd", jit.I64(1071), jit.I64(462))
 	if err != nil {
 		return err
 	}
@@ -71,7 +79,15 @@ func run(out io.Writer) error {
 }
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Stdout)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(os.Stderr, "minimal: interrupted:", err)
+		os.Exit(130)
+	default:
 		fmt.Fprintln(os.Stderr, "minimal:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,2 @@
+[comment loop: nothing runs here, but it is still translated . , + - < >]
++>>+++[<[->>+<<]>+>-]<<.

@@ -1,0 +1,1 @@
+this is a comment + with + three + pluses .
