@@ -118,7 +118,7 @@ func CheckAllocation(pre, post *mir.Func, o *Origins) (err error) {
 	if err := c.structure(); err != nil {
 		return err
 	}
-	c.live = mir.ComputeLiveness(pre)
+	c.live = mir.ComputeSparseLiveness(pre)
 	c.ctxInvariant = c.ctxReadAcrossCall()
 	c.refineEntries()
 	c.nameValues()
@@ -142,7 +142,7 @@ type acChecker struct {
 	o         *Origins
 	name      string
 	nv        int
-	live      *mir.Liveness
+	live      *mir.SSALiveness
 
 	// The input's instructions are numbered block by block: preStart[b] is
 	// the number of the first instruction of input block b.
@@ -505,6 +505,12 @@ func (c *acChecker) ctxName(field, epoch int32) int32 {
 // so the checker may rely on it too. It is a forward may-analysis over
 // two sets of virtual registers: those that may hold a context value, and
 // those that may hold one a call has crossed.
+//
+// The sets are kept at block boundaries for the live registers only (what
+// a dead register holds is never read before it is written again), as
+// sorted lists, so that their size is that of the liveness sets rather
+// than blocks × registers; within a block a call marks every context value
+// held so far as crossed by counting calls (ctxState).
 func (c *acChecker) ctxReadAcrossCall() bool {
 	pre := c.pre
 	nb := len(pre.Blocks)
@@ -518,70 +524,120 @@ func (c *acChecker) ctxReadAcrossCall() bool {
 	if !anyCall || !anyLoad {
 		return false
 	}
-	outCtx := make([]mir.Bitset, nb)
-	outStale := make([]mir.Bitset, nb)
-	for b := range outCtx {
-		outCtx[b], outStale[b] = mir.NewBitset(c.nv), mir.NewBitset(c.nv)
-	}
-	ctx, stale := mir.NewBitset(c.nv), mir.NewBitset(c.nv)
-	var tmp [][2]bool
-	put := func(set mir.Bitset, v int, on bool) {
-		if on {
-			set.Add(v)
-		} else {
-			set.Remove(v)
+	out := make([][]ctxMark, nb) // per block: the live-out registers that may hold a context value
+	st := newCtxState(c.nv)
+	var tmp []ctxMark
+	var buf []ctxMark
+	work := mir.NewPassWorklist(pre.Graph().ReversePostorder(), nb)
+	for b, ok := work.Pop(); ok; b, ok = work.Pop() {
+		blk := pre.Blocks[b]
+		st.reset()
+		for _, p := range blk.Preds {
+			for _, m := range out[p] {
+				if c.live.LiveIn(b, int(m.v)) {
+					st.enter(m)
+				}
+			}
 		}
-	}
-	order := pre.Graph().ReversePostorder()
-	for changed := true; changed; {
-		changed = false
-		for _, b := range order {
-			blk := pre.Blocks[b]
-			ctx.Clear()
-			stale.Clear()
-			for _, p := range blk.Preds {
-				ctx.Union(outCtx[p])
-				stale.Union(outStale[p])
+		for _, in := range blk.Instrs {
+			for _, u := range in.Uses {
+				if st.stale(int32(u.Index())) {
+					return true
+				}
 			}
-			for _, in := range blk.Instrs {
+			switch {
+			case isCopyOp(in.Op):
+				// A copy takes over both marks of its source.
+				tmp = tmp[:0]
 				for _, u := range in.Uses {
-					if stale.Has(u.Index()) {
-						return true
-					}
+					v := int32(u.Index())
+					tmp = append(tmp, ctxMark{v: v, ctx: st.ctx[v], crossed: st.stale(v)})
 				}
-				switch {
-				case isCopyOp(in.Op):
-					// A copy takes over both marks of its source.
-					tmp = tmp[:0]
-					for _, u := range in.Uses {
-						tmp = append(tmp, [2]bool{ctx.Has(u.Index()), stale.Has(u.Index())})
-					}
-					for k, d := range in.Defs {
-						put(ctx, d.Index(), tmp[k][0])
-						put(stale, d.Index(), tmp[k][1])
-					}
-					continue
-				case in.Op == mir.OpCtxLoad:
-					ctx.Add(in.Defs[0].Index())
-					stale.Remove(in.Defs[0].Index())
-					continue
-				case in.Op.Info().Call:
-					stale.Union(ctx)
+				for k, d := range in.Defs {
+					st.set(int32(d.Index()), tmp[k].ctx, tmp[k].crossed)
 				}
-				for _, d := range in.Defs {
-					ctx.Remove(d.Index())
-					stale.Remove(d.Index())
-				}
+				continue
+			case in.Op == mir.OpCtxLoad:
+				st.set(int32(in.Defs[0].Index()), true, false)
+				continue
+			case in.Op.Info().Call:
+				st.calls++
 			}
-			if outCtx[b].Union(ctx) {
-				changed = true
+			for _, d := range in.Defs {
+				st.set(int32(d.Index()), false, false)
 			}
-			if outStale[b].Union(stale) {
-				changed = true
+		}
+		buf = st.exit(buf[:0], func(v int32) bool { return c.live.LiveOut(b, int(v)) })
+		if !slices.Equal(buf, out[b]) {
+			// The sets only grow, so a change is a new mark.
+			out[b] = slices.Clone(buf)
+			for _, succ := range blk.Succs {
+				work.Mark(succ)
 			}
 		}
 	}
 	return false
+}
+
+// ctxMark says that register v may hold a context value (ctx) and whether
+// a call may have crossed it.
+type ctxMark struct {
+	v            int32
+	ctx, crossed bool
+}
+
+// ctxState holds the marks of ctxReadAcrossCall inside one block. A
+// register holding a context value since before the block's last call
+// (since < calls) has been crossed by it.
+type ctxState struct {
+	ctx, crossed []bool
+	since        []int32
+	calls        int32
+	touched      []int32
+	in           []bool // in touched
+}
+
+func newCtxState(nv int) *ctxState {
+	return &ctxState{ctx: make([]bool, nv), crossed: make([]bool, nv), since: make([]int32, nv), in: make([]bool, nv)}
+}
+
+// reset forgets every mark before the next block.
+func (s *ctxState) reset() {
+	for _, v := range s.touched {
+		s.ctx[v], s.crossed[v], s.in[v] = false, false, false
+	}
+	s.touched, s.calls = s.touched[:0], 0
+}
+
+// stale reports whether v may hold a context value a call has crossed.
+func (s *ctxState) stale(v int32) bool {
+	return s.crossed[v] || s.ctx[v] && s.since[v] < s.calls
+}
+
+// set gives v its marks from now on.
+func (s *ctxState) set(v int32, ctx, crossed bool) {
+	if !s.in[v] {
+		s.in[v] = true
+		s.touched = append(s.touched, v)
+	}
+	s.ctx[v], s.crossed[v], s.since[v] = ctx, crossed, s.calls
+}
+
+// enter adds the marks one predecessor leaves in v to the block's entry.
+func (s *ctxState) enter(m ctxMark) {
+	s.set(m.v, s.ctx[m.v] || m.ctx, s.crossed[m.v] || m.crossed)
+}
+
+// exit appends, in register order, the marks of the registers keep
+// accepts that may hold a context value.
+func (s *ctxState) exit(out []ctxMark, keep func(v int32) bool) []ctxMark {
+	for _, v := range s.touched {
+		if (s.ctx[v] || s.stale(v)) && keep(v) {
+			out = append(out, ctxMark{v: v, ctx: s.ctx[v], crossed: s.stale(v)})
+		}
+	}
+	slices.SortFunc(out, func(a, b ctxMark) int { return int(a.v) - int(b.v) })
+	return out
 }
 
 // constName returns the name of the constant op (MOVQconst or MOVSDconst)
@@ -644,90 +700,91 @@ func (c *acChecker) refineEntries() {
 	var scratch []acPair
 	var meets [2][]acPair
 	var kept []acPair // the exit states, in an arena that only grows
-	dirty := make([]bool, nb)
-	for b := range dirty {
-		dirty[b] = true
+	// calls counts the calls of the block so far; a context name set
+	// before the last of them (ctxAt) reads as unknown, as if each call had
+	// forgotten every context value.
+	calls := int32(0)
+	ctxAt := make([]int32, c.nv)
+	get := func(v int32) int32 {
+		if n := val[v]; n >= 0 && isCtx(n) && ctxAt[v] < calls && !c.ctxInvariant {
+			return -1
+		}
+		return val[v]
 	}
-	for changed := true; changed; {
-		changed = false
-		for _, b := range order {
-			if !dirty[b] {
+	setAt := func(v, n int32) {
+		set(v, n)
+		ctxAt[v] = calls
+	}
+	work := mir.NewPassWorklist(order, nb)
+	for b, ok := work.Pop(); ok; b, ok = work.Pop() {
+		blk := pre.Blocks[b]
+		calls = 0
+		var entry []acPair
+		seen := 0
+		for _, p := range blk.Preds {
+			if !visited[p] {
 				continue
 			}
-			dirty[b] = false
-			blk := pre.Blocks[b]
-			var entry []acPair
-			seen := 0
-			for _, p := range blk.Preds {
-				if !visited[p] {
-					continue
-				}
-				if seen++; seen == 1 {
-					entry = exit[p]
-					continue
-				}
-				m := &meets[seen%2]
-				*m = meetPairs((*m)[:0], entry, exit[p])
-				entry = *m
+			if seen++; seen == 1 {
+				entry = exit[p]
+				continue
 			}
-			if seen > 1 {
-				entry = slices.Clone(entry) // it is in a buffer meets reuse
+			m := &meets[seen%2]
+			*m = meetPairs((*m)[:0], entry, exit[p])
+			entry = *m
+		}
+		if seen > 1 {
+			entry = slices.Clone(entry) // it is in a buffer meets reuse
+		}
+		entries[b] = entry
+		for _, e := range entry {
+			if c.live.LiveIn(b, int(e.v)) {
+				setAt(e.v, e.name)
 			}
-			entries[b] = entry
-			for _, e := range entry {
-				if c.live.LiveIn[b].Has(int(e.v)) {
-					set(e.v, e.name)
+		}
+		for _, in := range blk.Instrs {
+			switch in.Op {
+			case mir.OpCopy, mir.OpParCopy:
+				tmp = tmp[:0]
+				for _, u := range in.Uses {
+					tmp = append(tmp, get(int32(u.Index())))
 				}
+				for k, d := range in.Defs {
+					setAt(int32(d.Index()), tmp[k])
+				}
+				continue
+			case mir.OpMOVQconst, mir.OpMOVSDconst:
+				setAt(int32(in.Defs[0].Index()), c.constName(in.Op, in.Imm))
+				continue
+			case mir.OpCtxLoad:
+				setAt(int32(in.Defs[0].Index()), c.ctxName(in.Aux, 0))
+				continue
 			}
-			for _, in := range blk.Instrs {
-				switch in.Op {
-				case mir.OpCopy, mir.OpParCopy:
-					tmp = tmp[:0]
-					for _, u := range in.Uses {
-						tmp = append(tmp, val[u.Index()])
-					}
-					for k, d := range in.Defs {
-						set(int32(d.Index()), tmp[k])
-					}
-					continue
-				case mir.OpMOVQconst, mir.OpMOVSDconst:
-					set(int32(in.Defs[0].Index()), c.constName(in.Op, in.Imm))
-					continue
-				case mir.OpCtxLoad:
-					set(int32(in.Defs[0].Index()), c.ctxName(in.Aux, 0))
-					continue
-				}
-				if in.Op.Info().Call && !c.ctxInvariant {
-					for _, v := range touched {
-						if isCtx(val[v]) {
-							val[v] = -1
-						}
-					}
-				}
-				for _, d := range in.Defs {
-					set(int32(d.Index()), -1)
-				}
+			if in.Op.Info().Call {
+				calls++
 			}
-			out := scratch[:0]
-			for _, v := range touched {
-				if val[v] >= 0 && c.live.LiveOut[b].Has(int(v)) {
-					out = append(out, acPair{v, val[v]})
-				}
+			for _, d := range in.Defs {
+				setAt(int32(d.Index()), -1)
 			}
-			scratch = out
-			for _, v := range touched {
-				val[v], isTouched[v] = -1, false
+		}
+		out := scratch[:0]
+		for _, v := range touched {
+			if n := get(v); n >= 0 && c.live.LiveOut(b, int(v)) {
+				out = append(out, acPair{v, n})
 			}
-			touched = touched[:0]
-			slices.SortFunc(out, func(a, b acPair) int { return int(a.v) - int(b.v) })
-			if !visited[b] || !slices.Equal(out, exit[b]) {
-				start := len(kept)
-				kept = append(kept, out...)
-				exit[b], visited[b] = kept[start:len(kept):len(kept)], true
-				for _, succ := range blk.Succs {
-					dirty[succ] = true
-				}
-				changed = true
+		}
+		scratch = out
+		for _, v := range touched {
+			val[v], isTouched[v] = -1, false
+		}
+		touched = touched[:0]
+		slices.SortFunc(out, func(a, b acPair) int { return int(a.v) - int(b.v) })
+		if !visited[b] || !slices.Equal(out, exit[b]) {
+			start := len(kept)
+			kept = append(kept, out...)
+			exit[b], visited[b] = kept[start:len(kept):len(kept)], true
+			for _, succ := range blk.Succs {
+				work.Mark(succ)
 			}
 		}
 	}
@@ -740,7 +797,7 @@ func (c *acChecker) refineEntries() {
 	for b, entry := range entries {
 		start := len(all)
 		for _, e := range entry {
-			if c.live.LiveIn[b].Has(int(e.v)) {
+			if c.live.LiveIn(b, int(e.v)) {
 				all = append(all, e)
 			}
 		}
@@ -809,8 +866,8 @@ func (c *acChecker) nameValues() {
 	}
 	touched := make([]int32, 0, 64)
 	nlive := 0
-	for _, lo := range c.live.LiveOut {
-		nlive += lo.Len()
+	for b := range pre.Blocks {
+		nlive += len(c.live.Out(b))
 	}
 	ends := make([]acPair, 0, nlive)
 	c.sites = make([]acSite, 0, c.ctxBase-c.siteBase)
@@ -860,11 +917,8 @@ func (c *acChecker) nameValues() {
 			}
 		}
 		start := len(ends)
-		for w, word := range c.live.LiveOut[b] {
-			for ; word != 0; word &= word - 1 {
-				v := int32(w*64 + bits.TrailingZeros64(word))
-				ends = append(ends, acPair{v, cur[v]})
-			}
+		for _, v := range c.live.Out(b) {
+			ends = append(ends, acPair{v, cur[v]})
 		}
 		c.endByV[b] = ends[start:len(ends):len(ends)]
 		for _, v := range touched {
@@ -1125,56 +1179,45 @@ func (c *acChecker) flow() error {
 	exits := make([][]acLocSet, nb)
 	exitVregs := make([][]int32, nb) // the storage of each exit state's vregs
 	visited := make([]bool, nb)
-	dirty := make([]bool, nb)
-	for b := range dirty {
-		dirty[b] = true
-	}
 	// The exit states live in two arenas that only grow.
 	nlive := 0
-	for _, lo := range c.live.LiveOut {
-		nlive += lo.Len()
+	for b := range c.pre.Blocks {
+		nlive += len(c.live.Out(b))
 	}
 	keepSets := make([]acLocSet, 0, nlive+nb)
 	keepVregs := make([]int32, 0, 2*nlive+nb)
 	order := post.Graph().ReversePostorder()
-	for changed := true; changed; {
-		changed = false
-		for _, b := range order {
-			if !dirty[b] {
+	work := mir.NewPassWorklist(order, nb)
+	for b, ok := work.Pop(); ok; b, ok = work.Pop() {
+		var entry []acLocSet
+		first, which := true, 0
+		for _, p := range post.Blocks[b].Preds {
+			if !visited[p] {
 				continue
 			}
-			dirty[b] = false
-			var entry []acLocSet
-			first, which := true, 0
-			for _, p := range post.Blocks[b].Preds {
-				if !visited[p] {
-					continue
-				}
-				if first {
-					entry, first = exits[p], false
-					continue
-				}
-				entry = meetStates(&s.meet[which], entry, exits[p])
-				which ^= 1
+			if first {
+				entry, first = exits[p], false
+				continue
 			}
-			exit, err := c.run(b, entry, s)
-			if err != nil {
-				return err
+			entry = meetStates(&s.meet[which], entry, exits[p])
+			which ^= 1
+		}
+		exit, err := c.run(b, entry, s)
+		if err != nil {
+			return err
+		}
+		if !visited[b] || !equalStates(exit, exits[b]) {
+			if visited[b] && s.exit.fits(exits[b], exitVregs[b]) {
+				// States only shrink: reuse the old one's storage.
+				exits[b] = s.exit.copyInto(exits[b], exitVregs[b])
+			} else {
+				v0 := len(keepVregs)
+				exits[b] = s.exit.keep(&keepSets, &keepVregs)
+				exitVregs[b] = keepVregs[v0:len(keepVregs):len(keepVregs)]
 			}
-			if !visited[b] || !equalStates(exit, exits[b]) {
-				if visited[b] && s.exit.fits(exits[b], exitVregs[b]) {
-					// States only shrink: reuse the old one's storage.
-					exits[b] = s.exit.copyInto(exits[b], exitVregs[b])
-				} else {
-					v0 := len(keepVregs)
-					exits[b] = s.exit.keep(&keepSets, &keepVregs)
-					exitVregs[b] = keepVregs[v0:len(keepVregs):len(keepVregs)]
-				}
-				visited[b] = true
-				for _, succ := range post.Blocks[b].Succs {
-					dirty[succ] = true
-				}
-				changed = true
+			visited[b] = true
+			for _, succ := range post.Blocks[b].Succs {
+				work.Mark(succ)
 			}
 		}
 	}
@@ -1255,7 +1298,7 @@ func (c *acChecker) run(b int, entry []acLocSet, s *acState) ([]acLocSet, error)
 		for _, v := range ls.vregs {
 			var n int32
 			if ob >= 0 {
-				if !c.live.LiveIn[ob].Has(int(v)) {
+				if !c.live.LiveIn(ob, int(v)) {
 					continue
 				}
 				if n = s.refName[v]; n < 0 {

@@ -1851,7 +1851,7 @@ b2: preds=b1 freq=1
 			if err := mir.Verify(f); err != nil {
 				t.Fatal(err)
 			}
-			c := &acChecker{pre: f, nv: len(f.VRegs)}
+			c := &acChecker{pre: f, nv: len(f.VRegs), live: mir.ComputeSparseLiveness(f)}
 			if got := c.ctxReadAcrossCall(); got != tc.want {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}

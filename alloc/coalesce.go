@@ -46,19 +46,24 @@ func (c *coalescer) unionPhis() {
 	s := c.s
 	claimedBy := make([]int32, len(s.f.VRegs)) // the φ of the current block that took an argument (+1)
 	var claimed []int
-	var unionedBlocks []int32
-	var done []int // the φs of the current block already processed
+	// blockSeen[b] == phiStamp: a value defined in block b is in the class
+	// of the φ being processed (test 5). phiClass[r] == blockStamp: class
+	// root r holds a φ of the current block already processed (test 4).
+	blockSeen := make([]int32, len(s.f.Blocks))
+	phiClass := make([]int32, len(s.f.VRegs))
+	phiStamp, blockStamp := int32(0), int32(0)
 	for _, b := range s.f.Blocks {
 		for _, v := range claimed {
 			claimedBy[v] = 0
 		}
-		claimed, done = claimed[:0], done[:0]
+		claimed = claimed[:0]
+		blockStamp++
 		for _, phi := range b.Phis() {
 			p := phi.Defs[0].Index()
 			if !c.eligible[p] {
 				continue
 			}
-			unionedBlocks = unionedBlocks[:0]
+			phiStamp++
 			for _, arg := range phi.Uses {
 				if !arg.IsVirtual() {
 					continue
@@ -70,7 +75,7 @@ func (c *coalescer) unionPhis() {
 				if c.uf.find(a) == c.uf.find(p) {
 					// Joined already (through another φ): its block
 					// counts for test 5 all the same.
-					unionedBlocks = append(unionedBlocks, s.defBlock[a])
+					blockSeen[s.defBlock[a]] = phiStamp
 					continue
 				}
 				switch {
@@ -81,34 +86,27 @@ func (c *coalescer) unionPhis() {
 					c.stats.Filtered[1]++
 				case s.isPhi[a] && s.live.LiveIn(int(s.defBlock[a]), p): // test 3
 					c.stats.Filtered[2]++
-				case claimedBy[a] != 0 && int(claimedBy[a]) != p+1 || c.joinsPhiOf(a, done): // test 4
+				case claimedBy[a] != 0 && int(claimedBy[a]) != p+1 || phiClass[c.uf.find(a)] == blockStamp: // test 4
+					// The second half is test 4 applied to classes rather
+					// than to arguments: joining a to another φ of the block
+					// would put two φs of one block, which always
+					// interfere, into one class.
 					c.stats.Filtered[3]++
-				case slices.Contains(unionedBlocks, s.defBlock[a]): // test 5
+				case blockSeen[s.defBlock[a]] == phiStamp: // test 5
 					c.stats.Filtered[4]++
 				default:
-					c.uf.union(p, a)
+					marked := phiClass[c.uf.find(p)] == blockStamp
+					if r := c.uf.union(p, a); marked {
+						phiClass[r] = blockStamp
+					}
 					claimedBy[a] = int32(p + 1)
 					claimed = append(claimed, a)
-					unionedBlocks = append(unionedBlocks, s.defBlock[a])
+					blockSeen[s.defBlock[a]] = phiStamp
 				}
 			}
-			done = append(done, p)
+			phiClass[c.uf.find(p)] = blockStamp
 		}
 	}
-}
-
-// joinsPhiOf reports whether value a is in the class of one of the φs
-// (of the block being processed) in phis: joining it to another φ would put
-// two φs of one block, which always interfere, into one class. This is
-// test 4 applied to classes rather than to arguments.
-func (c *coalescer) joinsPhiOf(a int, phis []int) bool {
-	ra := c.uf.find(a)
-	for _, q := range phis {
-		if c.uf.find(q) == ra {
-			return true
-		}
-	}
-	return false
 }
 
 // unionTied joins the result of each two-address instruction with the

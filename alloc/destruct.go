@@ -108,8 +108,8 @@ func Destruct(f *mir.Func, opts DestructOptions) (*Destructed, error) {
 	g := f.Clone()
 	res := &Destructed{Func: g}
 	stats := &res.Stats
-	origBlocks := len(g.Blocks)
-	stats.SplitEdges = splitPhiEdges(g)
+	splits := splitPhiEdges(g)
+	stats.SplitEdges = len(splits)
 	s := newSSAInfo(g)
 	for _, b := range g.Blocks {
 		if s.an.RPONum[b.ID] < 0 {
@@ -174,7 +174,7 @@ func Destruct(f *mir.Func, opts DestructOptions) (*Destructed, error) {
 			res.Names[v] = rb.resourceReg(rs.root(v))
 		}
 	}
-	stats.SplitEdges -= unsplitEmpty(g, origBlocks)
+	stats.SplitEdges -= unsplitEmpty(g, splits)
 	g.Form = mir.FormNonSSA
 	if g.Pins == nil && !opts.NoConstraints {
 		g.Pins = make([]mir.Reg, len(g.VRegs))
@@ -189,23 +189,35 @@ func Destruct(f *mir.Func, opts DestructOptions) (*Destructed, error) {
 // splitPhiEdges splits every edge into a block with φs whose predecessor
 // does not end with a plain jump (so critical edges among them), so that
 // each edge's φ copies can go at the end of a block of its own. It
-// returns the number split.
-func splitPhiEdges(f *mir.Func) int {
-	n := 0
+// returns where it put the new blocks, in the order it made them.
+func splitPhiEdges(f *mir.Func) []splitRecord {
+	var splits []splitRecord
 	nblocks := len(f.Blocks)
+	var pos [][]int // mir.PredPositions, computed when first needed
 	for bi := 0; bi < nblocks; bi++ {
 		b := f.Blocks[bi]
 		if t := b.Terminator(); t == nil || t.Op == mir.OpJMP {
 			continue
 		}
 		for i, s := range b.Succs {
-			if len(f.Blocks[s].Phis()) > 0 {
-				SplitEdge(f, b, i)
-				n++
+			if !hasPhis(f.Blocks[s]) {
+				continue
 			}
+			if pos == nil {
+				// Splitting replaces the entries of the edge it splits
+				// in place, so the positions of the others stay valid.
+				pos = mir.PredPositions(f)
+			}
+			n := splitEdgeAt(f, b, i, pos[bi][i])
+			splits = append(splits, splitRecord{block: n.ID, succIdx: i, predPos: pos[bi][i]})
 		}
 	}
-	return n
+	return splits
+}
+
+// hasPhis reports whether block b starts with a φ.
+func hasPhis(b *mir.Block) bool {
+	return len(b.Instrs) > 0 && b.Instrs[0].Op == mir.OpPhi
 }
 
 // compactVRegs renumbers f's virtual registers densely in order of first

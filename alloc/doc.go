@@ -18,9 +18,10 @@
 // resource over the weighted affinity graph only where that adds no
 // interference, repair copies where a pinned value is killed). No
 // interference graph is built. CheckDestructed is the independent checker
-// of its output: merged names must not interfere by a brute-force
-// instruction-level liveness, and a symbolic simulation must see every use
-// read the SSA value it read before.
+// of its output: merged names must not interfere by an instruction-level
+// liveness of its own, and a symbolic simulation must see every use read
+// the SSA value it read before (both near-linear, so that tests and the
+// fuzzer can check large functions).
 //
 // Decisions the papers leave open, and where this implementation differs:
 //

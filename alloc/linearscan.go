@@ -294,6 +294,7 @@ func lsBlockOrder(f *mir.Func, o LinearOrder) []int32 {
 		i    int32
 		succ []int32 // successors in visiting order
 	}
+	probSum, probSet := make([]float64, n), make([]bool, n) // per successor block, for visitOrder
 	visitOrder := func(b int32) []int32 {
 		blk := f.Blocks[b]
 		succ := make([]int32, len(blk.Succs))
@@ -303,22 +304,26 @@ func lsBlockOrder(f *mir.Func, o LinearOrder) []int32 {
 		if len(succ) < 2 {
 			return succ
 		}
-		// Stable insertion sort by edge probability, later successors
-		// first on ties.
+		// Stable sort by edge probability (summed over parallel edges),
+		// later successors first on ties.
 		slices.Reverse(succ)
-		prob := func(x int32) float64 {
-			p := 0.0
-			for k, y := range blk.Succs {
-				if int32(y) == x {
-					p += blk.SuccProb[k]
-				}
+		for k, y := range blk.Succs {
+			if !probSet[y] {
+				probSet[y], probSum[y] = true, 0
 			}
-			return p
+			probSum[y] += blk.SuccProb[k]
 		}
-		for i := 1; i < len(succ); i++ {
-			for j := i; j > 0 && prob(succ[j]) < prob(succ[j-1]); j-- {
-				succ[j], succ[j-1] = succ[j-1], succ[j]
+		slices.SortStableFunc(succ, func(x, y int32) int {
+			switch px, py := probSum[x], probSum[y]; {
+			case px < py:
+				return -1
+			case py < px:
+				return 1
 			}
+			return 0
+		})
+		for _, y := range blk.Succs {
+			probSet[y] = false
 		}
 		return succ
 	}

@@ -20,6 +20,7 @@ func NaiveDestruct(f *mir.Func) error {
 		return fmt.Errorf("alloc: naive destruction of %s needs SSA form, not %s", f.Name, f.Form)
 	}
 	nblocks := len(f.Blocks)
+	succIdx := succPositions(f)
 	for bi := 0; bi < nblocks; bi++ {
 		b := f.Blocks[bi]
 		phis := b.Phis()
@@ -29,22 +30,9 @@ func NaiveDestruct(f *mir.Func) error {
 		for k := 0; k < len(b.Preds); k++ {
 			pred := f.Blocks[b.Preds[k]]
 			if t := pred.Terminator(); t.Op != mir.OpJMP {
-				// Find this edge among pred's successors and split it.
-				occurrence := 0
-				for _, p := range b.Preds[:k] {
-					if p == pred.ID {
-						occurrence++
-					}
-				}
-				for i, s := range pred.Succs {
-					if s != b.ID {
-						continue
-					}
-					if occurrence == 0 {
-						pred = SplitEdge(f, pred, i)
-						break
-					}
-					occurrence--
+				// Split this edge, found among pred's successors.
+				if i := succIdx[bi][k]; i >= 0 {
+					pred = splitEdgeAt(f, pred, i, k)
 				}
 			}
 			defs := make([]mir.Reg, 0, len(phis))
@@ -66,4 +54,31 @@ func NaiveDestruct(f *mir.Func) error {
 	}
 	f.Form = mir.FormNonSSA
 	return nil
+}
+
+// succPositions inverts mir.PredPositions: succPositions(f)[b][k] is the
+// index, among the successors of b's k-th predecessor, of the edge that
+// predecessor entry stands for (-1: none). Splitting an edge replaces its
+// entries in place, so the others stay valid while edges are split.
+func succPositions(f *mir.Func) [][]int {
+	n := 0
+	for _, b := range f.Blocks {
+		n += len(b.Preds)
+	}
+	backing := make([]int, n)
+	for i := range backing {
+		backing[i] = -1
+	}
+	out := make([][]int, len(f.Blocks))
+	for bi, b := range f.Blocks {
+		out[bi], backing = backing[:len(b.Preds):len(b.Preds)], backing[len(b.Preds):]
+	}
+	for bi, row := range mir.PredPositions(f) {
+		for i, k := range row {
+			if k >= 0 {
+				out[f.Blocks[bi].Succs[i]][k] = i
+			}
+		}
+	}
+	return out
 }

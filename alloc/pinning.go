@@ -19,7 +19,8 @@ type resources struct {
 	phy []mir.Reg // physical register of each physical resource
 	// pin is the physical register of each resource root (NoReg: virtual).
 	pin []mir.Reg
-	// members lists the values of each resource root.
+	// members lists the values of each resource root: in dominance order
+	// for a virtual resource, in no particular order for a physical one.
 	members [][]int
 	// events lists, per physical register index, the points where the
 	// register is written: definitions of values pinned to it, copies into
@@ -93,13 +94,7 @@ func newResources(s *ssaInfo, co *coalescer, classes [][]int, constrained bool) 
 			}
 		}
 	}
-	rs.killed = make([]bool, n)
-	for p := range rs.events {
-		members := rs.members[rs.root(n+p)]
-		for _, w := range members {
-			rs.killed[w] = rs.killedInitially(w, p, members)
-		}
-	}
+	rs.computeKilled()
 	// The coalescer's classes are virtual resources; their member lists
 	// stay in dominance order.
 	for _, members := range classes {
@@ -188,7 +183,14 @@ func (rs *resources) merge(x, y int) int {
 	if pin == mir.NoReg {
 		members = rs.mergeSorted(rs.members[x], rs.members[y])
 	} else {
-		members = append(rs.members[x], rs.members[y]...)
+		// Nothing depends on the order of a physical register's members:
+		// add the shorter list to the longer, so that pinning many values
+		// to one register one at a time stays linear.
+		mx, my := rs.members[x], rs.members[y]
+		if len(mx) < len(my) {
+			mx, my = my, mx
+		}
+		members = append(mx, my...)
 	}
 	rs.members[x], rs.members[y] = nil, nil
 	r := rs.uf.union(x, y)
@@ -440,6 +442,7 @@ type affinityGraph struct {
 // they differ.
 func (rs *resources) affinityGraph(b *mir.Block) *affinityGraph {
 	g := &affinityGraph{}
+	var index map[[2]int]*affinity // the edges by their ends, once there are many
 	for _, phi := range b.Phis() {
 		x := rs.root(phi.Defs[0].Index())
 		for _, arg := range phi.Uses {
@@ -451,14 +454,26 @@ func (rs *resources) affinityGraph(b *mir.Block) *affinityGraph {
 				continue
 			}
 			var e *affinity
-			for _, o := range g.edges {
-				if o.x == x && o.y == y {
-					e = o
+			if index != nil {
+				e = index[[2]int{x, y}]
+			} else {
+				for _, o := range g.edges {
+					if o.x == x && o.y == y {
+						e = o
+					}
 				}
 			}
 			if e == nil {
 				e = &affinity{x: x, y: y}
 				g.edges = append(g.edges, e)
+				if index != nil {
+					index[[2]int{x, y}] = e
+				} else if len(g.edges) > 32 {
+					index = make(map[[2]int]*affinity, len(g.edges))
+					for _, o := range g.edges {
+						index[[2]int{o.x, o.y}] = o
+					}
+				}
 			}
 			e.mult++
 		}

@@ -33,6 +33,9 @@ type rebuilder struct {
 	// availIn is, per block, the value each physical register holds at its
 	// start (-1: none or unknown).
 	availIn [][]int32
+	// predPos is mir.PredPositions of the function: where each successor
+	// edge is among its successor's predecessors (the φ operand it reads).
+	predPos [][]int
 
 	// constrained is false when fixed-register and two-address operands
 	// are ignored (DestructOptions.NoConstraints).
@@ -53,7 +56,7 @@ const (
 func newRebuilder(s *ssaInfo, rs *resources, stats *DestructStats) *rebuilder {
 	n := len(s.f.VRegs)
 	rb := &rebuilder{s: s, rs: rs, name: make([]mir.Reg, n), repair: make([]mir.Reg, n), killed: make([]bool, n),
-		stats: stats}
+		predPos: mir.PredPositions(s.f), stats: stats}
 	for i := range rb.name {
 		rb.name[i], rb.repair[i] = mir.NoReg, mir.NoReg
 	}
@@ -93,24 +96,28 @@ func (rb *rebuilder) mark() {
 	for r := range rb.availIn[0] {
 		rb.availIn[0][r] = availNone
 	}
+	// A block is walked again only when what it starts with changed; the
+	// fixed point is the one of walking every block until nothing changes.
 	state := make([]int32, mir.NumPhysRegs)
-	for changed := true; changed; {
-		changed = false
-		for _, b := range s.an.RPO {
-			copy(state, rb.availIn[b])
-			rb.walk(s.f.Blocks[b], state, nil)
-			for _, succ := range s.f.Blocks[b].Succs {
-				in := rb.availIn[succ]
-				for r, v := range state {
-					switch {
-					case in[r] == availUnknown:
-						in[r] = v
-						changed = true
-					case in[r] != v && in[r] != availNone:
-						in[r] = availNone
-						changed = true
-					}
+	work := mir.NewPassWorklist(s.an.RPO, nb)
+	for b, ok := work.Pop(); ok; b, ok = work.Pop() {
+		copy(state, rb.availIn[b])
+		rb.walk(s.f.Blocks[b], state, nil)
+		for _, succ := range s.f.Blocks[b].Succs {
+			in := rb.availIn[succ]
+			changed := false
+			for r, v := range state {
+				switch {
+				case in[r] == availUnknown:
+					in[r] = v
+					changed = true
+				case in[r] != v && in[r] != availNone:
+					in[r] = availNone
+					changed = true
 				}
+			}
+			if changed {
+				work.Mark(succ)
 			}
 		}
 	}
@@ -180,7 +187,7 @@ func (rb *rebuilder) walk(b *mir.Block, state []int32, kill func(v int)) {
 	// The φ operands of the successor are read at the end of b.
 	for k, succ := range b.Succs {
 		sb := f.Blocks[succ]
-		pi := predIndex(sb, b, k)
+		pi := rb.predPos[b.ID][k]
 		var written [][2]int
 		for _, phi := range sb.Phis() {
 			x := phi.Uses[pi]
@@ -209,26 +216,6 @@ func (rb *rebuilder) earlyClobber(in *mir.Instr, state []int32) {
 			state[physIndex(pin)] = availNone
 		}
 	}
-}
-
-// predIndex returns the position, among succ's predecessors, of the k-th
-// successor edge of b.
-func predIndex(succ, b *mir.Block, k int) int {
-	occurrence := 0
-	for _, s := range b.Succs[:k] {
-		if s == succ.ID {
-			occurrence++
-		}
-	}
-	for i, p := range succ.Preds {
-		if p == b.ID {
-			if occurrence == 0 {
-				return i
-			}
-			occurrence--
-		}
-	}
-	return -1
 }
 
 // operandReg returns the physical register use i of in must be in: its
@@ -384,7 +371,7 @@ func (rb *rebuilder) reconstruct() error {
 		var dst, src []mir.Reg
 		for k, succ := range b.Succs {
 			sb := f.Blocks[succ]
-			pi := predIndex(sb, b, k)
+			pi := rb.predPos[bi][k]
 			for _, phi := range sb.Phis() {
 				x := phi.Uses[pi]
 				p := phi.Defs[0].Index()

@@ -29,9 +29,13 @@ type ssaInfo struct {
 	defInstr []*mir.Instr
 	isPhi    []bool
 	// lastUse lists, per virtual register, the blocks where an ordinary
-	// (non-φ) instruction reads it and the position of the last such
-	// instruction in each.
+	// (non-φ) instruction reads it, in increasing order, and the position
+	// of the last such instruction in each.
 	lastUse [][]blockPos
+	// outBlocks[outStart[v]:outStart[v+1]] lists the blocks value v is
+	// live out of, in increasing order, for the values indexLiveOut was
+	// asked about.
+	outStart, outBlocks []int32
 }
 
 // analysis holds the CFG facts out-of-SSA translation needs: reverse
@@ -123,14 +127,51 @@ func newSSAInfo(f *mir.Func) *ssaInfo {
 }
 
 // lastUseIn returns the position of the last ordinary instruction of block
-// b that reads v, or -1.
+// b that reads v, or -1. The entries of v are in block order: a binary
+// search finds b's among the blocks where v is read.
 func (s *ssaInfo) lastUseIn(v, b int) int {
-	for _, u := range s.lastUse[v] {
-		if int(u.block) == b {
-			return int(u.idx)
+	uses := s.lastUse[v]
+	i, found := slices.BinarySearchFunc(uses, int32(b), func(u blockPos, b int32) int { return int(u.block - b) })
+	if !found {
+		return -1
+	}
+	return int(uses[i].idx)
+}
+
+// liveOutBlocks returns the blocks v is live out of, in increasing order.
+// v must be one of the values given to indexLiveOut.
+func (s *ssaInfo) liveOutBlocks(v int) []int32 {
+	return s.outBlocks[s.outStart[v]:s.outStart[v+1]]
+}
+
+// indexLiveOut turns the liveness sets around for the values marked in
+// want, so that liveOutBlocks can list the blocks each is live out of: in
+// time linear in the size of the liveness sets, and memory linear in the
+// part that concerns the marked values.
+func (s *ssaInfo) indexLiveOut(want []bool) {
+	n, nb := len(s.f.VRegs), len(s.f.Blocks)
+	start := make([]int32, n+1)
+	for b := range nb {
+		for _, w := range s.live.Out(b) {
+			if want[w] {
+				start[w+1]++
+			}
 		}
 	}
-	return -1
+	for w := range n {
+		start[w+1] += start[w]
+	}
+	blocks := make([]int32, start[n])
+	fill := slices.Clone(start[:n])
+	for b := range nb {
+		for _, w := range s.live.Out(b) {
+			if want[w] {
+				blocks[fill[w]] = int32(b)
+				fill[w]++
+			}
+		}
+	}
+	s.outStart, s.outBlocks = start, blocks
 }
 
 // dominatesDef reports whether the definition of a comes before the

@@ -22,12 +22,10 @@ import (
 func blockOrder(f *mir.Func) []int {
 	n := len(f.Blocks)
 	cold := func(b int) bool { return b != 0 && isCold(f.Blocks[b]) }
-	chainOf := make([]int, n) // the chain (by its number) holding each block
-	chains := make([][]int, n)
-	for b := range n {
-		chainOf[b] = b
-		chains[b] = []int{b}
-	}
+	// Chains are linked lists of blocks (next), named by a union-find root
+	// that knows their first and last block, so that joining two costs the
+	// same however long they are.
+	c := newChains(n)
 	type edge struct {
 		from, to int
 		w        float64
@@ -53,65 +51,105 @@ func blockOrder(f *mir.Func) []int {
 		return cmp.Compare(x.to, y.to)
 	})
 	for _, e := range edges {
-		cu, cv := chainOf[e.from], chainOf[e.to]
-		if cu == cv {
+		cu, cv := c.find(e.from), c.find(e.to)
+		if cu == cv || c.last[cu] != e.from || c.first[cv] != e.to {
 			continue
 		}
-		u, v := chains[cu], chains[cv]
-		if u[len(u)-1] != e.from || v[0] != e.to {
+		c.join(cu, cv)
+	}
+	// The chains, each with its first (smallest) block and whether it only
+	// traps; loops whose latch jumps back to the chain's first block are
+	// rotated.
+	type chain struct {
+		blocks []int
+		min    int
+		cold   bool
+	}
+	var chains []chain
+	entry := -1
+	for b := range n {
+		if c.find(b) != b {
 			continue
 		}
-		chains[cu] = append(u, v...)
-		for _, b := range v {
-			chainOf[b] = cu
+		ch := chain{min: n, cold: true}
+		for x := c.first[b]; x >= 0; x = c.next[x] {
+			ch.blocks = append(ch.blocks, x)
+			ch.min = min(ch.min, x)
+			ch.cold = ch.cold && cold(x)
 		}
-		chains[cv] = nil
-	}
-	// Rotate loops whose latch jumps back to the chain's first block.
-	for c, ch := range chains {
-		if len(ch) < 3 {
-			continue
-		}
-		t := f.Blocks[ch[len(ch)-1]]
-		if term := t.Terminator(); term.Op == mir.OpJMP && t.Succs[0] == ch[0] && len(t.Instrs) <= 3 && ch[0] != 0 {
-			rot := append([]int{t.ID}, ch[:len(ch)-1]...)
-			chains[c] = rot
-		}
-	}
-	// Chains in order: the entry's, then by first block, cold ones last.
-	var live []int
-	for c, ch := range chains {
-		if len(ch) > 0 {
-			live = append(live, c)
-		}
-	}
-	isColdChain := func(c int) bool {
-		for _, b := range chains[c] {
-			if !cold(b) {
-				return false
+		if bs := ch.blocks; len(bs) >= 3 {
+			t := f.Blocks[bs[len(bs)-1]]
+			if term := t.Terminator(); term.Op == mir.OpJMP && t.Succs[0] == bs[0] && len(t.Instrs) <= 3 && bs[0] != 0 {
+				ch.blocks = append([]int{t.ID}, bs[:len(bs)-1]...)
 			}
 		}
-		return true
+		if b == c.find(0) {
+			entry = len(chains)
+		}
+		chains = append(chains, ch)
 	}
-	first := func(c int) int { return slices.Min(chains[c]) }
+	// Chains in order: the entry's, then by first block, cold ones last.
+	live := make([]int, len(chains))
+	for i := range live {
+		live[i] = i
+	}
 	slices.SortStableFunc(live, func(x, y int) int {
 		switch {
-		case chainOf[0] == x:
+		case entry == x:
 			return -1
-		case chainOf[0] == y:
+		case entry == y:
 			return 1
 		}
-		if cx, cy := isColdChain(x), isColdChain(y); cx != cy {
+		if cx, cy := chains[x].cold, chains[y].cold; cx != cy {
 			if cx {
 				return 1
 			}
 			return -1
 		}
-		return cmp.Compare(first(x), first(y))
+		return cmp.Compare(chains[x].min, chains[y].min)
 	})
 	order := make([]int, 0, n)
-	for _, c := range live {
-		order = append(order, chains[c]...)
+	for _, i := range live {
+		order = append(order, chains[i].blocks...)
 	}
 	return order
+}
+
+// chainSet holds the fall-through chains of blockOrder: disjoint lists of
+// blocks joined end to start, in a union-find forest whose roots know the
+// first and last block of their chain.
+type chainSet struct {
+	parent, next []int
+	first, last  []int // valid at roots
+	size         []int
+}
+
+// newChains returns n chains of one block each.
+func newChains(n int) *chainSet {
+	c := &chainSet{parent: make([]int, n), next: make([]int, n), first: make([]int, n), last: make([]int, n), size: make([]int, n)}
+	for b := range n {
+		c.parent[b], c.next[b], c.first[b], c.last[b], c.size[b] = b, -1, b, b, 1
+	}
+	return c
+}
+
+// find returns the root naming b's chain.
+func (c *chainSet) find(b int) int {
+	for c.parent[b] != b {
+		c.parent[b] = c.parent[c.parent[b]]
+		b = c.parent[b]
+	}
+	return b
+}
+
+// join appends chain v (a root) to the end of chain u (a root).
+func (c *chainSet) join(u, v int) {
+	c.next[c.last[u]] = c.first[v]
+	first, last := c.first[u], c.last[v]
+	if c.size[u] < c.size[v] {
+		u, v = v, u
+	}
+	c.parent[v] = u
+	c.size[u] += c.size[v]
+	c.first[u], c.last[u] = first, last
 }

@@ -51,7 +51,16 @@ func removeUnreachable(f *mir.Func) {
 
 // simplifyPhis removes φs whose operands are all the same value (or the φ
 // itself), which removing predecessors can create, replacing their uses.
+// It visits the φs in block order, pass after pass, until a pass removes
+// none. From the second pass on, a φ is visited again only when one of its
+// operands was replaced (the only way it can become trivial), so that a
+// chain of φs that resolves one pass at a time costs its length, not
+// passes × φs.
 func simplifyPhis(f *mir.Func) {
+	var phis []*mir.Instr
+	for _, b := range f.Blocks {
+		phis = append(phis, b.Phis()...)
+	}
 	alias := map[mir.Reg]mir.Reg{}
 	find := func(r mir.Reg) mir.Reg {
 		for {
@@ -62,37 +71,37 @@ func simplifyPhis(f *mir.Func) {
 			r = a
 		}
 	}
-	for changed := true; changed; {
-		changed = false
-		for _, b := range f.Blocks {
-			for _, phi := range b.Phis() {
-				d := phi.Defs[0]
-				if _, dead := alias[d]; dead {
-					continue
-				}
-				same := mir.NoReg
-				trivial := true
-				for _, u := range phi.Uses {
-					u = find(u)
-					if u == d || u == same {
-						continue
-					}
-					if same != mir.NoReg {
-						trivial = false
-						break
-					}
-					same = u
-				}
-				if trivial && same != mir.NoReg {
-					alias[d] = same
-					changed = true
-				}
-			}
+	// visit removes φ i if it is trivial and returns what it now stands
+	// for, or NoReg.
+	visit := func(i int) mir.Reg {
+		phi := phis[i]
+		d := phi.Defs[0]
+		if _, dead := alias[d]; dead {
+			return mir.NoReg
 		}
+		same := mir.NoReg
+		for _, u := range phi.Uses {
+			u = find(u)
+			if u == d || u == same {
+				continue
+			}
+			if same != mir.NoReg {
+				return mir.NoReg
+			}
+			same = u
+		}
+		if same != mir.NoReg {
+			alias[d] = same
+		}
+		return same
+	}
+	for i := range phis {
+		visit(i)
 	}
 	if len(alias) == 0 {
 		return
 	}
+	simplifyPhisAgain(phis, len(f.VRegs), find, visit)
 	for _, b := range f.Blocks {
 		instrs := b.Instrs[:0]
 		for _, in := range b.Instrs {
@@ -107,6 +116,40 @@ func simplifyPhis(f *mir.Func) {
 			instrs = append(instrs, in)
 		}
 		b.Instrs = instrs
+	}
+}
+
+// simplifyPhisAgain runs simplifyPhis's passes after the first, which
+// removed some φs: the second pass visits every φ, later ones only the φs
+// with an operand that stands for a φ removed since their last visit,
+// found through users, the φs indexed by what their operands stand for.
+func simplifyPhisAgain(phis []*mir.Instr, nvregs int, find func(mir.Reg) mir.Reg, visit func(int) mir.Reg) {
+	users := make([][]int32, nvregs) // by virtual register number
+	for i, phi := range phis {
+		for _, u := range phi.Uses {
+			if r := find(u); r.IsVirtual() {
+				users[r.Index()] = append(users[r.Index()], int32(i))
+			}
+		}
+	}
+	order := make([]int, len(phis))
+	for i := range order {
+		order[i] = i
+	}
+	work := mir.NewPassWorklist(order, len(order))
+	for i, ok := work.Pop(); ok; i, ok = work.Pop() {
+		same := visit(i)
+		if same == mir.NoReg {
+			continue
+		}
+		d := phis[i].Defs[0].Index()
+		for _, j := range users[d] {
+			work.Mark(int(j))
+		}
+		if same.IsVirtual() {
+			users[same.Index()] = append(users[same.Index()], users[d]...)
+		}
+		users[d] = nil
 	}
 }
 

@@ -33,13 +33,15 @@ type ssaBuilder struct {
 	// root is, per block, the block whose bindings it shares (itself
 	// unless a check split it off; see inherit).
 	root []int
+	// stack holds the pending lookups of read.
+	stack []readFrame
 }
 
 // phiInfo describes the φ defining a virtual register.
 type phiInfo struct {
 	instr   *mir.Instr // nil when the register is not defined by a φ
 	block   int
-	users   []mir.Reg // the φs that use this one
+	users   []userRef // the φs that use this one
 	removed bool
 }
 
@@ -49,6 +51,14 @@ func (s *ssaBuilder) phiOf(r mir.Reg) *phiInfo {
 		return &s.phi[i]
 	}
 	return nil
+}
+
+// userRef is an entry of a φ's users: one φ that uses it (dead == 0), or
+// a run of dead entries, φs already replaced by the value reg stands for,
+// which the list keeps as a count (see tryRemoveTrivial).
+type userRef struct {
+	reg  mir.Reg
+	dead int32
 }
 
 type pendingPhi struct {
@@ -123,21 +133,60 @@ func (s *ssaBuilder) write(x, b int, v mir.Reg) {
 // a check split off shares its bindings with the first block of its chain
 // (see inherit), so a variable it has no binding for is looked up at the
 // start of that block.
+//
+// Braun et al. describe the lookup recursively: a block with one
+// predecessor reads the predecessor, a join reads all of its predecessors.
+// Here the pending lookups are frames on an explicit stack, so that the
+// depth of a lookup (the number of blocks it crosses) costs no Go stack;
+// the order of every step, and so every φ and its number, is that of the
+// recursion.
 func (s *ssaBuilder) read(x, b int) mir.Reg {
+	base := len(s.stack)
+	v, next := s.readStart(x, b)
+	for {
+		if next < 0 {
+			// v is the value of the innermost pending lookup: hand it to
+			// the frame waiting for it.
+			if len(s.stack) == base {
+				return v
+			}
+			v, next = s.readResume(&s.stack[len(s.stack)-1], v)
+			if next < 0 {
+				s.stack = s.stack[:len(s.stack)-1]
+			}
+			continue
+		}
+		v, next = s.readStart(x, next)
+	}
+}
+
+// readFrame is a lookup of variable x at the start of block b waiting for
+// the value of a predecessor (see read): the end of a chain of single
+// predecessors (passed lists the blocks crossed), or one predecessor of a
+// join (vals holds the values read so far).
+type readFrame struct {
+	x, b   int
+	join   bool
+	passed []int
+	vals   []mir.Reg
+}
+
+// readStart begins reading variable x in block b. It returns the value
+// and -1 when no predecessor needs reading, or pushes a frame and returns
+// the block to read next.
+func (s *ssaBuilder) readStart(x, b int) (mir.Reg, int) {
 	if v, ok := s.defs[b][int32(x)]; ok {
 		if v == marker {
 			// Around a loop back to a join being read: the φ breaks
 			// the cycle; readJoin fills in its operands.
 			phi := s.newPhi(x, s.root[b])
 			s.write(x, b, phi)
-			return phi
+			return phi, -1
 		}
-		return s.find(v)
+		return s.find(v), -1
 	}
-	return s.readRecursive(x, s.root[b])
-}
-
-func (s *ssaBuilder) readRecursive(x, b int) mir.Reg {
+	// Read x at the start of root block b (Braun et al.'s readRecursive).
+	b = s.root[b]
 	blk := s.l.f.Blocks[b]
 	var v mir.Reg
 	switch {
@@ -148,43 +197,64 @@ func (s *ssaBuilder) readRecursive(x, b int) mir.Reg {
 		// Read before any definition: registers start at zero.
 		v = s.l.zeroOf(s.l.varClass(x))
 	case len(blk.Preds) == 1:
-		v = s.readChain(x, b)
+		passed, p, zero := s.readChain(x, b)
+		if !zero {
+			s.stack = append(s.stack, readFrame{x: x, b: b, passed: passed})
+			return mir.NoReg, p
+		}
+		v = s.l.zeroOf(s.l.varClass(x))
 	default:
-		v = s.readJoin(x, b)
+		// readJoin: the predecessors first.
+		s.write(x, b, marker)
+		s.stack = append(s.stack, readFrame{x: x, b: b, join: true, vals: make([]mir.Reg, 0, len(blk.Preds))})
+		return mir.NoReg, blk.Preds[0]
 	}
 	s.write(x, b, v)
-	return v
+	return v, -1
 }
 
-// readChain reads variable x at the start of block b, which is sealed and
-// has one predecessor, by following single predecessors up to a block
-// that defines x or is a join. The blocks passed get x's value too. A cycle
-// of single-predecessor blocks cannot be entered from the entry (a
-// reachable cycle has a join where it is entered): it is code that
-// constant folding cut off, and reads there see zero.
-func (s *ssaBuilder) readChain(x, b int) mir.Reg {
-	var passed []int
-	p := s.l.f.Blocks[b].Preds[0]
+// readResume gives frame f the value v it waited for. It returns the
+// frame's own value and -1 when it is complete, or the block to read
+// next.
+func (s *ssaBuilder) readResume(f *readFrame, v mir.Reg) (mir.Reg, int) {
+	if !f.join {
+		for _, q := range f.passed {
+			s.write(f.x, q, v)
+		}
+	} else {
+		f.vals = append(f.vals, v)
+		if preds := s.l.f.Blocks[f.b].Preds; len(f.vals) < len(preds) {
+			return mir.NoReg, preds[len(f.vals)]
+		}
+		v = s.readJoin(f.x, f.b, f.vals)
+	}
+	s.write(f.x, f.b, v)
+	return v, -1
+}
+
+// readChain follows single predecessors from block b (sealed, with one
+// predecessor) up to a block that defines variable x or is a join, and
+// returns the blocks passed, which get x's value too, and the block to
+// read. A cycle of single-predecessor blocks cannot be entered from the
+// entry (a reachable cycle has a join where it is entered): it is code
+// that constant folding cut off, and reads there see zero (zero is set).
+func (s *ssaBuilder) readChain(x, b int) (passed []int, p int, zero bool) {
+	p = s.l.f.Blocks[b].Preds[0]
 	for {
 		if _, ok := s.defs[p][int32(x)]; ok {
-			break
+			return passed, p, false
 		}
 		r := s.root[p]
 		rb := s.l.f.Blocks[r]
 		if !s.sealed[r] || len(rb.Preds) != 1 {
-			break
+			return passed, p, false
 		}
 		if r == b || len(passed) > len(s.l.f.Blocks) {
-			return s.l.zeroOf(s.l.varClass(x))
+			return nil, 0, true
 		}
 		passed = append(passed, r)
 		p = rb.Preds[0]
 	}
-	v := s.read(x, p)
-	for _, q := range passed {
-		s.write(x, q, v)
-	}
-	return v
 }
 
 // marker is bound to a variable in a sealed join block while its
@@ -192,17 +262,11 @@ func (s *ssaBuilder) readChain(x, b int) mir.Reg {
 // a loop, and only then is a φ needed to break the cycle.
 const marker = mir.NoReg - 1
 
-// readJoin reads variable x at the start of sealed block b with several
-// predecessors. It reads the predecessors first and creates a φ only when
-// they disagree or a loop leads back to b, so that the common trivial φs of
-// acyclic joins are never built (Braun et al., section 3.3).
-func (s *ssaBuilder) readJoin(x, b int) mir.Reg {
-	s.write(x, b, marker)
-	preds := s.l.f.Blocks[b].Preds
-	vals := make([]mir.Reg, len(preds))
-	for i, p := range preds {
-		vals[i] = s.read(x, p)
-	}
+// readJoin completes the read of variable x at the start of sealed block b
+// with several predecessors, whose values vals holds. A φ is created only
+// when they disagree or a loop led back to b, so that the common trivial
+// φs of acyclic joins are never built (Braun et al., section 3.3).
+func (s *ssaBuilder) readJoin(x, b int, vals []mir.Reg) mir.Reg {
 	if cur := s.defs[b][int32(x)]; cur != marker {
 		// A loop came back here and made the φ; give it its operands.
 		phi := s.find(cur)
@@ -211,7 +275,7 @@ func (s *ssaBuilder) readJoin(x, b int) mir.Reg {
 				op = s.find(op)
 				info.instr.Uses = append(info.instr.Uses, op)
 				if opInfo := s.phiOf(op); opInfo != nil {
-					opInfo.users = append(opInfo.users, phi)
+					opInfo.users = append(opInfo.users, userRef{reg: phi})
 				}
 			}
 			return s.tryRemoveTrivial(phi)
@@ -227,7 +291,7 @@ func (s *ssaBuilder) readJoin(x, b int) mir.Reg {
 				op = s.find(op)
 				info.instr.Uses = append(info.instr.Uses, op)
 				if opInfo := s.phiOf(op); opInfo != nil {
-					opInfo.users = append(opInfo.users, phi)
+					opInfo.users = append(opInfo.users, userRef{reg: phi})
 				}
 			}
 			return phi
@@ -257,25 +321,87 @@ func (s *ssaBuilder) addOperands(x int, phi mir.Reg) mir.Reg {
 		op := s.read(x, p)
 		in.Uses = append(in.Uses, op)
 		if opInfo := s.phiOf(op); opInfo != nil {
-			opInfo.users = append(opInfo.users, phi)
+			opInfo.users = append(opInfo.users, userRef{reg: phi})
 		}
 	}
 	return s.tryRemoveTrivial(phi)
 }
 
 // tryRemoveTrivial replaces a φ whose operands are all one value (or the φ
-// itself) by that value.
+// itself) by that value, and then tries again the φs that used it, depth
+// first in the order they became users (with an explicit stack of their
+// lists, so that long chains of φs cost no Go stack).
+//
+// A user entry is tried as the φ its register now stands for, unless that
+// is the value the φ whose users these are was replaced by. Entries already
+// replaced by that value when it took over the list (removeIfTrivial) all
+// stand for the same register from then on: the list keeps each run of
+// them as one entry with a count. Trying a run tries that register until
+// it stays or stands for the replacing value, which is what trying the
+// entries one by one would do, since trying a φ that stays changes
+// nothing; so a chain of φs that collapse one after another costs its
+// length, not its length squared.
 func (s *ssaBuilder) tryRemoveTrivial(phi mir.Reg) mir.Reg {
+	same, users, removed := s.removeIfTrivial(phi)
+	if !removed {
+		return phi
+	}
+	type frame struct {
+		users []userRef // the entries left; a run being tried is users[0]
+		same  mir.Reg
+		left  int32 // tries left of that run (0: not started)
+	}
+	stack := []frame{{users: users, same: same}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if len(top.users) == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		e := top.users[0]
+		if e.dead > 0 && top.left == 0 {
+			top.left = e.dead
+		}
+		if e.dead == 0 || top.left == 1 {
+			top.users, top.left = top.users[1:], 0
+		} else {
+			top.left--
+		}
+		u := s.find(e.reg)
+		removed := false
+		var us mir.Reg
+		var nested []userRef
+		if ui := s.phiOf(u); u != top.same && ui != nil && !ui.removed {
+			us, nested, removed = s.removeIfTrivial(u)
+		}
+		if !removed {
+			if top.left > 0 {
+				// The rest of the run would find u again and change
+				// nothing either.
+				top.users, top.left = top.users[1:], 0
+			}
+			continue
+		}
+		stack = append(stack, frame{users: nested, same: us})
+	}
+	return same
+}
+
+// removeIfTrivial removes phi if its operands are all one value (or phi
+// itself), aliasing it to that value, which it returns with the entries
+// of the φs that used phi (now users of the value, compacted by
+// compactUsers).
+func (s *ssaBuilder) removeIfTrivial(phi mir.Reg) (same mir.Reg, users []userRef, removed bool) {
 	info := s.phiOf(phi)
 	in := info.instr
-	same := mir.NoReg
+	same = mir.NoReg
 	for _, op := range in.Uses {
 		op = s.find(op)
 		if op == same || op == phi {
 			continue
 		}
 		if same != mir.NoReg {
-			return phi
+			return phi, nil, false
 		}
 		same = op
 	}
@@ -285,19 +411,37 @@ func (s *ssaBuilder) tryRemoveTrivial(phi mir.Reg) mir.Reg {
 	}
 	info.removed = true
 	s.setAlias(phi, same)
-	users := info.users
+	users = s.compactUsers(info.users, same)
 	info.users = nil
 	if sameInfo := s.phiOf(same); sameInfo != nil {
-		sameInfo.users = append(sameInfo.users, users...)
-	}
-	for _, u := range users {
-		if u = s.find(u); u != same {
-			if ui := s.phiOf(u); ui != nil && !ui.removed {
-				s.tryRemoveTrivial(u)
-			}
+		if n := len(sameInfo.users); n > 0 && len(users) > 0 && sameInfo.users[n-1].dead > 0 && users[0].dead > 0 {
+			// Two runs of entries replaced by same: one run.
+			sameInfo.users[n-1].dead += users[0].dead
+			sameInfo.users = append(sameInfo.users, users[1:]...)
+		} else {
+			sameInfo.users = append(sameInfo.users, users...)
 		}
 	}
-	return same
+	return same, users, true
+}
+
+// compactUsers rewrites, in place, the user entries of a φ just replaced
+// by same: every entry that now stands for same (a φ replaced by it, or
+// an earlier run) joins a run with its dead neighbours, counted.
+func (s *ssaBuilder) compactUsers(users []userRef, same mir.Reg) []userRef {
+	out := users[:0]
+	for _, e := range users {
+		if e.dead > 0 || s.find(e.reg) == same {
+			n := max(e.dead, 1)
+			if k := len(out); k > 0 && out[k-1].dead > 0 {
+				out[k-1].dead += n
+				continue
+			}
+			e = userRef{reg: same, dead: n}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // seal notes that all of block b's predecessors are known and completes its

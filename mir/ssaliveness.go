@@ -2,12 +2,13 @@ package mir
 
 import "slices"
 
-// SSALiveness holds the same sets as Liveness (with its φ convention) for a
-// function in SSA form, stored sparsely: each block lists the virtual
-// registers live at its start and end in increasing order. Its size is the
-// total length of the live ranges counted in blocks, not blocks × values,
-// so that very large functions stay linear where a bit matrix would be
-// quadratic.
+// SSALiveness holds the same sets as Liveness (with its φ convention),
+// stored sparsely: each block lists the virtual registers live at its start
+// and end in increasing order. Its size is the total length of the live
+// ranges counted in blocks, not blocks × values, so that very large
+// functions stay linear where a bit matrix would be quadratic.
+// ComputeSSALiveness computes it for SSA form, ComputeSparseLiveness for
+// any form.
 type SSALiveness struct {
 	in, out [][]int32
 }
@@ -39,52 +40,78 @@ func sortedHas(s []int32, v int) bool {
 // Registers are explored in increasing order, which leaves every block's
 // lists sorted. Physical registers and stack slots are not tracked.
 func ComputeSSALiveness(f *Func) *SSALiveness {
+	return computeSparseLiveness(f, nil)
+}
+
+// ComputeSparseLiveness computes the sets of ComputeLiveness (live-in and
+// live-out sets of every reachable block, empty sets for unreachable ones)
+// for a function in any form, sparsely and in time linear in the size of
+// the result, where ComputeLiveness costs blocks × virtual registers: the
+// paths are explored backwards from each upward-exposed use (a use not
+// preceded by a definition in its block; φ operands are read at the end
+// of their predecessor) and stop at the blocks that define the register.
+func ComputeSparseLiveness(f *Func) *SSALiveness {
+	return computeSparseLiveness(f, f.Graph().Reachable())
+}
+
+// computeSparseLiveness is ComputeSSALiveness and ComputeSparseLiveness:
+// with reach set, uses in and paths through the blocks it marks
+// unreachable are ignored.
+func computeSparseLiveness(f *Func, reach []bool) *SSALiveness {
 	n := len(f.VRegs)
 	nb := len(f.Blocks)
-	defBlock := make([]int32, n)
-	for i := range defBlock {
-		defBlock[i] = -1
-	}
-	// uses[v] in compressed rows: an entry b<<1 for a use inside block b,
-	// p<<1|1 for a φ operand read on the edge out of predecessor p.
-	start := make([]int32, n+1)
-	forEachUse := func(visit func(v int, entry int32)) {
+	skip := func(b int) bool { return reach != nil && !reach[b] }
+	// Per register, in compressed rows: the blocks that define it, and its
+	// uses, an entry b<<1 for an upward-exposed use in block b, p<<1|1 for
+	// a φ operand read on the edge out of predecessor p.
+	defStart, useStart := make([]int32, n+1), make([]int32, n+1)
+	definedIn := make([]int32, n) // block + 1 of the last definition seen
+	usedIn := make([]int32, n)    // block + 1 of the last upward-exposed use seen
+	forEach := func(def, use func(v int, entry int32)) {
+		clear(definedIn)
+		clear(usedIn)
 		for bi, b := range f.Blocks {
+			if skip(bi) {
+				continue
+			}
+			here := int32(bi + 1)
 			for _, in := range b.Instrs {
 				if in.Op == OpPhi {
 					for k, r := range in.Uses {
-						if r.IsVirtual() && k < len(b.Preds) {
-							visit(r.Index(), int32(b.Preds[k])<<1|1)
+						if r.IsVirtual() && k < len(b.Preds) && !skip(b.Preds[k]) {
+							use(r.Index(), int32(b.Preds[k])<<1|1)
 						}
 					}
-					continue
+				} else {
+					for _, r := range in.Uses {
+						if v := r.Index(); r.IsVirtual() && definedIn[v] != here && usedIn[v] != here {
+							usedIn[v] = here
+							use(v, int32(bi)<<1)
+						}
+					}
 				}
-				for _, r := range in.Uses {
-					if r.IsVirtual() {
-						visit(r.Index(), int32(bi)<<1)
+				for _, r := range in.Defs {
+					if v := r.Index(); r.IsVirtual() && definedIn[v] != here {
+						definedIn[v] = here
+						def(v, int32(bi))
 					}
 				}
 			}
 		}
 	}
-	for bi, b := range f.Blocks {
-		for _, in := range b.Instrs {
-			for _, r := range in.Defs {
-				if r.IsVirtual() {
-					defBlock[r.Index()] = int32(bi)
-				}
-			}
-		}
-	}
-	forEachUse(func(v int, _ int32) { start[v+1]++ })
+	forEach(func(v int, _ int32) { defStart[v+1]++ }, func(v int, _ int32) { useStart[v+1]++ })
 	for v := 0; v < n; v++ {
-		start[v+1] += start[v]
+		defStart[v+1] += defStart[v]
+		useStart[v+1] += useStart[v]
 	}
-	uses := make([]int32, start[n])
-	fill := slices.Clone(start[:n])
-	forEachUse(func(v int, e int32) {
-		uses[fill[v]] = e
-		fill[v]++
+	defs, uses := make([]int32, defStart[n]), make([]int32, useStart[n])
+	defFill, useFill := slices.Clone(defStart[:n]), slices.Clone(useStart[:n])
+	forEach(func(v int, b int32) {
+		defs[defFill[v]] = b
+		defFill[v]++
+	}, func(v int, e int32) {
+		uses[useFill[v]] = e
+		useFill[v]++
 	})
 
 	// The walk records (block, register) pairs in one array per direction;
@@ -93,25 +120,26 @@ func ComputeSSALiveness(f *Func) *SSALiveness {
 	var inPairs, outPairs []int32 // block, register, block, register, ...
 	inMark := make([]int32, nb)   // v+1 once block b got v live in
 	outMark := make([]int32, nb)
+	defMark := make([]int32, nb) // v+1 where block b defines v
 	var work []int32
 	for v := 0; v < n; v++ {
 		mark := int32(v + 1)
-		def := defBlock[v]
+		for _, b := range defs[defStart[v]:defStart[v+1]] {
+			defMark[b] = mark
+		}
 		liveOut := func(p int32) {
 			if outMark[p] != mark {
 				outMark[p] = mark
 				outPairs = append(outPairs, p, int32(v))
-				if p != def {
+				if defMark[p] != mark {
 					work = append(work, p)
 				}
 			}
 		}
-		for _, e := range uses[start[v]:start[v+1]] {
-			b := e >> 1
-			switch {
-			case e&1 != 0:
+		for _, e := range uses[useStart[v]:useStart[v+1]] {
+			if b := e >> 1; e&1 != 0 {
 				liveOut(b)
-			case b != def:
+			} else {
 				work = append(work, b)
 			}
 		}
@@ -124,7 +152,9 @@ func ComputeSSALiveness(f *Func) *SSALiveness {
 			inMark[b] = mark
 			inPairs = append(inPairs, b, int32(v))
 			for _, p := range f.Blocks[b].Preds {
-				liveOut(int32(p))
+				if !skip(p) {
+					liveOut(int32(p))
+				}
 			}
 		}
 	}

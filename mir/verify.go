@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/cfg"
 )
 
 // VerifyError reports the first rule a function breaks. Block and Instr
@@ -145,6 +146,26 @@ type verifier struct {
 	f            *Func
 	block, instr int
 	in           *Instr
+	// prefixBlock + 1 names the block whose argPrefix is prefixLen.
+	prefixBlock, prefixLen int
+}
+
+// argPrefix returns the length of the run of instructions at the start of
+// b that an Arg may follow: Args, and in allocated form the moves that save
+// the arguments, which may sit between the (no-op) Arg instructions.
+func (v *verifier) argPrefix(b *Block) int {
+	if v.prefixBlock == b.ID+1 {
+		return v.prefixLen
+	}
+	n := 0
+	for n < len(b.Instrs) {
+		if op := b.Instrs[n].Op; op != OpArg && !(v.f.Form == FormAllocated && op.isMove()) {
+			break
+		}
+		n++
+	}
+	v.prefixBlock, v.prefixLen = b.ID+1, n
+	return n
 }
 
 func (v *verifier) errf(format string, args ...any) error {
@@ -226,21 +247,8 @@ func (v *verifier) structure() error {
 	if len(f.Blocks[0].Preds) != 0 {
 		return v.errf("the entry block has predecessors")
 	}
-	// Every edge p->s appears as often in p's successors as p does in s's
-	// predecessors.
-	for _, b := range f.Blocks {
-		v.block = b.ID
-		for _, s := range b.Succs {
-			if count(b.Succs, s) != count(f.Blocks[s].Preds, b.ID) {
-				return v.errf("edge to b%d: %d successor entries but b%d lists b%d %d times as predecessor",
-					s, count(b.Succs, s), s, b.ID, count(f.Blocks[s].Preds, b.ID))
-			}
-		}
-		for _, p := range b.Preds {
-			if count(f.Blocks[p].Succs, b.ID) == 0 {
-				return v.errf("predecessor b%d has no edge to this block", p)
-			}
-		}
+	if err := v.edgesMatch(); err != nil {
+		return err
 	}
 	reach := f.Graph().Reachable()
 	for i, ok := range reach {
@@ -253,14 +261,83 @@ func (v *verifier) structure() error {
 	return nil
 }
 
-func count(list []int, x int) int {
-	n := 0
-	for _, y := range list {
-		if y == x {
-			n++
+// edgesMatch checks that every edge p->s appears as often in p's
+// successors as p does in s's predecessors. Pairing the edges with
+// PredPositions settles it in linear time; only a function that fails
+// counts the edges to say where.
+func (v *verifier) edgesMatch() error {
+	f := v.f
+	paired, preds := 0, 0
+	for _, row := range PredPositions(f) {
+		for _, i := range row {
+			if i < 0 {
+				return v.edgeMismatch()
+			}
+			paired++
 		}
 	}
-	return n
+	for _, b := range f.Blocks {
+		preds += len(b.Preds)
+	}
+	if paired != preds {
+		return v.edgeMismatch()
+	}
+	return nil
+}
+
+// edgeMismatch finds the first block whose edges do not match its
+// neighbours' (in block order, successors before predecessors) and
+// describes the mismatch.
+func (v *verifier) edgeMismatch() error {
+	f := v.f
+	type edge struct{ from, to int }
+	succs, preds := map[edge]int{}, map[edge]int{}
+	for _, b := range f.Blocks {
+		for _, s := range b.Succs {
+			succs[edge{b.ID, s}]++
+		}
+		for _, p := range b.Preds {
+			preds[edge{p, b.ID}]++
+		}
+	}
+	for _, b := range f.Blocks {
+		v.block = b.ID
+		for _, s := range b.Succs {
+			if e := (edge{b.ID, s}); succs[e] != preds[e] {
+				return v.errf("edge to b%d: %d successor entries but b%d lists b%d %d times as predecessor",
+					s, succs[e], s, b.ID, preds[e])
+			}
+		}
+		for _, p := range b.Preds {
+			if succs[edge{p, b.ID}] == 0 {
+				return v.errf("predecessor b%d has no edge to this block", p)
+			}
+		}
+	}
+	return nil
+}
+
+// firstRepeat returns the smallest i such that rs[i] equals an earlier
+// element of rs, or -1.
+func firstRepeat(rs []Reg) int {
+	if len(rs) <= 16 {
+		for i, r := range rs {
+			for _, e := range rs[:i] {
+				if e == r {
+					return i
+				}
+			}
+		}
+		return -1
+	}
+	seen := make(map[Reg]struct{}, len(rs))
+	for i, r := range rs {
+		if _, ok := seen[r]; ok {
+			return i
+		}
+		seen[r] = struct{}{}
+	}
+	return -1
 }
 
 // regOK checks that r exists and is of a kind the form allows for an
@@ -336,12 +413,8 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 		if len(in.Defs) != len(in.Uses) || len(in.Defs) == 0 {
 			return v.errf("parallel copy with %d destinations and %d sources", len(in.Defs), len(in.Uses))
 		}
-		for i, d := range in.Defs {
-			for _, e := range in.Defs[:i] {
-				if d == e {
-					return v.errf("parallel copy writes %s twice", d)
-				}
-			}
+		if i := firstRepeat(in.Defs); i >= 0 {
+			return v.errf("parallel copy writes %s twice", in.Defs[i])
 		}
 	case OpArg:
 		if len(in.Defs) != 1 || len(in.Uses) != 0 {
@@ -353,12 +426,8 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 		if b.ID != 0 {
 			return v.errf("Arg outside the entry block")
 		}
-		for _, prev := range b.Instrs[:idx] {
-			// In allocated form the moves that save the arguments may sit
-			// between the (no-op) Arg instructions.
-			if prev.Op != OpArg && !(f.Form == FormAllocated && prev.Op.isMove()) {
-				return v.errf("Arg after another instruction")
-			}
+		if idx > v.argPrefix(b) {
+			return v.errf("Arg after another instruction")
 		}
 	case OpRET:
 		if len(in.Defs) != 0 || len(in.Uses) != len(f.Results) {
@@ -384,6 +453,10 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 		return in.Defs[i].IsMem() || in.Uses[i].IsMem()
 	}
 	var shared Class
+	dup := -1
+	if in.Op != OpParCopy {
+		dup = firstRepeat(in.Defs)
+	}
 	for i, r := range in.Defs {
 		s := f.DefSpec(in, i)
 		mem := memCopy || in.Op == OpSpill
@@ -399,10 +472,8 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 				return err
 			}
 		}
-		for _, e := range in.Defs[:i] {
-			if e == r && in.Op != OpParCopy {
-				return v.errf("%s defined twice by one instruction", r)
-			}
+		if i == dup {
+			return v.errf("%s defined twice by one instruction", r)
 		}
 	}
 	for i, r := range in.Uses {
@@ -631,6 +702,11 @@ func (v *verifier) pinned(in *Instr) error {
 			return v.errf("%s %s is pinned to %s, must be %s", what, r, p, s.Fixed)
 		}
 	}
+	// firstPinned[p] is the first operand pinned to p (-1: none yet).
+	var firstPinned [NumPhysRegs]int32
+	for p := range firstPinned {
+		firstPinned[p] = -1
+	}
 	for i, r := range in.Defs {
 		s := f.DefSpec(in, i)
 		if err := fixed(operandName{"def", i}, r, s); err != nil {
@@ -653,15 +729,18 @@ func (v *verifier) pinned(in *Instr) error {
 		if p == NoReg {
 			continue
 		}
-		for j, e := range in.Defs[:i] {
-			if f.Pin(e) != p {
-				continue
-			}
+		// The first earlier def pinned to p, if any, is the one to report.
+		if j := firstPinned[p]; j >= 0 {
+			e := in.Defs[j]
 			if in.Op == OpParCopy {
 				return v.errf("parallel copy writes %s twice (%s and %s are pinned to it)", p, e, r)
 			}
 			return v.errf("def %d %s and def %d %s are both pinned to %s", j, e, i, r, p)
 		}
+		firstPinned[p] = int32(i)
+	}
+	for p := range firstPinned {
+		firstPinned[p] = -1
 	}
 	for i, r := range in.Uses {
 		if err := fixed(operandName{"use", i}, r, f.UseSpec(in, i)); err != nil {
@@ -671,10 +750,12 @@ func (v *verifier) pinned(in *Instr) error {
 		if p == NoReg {
 			continue
 		}
-		for j, e := range in.Uses[:i] {
-			if e != r && f.Pin(e) == p {
-				return v.errf("use %d %s and use %d %s are different registers pinned to %s", j, e, i, r, p)
-			}
+		// Until the first error every earlier use pinned to p is one
+		// register: the first of them is the one to compare with.
+		if j := firstPinned[p]; j < 0 {
+			firstPinned[p] = int32(i)
+		} else if e := in.Uses[j]; e != r {
+			return v.errf("use %d %s and use %d %s are different registers pinned to %s", j, e, i, r, p)
 		}
 	}
 	return nil
@@ -702,7 +783,7 @@ func (v *verifier) ssa() error {
 			}
 		}
 	}
-	a := Analyze(f)
+	dom := cfg.Dominators(f.Graph())
 	for _, b := range f.Blocks {
 		for i, in := range b.Instrs {
 			v.block, v.instr, v.in = b.ID, i, in
@@ -716,7 +797,7 @@ func (v *verifier) ssa() error {
 				}
 				if in.Op == OpPhi {
 					// Used at the end of predecessor k.
-					if p := b.Preds[k]; !a.Dominates(d.block, p) {
+					if p := b.Preds[k]; !dom.Dominates(d.block, p) {
 						return v.errf("φ operand %s (from b%d) is not dominated by its definition in b%d", r, p, d.block)
 					}
 					continue
@@ -725,7 +806,7 @@ func (v *verifier) ssa() error {
 					if d.idx >= i {
 						return v.errf("%s is used before its definition at [%d]", r, d.idx)
 					}
-				} else if !a.Dominates(d.block, b.ID) {
+				} else if !dom.Dominates(d.block, b.ID) {
 					return v.errf("%s is used where its definition in b%d does not dominate", r, d.block)
 				}
 			}
