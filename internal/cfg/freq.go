@@ -7,11 +7,18 @@ import "slices"
 // finite frequency.
 const MaxCyclicProbability = 1 - 1e-12
 
+// MaxFrequency caps every frequency Frequencies returns. Loops nested
+// hundreds deep multiply their scales past the largest float64; saturating
+// keeps every frequency finite, so the costs the stages compute from them
+// (products, sums, comparisons) never meet an infinity or a NaN. Measured
+// counts (at most 2^64 per edge) stay far below it.
+const MaxFrequency = 1e100
+
 // Frequencies returns the expected number of executions of each node per
 // execution of the entry, given the probability of every edge: prob[u][i] is
 // the probability of edge (u, i), and each node's probabilities should sum
-// to 1 (nodes without successors have none). Unreachable nodes get 0. The
-// forest must be Loops(g).
+// to 1 (nodes without successors have none). Unreachable nodes get 0, and
+// no node gets more than MaxFrequency. The forest must be Loops(g).
 //
 // It is the loop-based propagation of Wu and Larus ("Static branch frequency
 // and program profile analysis", 1994): loops are processed innermost first;
@@ -50,6 +57,11 @@ func frequencies(g *Graph, loops *LoopForest, prob [][]float64) ([]float64, int)
 	}
 	fc.solve(-1)
 	fc.final(freq)
+	for u, f := range freq {
+		if !(f <= MaxFrequency) { // +Inf, or NaN from 0·Inf
+			freq[u] = MaxFrequency
+		}
+	}
 	return freq, fc.steps
 }
 

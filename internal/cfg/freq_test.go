@@ -107,3 +107,40 @@ func TestFrequenciesEmptyAndUnreachable(t *testing.T) {
 		}
 	}
 }
+
+// TestFrequenciesSaturate nests loops deep enough that their scales
+// overflow float64: every frequency stays finite and at most MaxFrequency,
+// and the innermost body saturates.
+func TestFrequenciesSaturate(t *testing.T) {
+	const d = 2000 // each level scales by 10: 10^2000 overflows
+	// Node 2i is header i, 2i+1 its exit; node 2d is the innermost body.
+	succs := make([][]int, 2*d+2)
+	for i := range d {
+		succs[2*i] = []int{2*i + 2, 2*i + 1}
+		if i == 0 {
+			succs[2*i+1] = []int{2*d + 1}
+		} else {
+			succs[2*i+1] = []int{2*i - 2}
+		}
+	}
+	succs[2*d] = []int{2*d - 2}
+	g := New(0, succs)
+	prob := make([][]float64, len(succs))
+	for u, ss := range succs {
+		switch len(ss) {
+		case 2:
+			prob[u] = []float64{0.9, 0.1}
+		case 1:
+			prob[u] = []float64{1}
+		}
+	}
+	freq := Frequencies(g, Loops(g), prob)
+	for u, f := range freq {
+		if math.IsNaN(f) || math.IsInf(f, 0) || f > MaxFrequency || f < 0 {
+			t.Fatalf("node %d: frequency %v", u, f)
+		}
+	}
+	if freq[2*d] != MaxFrequency {
+		t.Errorf("innermost body: frequency %v, want the cap %v", freq[2*d], MaxFrequency)
+	}
+}

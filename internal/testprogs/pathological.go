@@ -31,7 +31,7 @@ var Pathological = []Shape{
 	{"callchain", "n/4 functions each calling the next: a call chain deeper than the call depth limit", CallChain},
 	{"straight", "one block of n loads, stores and arithmetic on few registers", StraightLine},
 	{"irreducible", "n/9 two-entry loops in sequence, each entered at either header", Irreducible},
-	{"nestedirreducible", "two-entry loops nested n/8 deep", NestedIrreducible},
+	{"nestedirreducible", "two-entry loops nested n/7 deep", NestedIrreducible},
 }
 
 // mustBuild builds a module, panicking on a builder error: the generators
@@ -263,35 +263,41 @@ func Irreducible(n int) *bc.Module {
 	return mustBuild(b)
 }
 
-// NestedIrreducible nests two-entry loops n/8 deep: level i is entered at
-// its A or its B header by a bit of the argument; A runs the next level
-// inside, then both headers branch to each other until the level's counter
-// (one register per level, so inner levels do not disturb outer ones)
-// runs out.
+// NestedIrreducible nests two-entry loops n/7 deep, the irreducible twin
+// of DeepNest: level i is entered at its header A or its header B by a bit
+// of the argument; A loads the cell at address 0 and leaves the level when
+// it is zero, else runs the next level; B jumps to A. The innermost body
+// clears the cell, so every level runs its body once. The levels share
+// their registers (as DeepNest's do): with a counter register per level,
+// d counters would each be live across the O(d) blocks inside their level,
+// and live sets of Θ(d²) entries are the size of the liveness itself, not
+// a cost any allocator could avoid.
 func NestedIrreducible(n int) *bc.Module {
-	d := max(1, n/8)
-	b := bc.NewModuleBuilder()
+	d := max(1, n/7)
+	b := bc.NewModuleBuilder().Memory(1, 1)
 	f := b.Func("main", i64s, i64s)
-	x, t, acc := f.Param(0), f.NewReg(bc.I64), f.NewReg(bc.I64)
-	counters := make([]bc.Reg, d)
+	x, t, addr, cell := f.Param(0), f.NewReg(bc.I64), f.NewReg(bc.I64), f.NewReg(bc.I64)
+	f.I64Const(addr, 0)
+	f.I64Const(cell, 1)
+	f.Store(bc.OpI64Store8, addr, cell, 0)
 	as, bs, outs := make([]bc.Label, d), make([]bc.Label, d), make([]bc.Label, d)
 	for i := range d {
-		counters[i] = f.NewReg(bc.I64)
 		as[i], bs[i], outs[i] = f.NewLabel(), f.NewLabel(), f.NewLabel()
-		f.I64Const(counters[i], 2)
 		f.BinaryImm(bc.OpI64And, t, x, 1<<(i%63))
 		f.BrCmpImm(bc.OpBrNe, t, 0, bs[i])
 		f.Bind(as[i])
-		f.BinaryImm(bc.OpI64Sub, counters[i], counters[i], 1)
-		f.BrCmpImm(bc.OpBrEq, counters[i], 0, outs[i])
+		f.Load(bc.OpI64Load8U, cell, addr, 0)
+		f.BrCmpImm(bc.OpBrEq, cell, 0, outs[i])
 	}
-	f.BinaryImm(bc.OpI64Add, acc, acc, 1)
+	f.I64Const(cell, 0)
+	f.Store(bc.OpI64Store8, addr, cell, 0)
 	for i := d - 1; i >= 0; i-- {
 		f.Bind(bs[i])
 		f.Jump(as[i])
 		f.Bind(outs[i])
 	}
-	f.Return(acc)
+	f.Binary(bc.OpI64Add, x, x, cell)
+	f.Return(x)
 	b.Export("main", f)
 	return mustBuild(b)
 }
