@@ -66,26 +66,27 @@ func (e *Engine) checkLimits(m *bytecode.Module) error {
 	return nil
 }
 
-// DefaultMaxCompileBytes is the default Options.MaxCompileBytes: 1 GiB.
-const DefaultMaxCompileBytes = 1 << 30
+// DefaultMaxCompileBytes is the default Options.MaxCompileBytes: 2 GiB,
+// which compiles functions of up to about 350,000 instructions.
+const DefaultMaxCompileBytes = 2 << 30
 
-// Compile memory per bytecode instruction and per register, as measured by
-// the pathological-input suite (internal/testprogs.Pathological) across its
-// shapes, rounded up: the peak of what compiling one function allocates.
+// Compile memory per bytecode instruction and per register: the peak
+// resident memory of a process compiling the pathological shapes
+// (internal/testprogs.Pathological) at 100k and 300k instructions, Go's
+// garbage-collection headroom included, rounded up. The worst shape is the
+// deep loop nest at about 5.4 KB per instruction on either tier.
 const (
-	baselineBytesPerInstr   = 3 << 10
-	optimizingBytesPerInstr = 6 << 10
-	compileBytesPerReg      = 256
-	compileBytesFixed       = 64 << 10
+	compileBytesPerInstr = 6 << 10
+	compileBytesPerReg   = 256
+	compileBytesFixed    = 64 << 10
 )
 
 // EstimateCompileBytes estimates the memory compiling f with a compiled
 // tier allocates, from its instruction and register counts alone (so it
 // costs nothing). Options.MaxCompileBytes bounds it.
 func EstimateCompileBytes(f *bytecode.Function, tier Tier) int64 {
-	per := int64(baselineBytesPerInstr)
-	if tier == TierOptimizing {
-		per = optimizingBytesPerInstr
+	if tier == TierInterp {
+		return 0
 	}
-	return compileBytesFixed + per*int64(len(f.Code)) + compileBytesPerReg*int64(len(f.Regs))
+	return compileBytesFixed + compileBytesPerInstr*int64(len(f.Code)) + compileBytesPerReg*int64(len(f.Regs))
 }
