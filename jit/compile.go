@@ -151,6 +151,11 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("jit: compile %s: %w", f.Name, err)
 		}
+		// The SSA form is garbage once allocate has taken it out of SSA:
+		// nothing below refers to mf, so a large function's SSA form is
+		// not kept through encoding.
+		cm.params = append(cm.params, mf.Params)
+		cm.results = append(cm.results, mf.Results)
 		af, err := cm.allocate(mf, cfg)
 		if err != nil {
 			return nil, err
@@ -165,8 +170,6 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 		}
 		cm.stats.Encode += time.Since(start)
 		cm.funcs = append(cm.funcs, code)
-		cm.params = append(cm.params, mf.Params)
-		cm.results = append(cm.results, mf.Results)
 		relocs := make([]runtime.Reloc, len(code.Relocs))
 		for k, r := range code.Relocs {
 			relocs[k] = runtime.Reloc{Offset: r.Offset, Target: r.Target}
@@ -199,6 +202,7 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 // allocate takes an SSA function out of SSA form and allocates its
 // registers with the configuration's tier, accounting the time.
 func (cm *compiledModule) allocate(f *mir.Func, cfg compileConfig) (*mir.Func, error) {
+	name := f.Name // f is not used after it is out of SSA
 	start := time.Now()
 	var pre *mir.Func
 	if cfg.tier == TierOptimizing {
@@ -249,7 +253,7 @@ func (cm *compiledModule) allocate(f *mir.Func, cfg compileConfig) (*mir.Func, e
 	cm.stats.Sched.Add(&r.Stats) // zero for the baseline
 	if cfg.check {
 		if err := alloc.CheckAllocation(pre, r.Func, r.Origins); err != nil {
-			return nil, fmt.Errorf("jit: %s: %w", f.Name, err)
+			return nil, fmt.Errorf("jit: %s: %w", name, err)
 		}
 		cm.stats.Check += time.Since(allocated)
 	}
