@@ -3,6 +3,7 @@ package jit
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -98,6 +99,28 @@ type compileConfig struct {
 	maxCompileBytes int64
 }
 
+// bytesPerLiveEntry is what one entry of a block's live-in or live-out set
+// costs the compiled tiers (the out-of-SSA pass's and the allocators'
+// per-block tables), rounded up.
+const bytesPerLiveEntry = 64
+
+// checkLiveSets applies the compile memory bound to the live sets of f's
+// SSA form mf, which EstimateCompileBytes cannot see: they can grow
+// quadratically with the function's size (loop counters live across deep
+// nests of inner loops). Counting stops at the bound, so the check costs
+// at most what it allows.
+func (cfg *compileConfig) checkLiveSets(f *bytecode.Function, mf *mir.Func) error {
+	if cfg.maxCompileBytes < 0 {
+		return nil
+	}
+	est := EstimateCompileBytes(f, cfg.tier)
+	limit := (cfg.maxCompileBytes - est) / bytesPerLiveEntry
+	if mir.LiveSetsWithin(mf, int(min(limit, math.MaxInt32))) {
+		return nil
+	}
+	return &LimitError{Limit: "MaxCompileBytes", Func: f.Name, Value: est + (limit+1)*bytesPerLiveEntry, Max: cfg.maxCompileBytes}
+}
+
 // checkCompileBytes applies the compile memory bound to f.
 func (cfg *compileConfig) checkCompileBytes(f *bytecode.Function) error {
 	if cfg.maxCompileBytes < 0 {
@@ -148,6 +171,9 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 			return nil, err
 		}
 		cm.stats.Lower += time.Since(start)
+		if err := cfg.checkLiveSets(f, mf); err != nil {
+			return nil, err
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("jit: compile %s: %w", f.Name, err)
 		}

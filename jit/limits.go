@@ -34,7 +34,7 @@ func (e *LimitError) Error() string {
 	case "MaxRegisters":
 		what = fmt.Sprintf("has %d registers", e.Value)
 	case "MaxCompileBytes":
-		what = fmt.Sprintf("needs an estimated %d bytes to compile", e.Value)
+		what = fmt.Sprintf("needs an estimated %d bytes or more to compile", e.Value)
 	default:
 		what = fmt.Sprintf("needs %d", e.Value)
 	}
@@ -83,7 +83,9 @@ const (
 
 // EstimateCompileBytes estimates the memory compiling f with a compiled
 // tier allocates, from its instruction and register counts alone (so it
-// costs nothing). Options.MaxCompileBytes bounds it.
+// costs nothing). Options.MaxCompileBytes bounds it, and also bounds, once
+// the function is in SSA form, the estimate plus 64 bytes per entry of its
+// blocks' live sets, which can grow quadratically with its size.
 func EstimateCompileBytes(f *bytecode.Function, tier Tier) int64 {
 	if tier == TierInterp {
 		return 0

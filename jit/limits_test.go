@@ -3,6 +3,8 @@ package jit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kiln-jit/kiln/internal/testprogs"
@@ -67,7 +69,8 @@ func TestLoadLimits(t *testing.T) {
 
 // TestMaxCompileBytes checks that a function whose estimated compile
 // memory is over the bound leaves its module in the interpreter, with a
-// *LimitError as the compile error, and that the module still runs.
+// *LimitError as the compile error, that the module still runs, and that a
+// bound above the estimate (and its live sets) compiles it.
 func TestMaxCompileBytes(t *testing.T) {
 	if !kilnrt.Supported() {
 		t.Skip("compiled tiers are not supported here")
@@ -90,9 +93,11 @@ func TestMaxCompileBytes(t *testing.T) {
 		if got := runMain(t, mod); got != "23130" {
 			t.Errorf("%s: main = %s, want 23130", tier, got)
 		}
-		e, _ = NewEngine(Options{Tier: tier, MaxCompileBytes: need})
+		// The deep nest's live sets are linear in its size (a few values
+		// live through every block): twice the estimate covers them.
+		e, _ = NewEngine(Options{Tier: tier, MaxCompileBytes: 2 * need})
 		if mod, err = e.Load(m); err != nil || mod.Tier() != tier {
-			t.Fatalf("%s at the bound: tier %s, err %v, compile error %v", tier, mod.Tier(), err, mod.CompileError())
+			t.Fatalf("%s within the bound: tier %s, err %v, compile error %v", tier, mod.Tier(), err, mod.CompileError())
 		}
 	}
 }
@@ -137,6 +142,63 @@ func TestMaxMemoryPagesGrow(t *testing.T) {
 			if err != nil || int64(res[0]) != c.want {
 				t.Errorf("%s: grow(%d) = %v, %v; want %d", tier, c.delta, res, err, c.want)
 			}
+		}
+	}
+}
+
+// nestedCounters nests d counted loops, each with a counter register of
+// its own that stays live across every loop inside it: live sets of Θ(d²)
+// entries from Θ(d) instructions. Each loop runs its body once, so main
+// returns its argument after linear work.
+func nestedCounters(d int) []byte {
+	var sb strings.Builder
+	sb.WriteString("func main (i64) -> (i64)\n  regs")
+	for range d {
+		sb.WriteString(" i64")
+	}
+	sb.WriteString("\n")
+	for i := 1; i <= d; i++ {
+		fmt.Fprintf(&sb, "  i64.const r%d, 2\nH%d:\n  i64.sub r%d, r%d, 1\n  br.eq r%d, 0, E%d\n", i, i, i, i, i, i)
+	}
+	for i := d; i >= 1; i-- {
+		fmt.Fprintf(&sb, "  jump H%d\nE%d:\n", i, i)
+	}
+	sb.WriteString("  ret r0\nend\nexport \"main\" main\n")
+	return []byte(sb.String())
+}
+
+// TestMaxCompileBytesLiveSets checks that MaxCompileBytes also bounds a
+// function whose size estimate is small but whose live sets are
+// quadratic: it stays in the interpreter under a bound its size alone
+// would pass, and compiles without a bound.
+func TestMaxCompileBytesLiveSets(t *testing.T) {
+	if !kilnrt.Supported() {
+		t.Skip("compiled tiers are not supported here")
+	}
+	src := nestedCounters(500)
+	for _, tier := range []Tier{TierBaseline, TierOptimizing} {
+		e, err := NewEngine(Options{Tier: tier, MaxCompileBytes: 20 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := e.LoadText(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if est := EstimateCompileBytes(mod.prog.Module.Funcs[0], tier); est >= 20<<20 {
+			t.Fatalf("size estimate %d is over the bound already", est)
+		}
+		var le *LimitError
+		if mod.Tier() != TierInterp || !errors.As(mod.CompileError(), &le) || le.Limit != "MaxCompileBytes" {
+			t.Fatalf("%s: tier %s, compile error %v; want the interpreter and a MaxCompileBytes limit", tier, mod.Tier(), mod.CompileError())
+		}
+		t.Log(mod.CompileError())
+		e, _ = NewEngine(Options{Tier: tier, MaxCompileBytes: -1})
+		if mod, err = e.LoadText(src); err != nil || mod.Tier() != tier {
+			t.Fatalf("%s without a bound: tier %s, err %v, compile error %v", tier, mod.Tier(), err, mod.CompileError())
+		}
+		if got := runMain(t, mod); got != "23130" {
+			t.Errorf("%s: main = %s, want 23130", tier, got)
 		}
 	}
 }

@@ -40,7 +40,8 @@ func sortedHas(s []int32, v int) bool {
 // Registers are explored in increasing order, which leaves every block's
 // lists sorted. Physical registers and stack slots are not tracked.
 func ComputeSSALiveness(f *Func) *SSALiveness {
-	return computeSparseLiveness(f, nil)
+	l, _ := computeSparseLiveness(f, nil, -1)
+	return l
 }
 
 // ComputeSparseLiveness computes the sets of ComputeLiveness (live-in and
@@ -51,13 +52,28 @@ func ComputeSSALiveness(f *Func) *SSALiveness {
 // preceded by a definition in its block; φ operands are read at the end
 // of their predecessor) and stop at the blocks that define the register.
 func ComputeSparseLiveness(f *Func) *SSALiveness {
-	return computeSparseLiveness(f, f.Graph().Reachable())
+	l, _ := computeSparseLiveness(f, f.Graph().Reachable(), -1)
+	return l
+}
+
+// LiveSetsWithin reports whether the live-in and live-out sets of f (those
+// of ComputeSSALiveness for a function in SSA form) hold at most limit
+// entries in all. It stops as soon as they exceed the limit, so its cost
+// is bounded by the limit (and the function's size), not by the size of
+// the sets, which can be quadratic in the function's: d loop counters
+// each live across the O(d) blocks of the loops nested inside theirs. The
+// compiled tiers use it to refuse such functions before allocating for
+// them.
+func LiveSetsWithin(f *Func, limit int) bool {
+	_, ok := computeSparseLiveness(f, nil, max(limit, 0))
+	return ok
 }
 
 // computeSparseLiveness is ComputeSSALiveness and ComputeSparseLiveness:
 // with reach set, uses in and paths through the blocks it marks
-// unreachable are ignored.
-func computeSparseLiveness(f *Func, reach []bool) *SSALiveness {
+// unreachable are ignored. With limit >= 0 it returns false, and no sets,
+// as soon as the sets hold more than limit entries in all.
+func computeSparseLiveness(f *Func, reach []bool, limit int) (*SSALiveness, bool) {
 	n := len(f.VRegs)
 	nb := len(f.Blocks)
 	skip := func(b int) bool { return reach != nil && !reach[b] }
@@ -118,7 +134,14 @@ func computeSparseLiveness(f *Func, reach []bool) *SSALiveness {
 	// a stable bucket sort by block then gives every block its sorted list
 	// without a growing slice per block.
 	var inPairs, outPairs []int32 // block, register, block, register, ...
-	inMark := make([]int32, nb)   // v+1 once block b got v live in
+	entries := 0                  // pairs recorded (only counted when limit >= 0)
+	record := func(pairs *[]int32, b int32, v int) {
+		entries++
+		if limit < 0 {
+			*pairs = append(*pairs, b, int32(v))
+		}
+	}
+	inMark := make([]int32, nb) // v+1 once block b got v live in
 	outMark := make([]int32, nb)
 	defMark := make([]int32, nb) // v+1 where block b defines v
 	var work []int32
@@ -130,7 +153,7 @@ func computeSparseLiveness(f *Func, reach []bool) *SSALiveness {
 		liveOut := func(p int32) {
 			if outMark[p] != mark {
 				outMark[p] = mark
-				outPairs = append(outPairs, p, int32(v))
+				record(&outPairs, p, v)
 				if defMark[p] != mark {
 					work = append(work, p)
 				}
@@ -144,13 +167,16 @@ func computeSparseLiveness(f *Func, reach []bool) *SSALiveness {
 			}
 		}
 		for len(work) > 0 {
+			if limit >= 0 && entries > limit {
+				return nil, false
+			}
 			b := work[len(work)-1]
 			work = work[:len(work)-1]
 			if inMark[b] == mark {
 				continue
 			}
 			inMark[b] = mark
-			inPairs = append(inPairs, b, int32(v))
+			record(&inPairs, b, v)
 			for _, p := range f.Blocks[b].Preds {
 				if !skip(p) {
 					liveOut(int32(p))
@@ -158,7 +184,10 @@ func computeSparseLiveness(f *Func, reach []bool) *SSALiveness {
 			}
 		}
 	}
-	return &SSALiveness{in: bucketByBlock(inPairs, nb), out: bucketByBlock(outPairs, nb)}
+	if limit >= 0 {
+		return nil, entries <= limit // only the count was asked for
+	}
+	return &SSALiveness{in: bucketByBlock(inPairs, nb), out: bucketByBlock(outPairs, nb)}, true
 }
 
 // bucketByBlock turns (block, register) pairs, registers in increasing

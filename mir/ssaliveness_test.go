@@ -79,3 +79,23 @@ func TestSparseLivenessMatchesBitsets(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveSetsWithin checks the bounded count against the sets
+// ComputeSSALiveness builds: within exactly at their size, not one below.
+func TestLiveSetsWithin(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for i := range 500 {
+		f := randomNonSSA(r)
+		l := ComputeSSALiveness(f)
+		total := 0
+		for b := range f.Blocks {
+			total += len(l.In(b)) + len(l.Out(b))
+		}
+		if !LiveSetsWithin(f, total) {
+			t.Fatalf("function %d: not within its own size %d", i, total)
+		}
+		if total > 0 && LiveSetsWithin(f, total-1) {
+			t.Fatalf("function %d: within %d, below its size %d", i, total-1, total)
+		}
+	}
+}
