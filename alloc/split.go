@@ -9,7 +9,7 @@ import "github.com/kiln-jit/kiln/mir"
 //
 // Finding the edge among the successor's predecessors costs a scan of that
 // list (and of b's earlier successors when b has parallel edges to it);
-// callers splitting many edges of one function use splitEdgeAt with the
+// callers splitting many edges of one function use SplitEdgeAt with the
 // positions of mir.PredPositions.
 func SplitEdge(f *mir.Func, b *mir.Block, i int) *mir.Block {
 	succ := f.Blocks[b.Succs[i]]
@@ -47,6 +47,14 @@ func SplitEdge(f *mir.Func, b *mir.Block, i int) *mir.Block {
 
 // splitEdgeAt is SplitEdge for the edge that is entry pos of the
 // successor's predecessors.
+// SplitEdgeAt is SplitEdge for an edge whose position pos among its
+// successor's predecessors is known, in constant time. Positions from
+// mir.PredPositions stay valid while edges are split: a split replaces
+// its edge's entries in place.
+func SplitEdgeAt(f *mir.Func, b *mir.Block, i, pos int) *mir.Block {
+	return splitEdgeAt(f, b, i, pos)
+}
+
 func splitEdgeAt(f *mir.Func, b *mir.Block, i, pos int) *mir.Block {
 	succ := f.Blocks[b.Succs[i]]
 	n := f.NewBlock()

@@ -32,6 +32,7 @@ func (a *allocator) secondPass() (*Result, error) {
 		org.Block[i] = i
 		org.Instr[i] = a.origins[i]
 	}
+	pos := mir.PredPositions(out) // valid while edges are split
 	for p := 0; p < nb; p++ {
 		pb := f.Blocks[p]
 		at := a.nbAt // each successor's position in succN[p], plus one
@@ -58,7 +59,7 @@ func (a *allocator) secondPass() (*Result, error) {
 				sb.Instrs = append(code, sb.Instrs...)
 				org.Instr[s] = append(minusOnes(len(code)), org.Instr[s]...)
 			default:
-				nbk := alloc.SplitEdge(out, ob, k)
+				nbk := alloc.SplitEdgeAt(out, ob, k, pos[p][k])
 				nbk.Instrs = append(code, nbk.Instrs...)
 				org.Block = append(org.Block, -1)
 				org.Instr = append(org.Instr, minusOnes(len(nbk.Instrs)))
