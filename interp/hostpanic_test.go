@@ -9,65 +9,12 @@ import (
 	"testing"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/testprogs"
 )
 
-// panicModuleSrc has host calls at known offsets: p's call_host leaf at 1,
-// nest's call_host back at 2 and call_host leaf at 5, wrap's call_host
-// catch at 2.
-const panicModuleSrc = `
-host leaf (i64) -> (i64)
-host back (i64) -> (i64)
-host catch (i64) -> (i64)
-func p (i64) -> (i64)
-  i64.add r0, r0, 1
-  call_host leaf (r0) -> (r0)
-  ret r0
-end
-func nest (i64) -> (i64)
-  regs i64
-  br.eq r0, 0, bottom
-  i64.sub r1, r0, 1
-  call_host back (r1) -> (r1)
-  ret r1
-bottom:
-  i64.const r1, -1
-  call_host leaf (r1) -> (r1)
-  ret r1
-end
-func wrap (i64) -> (i64)
-  regs i64 i64 i64
-  i64.mul r1, r0, 3
-  i64.add r2, r0, 7
-  call_host catch (r0) -> (r3)
-  i64.add r1, r1, r2
-  i64.add r1, r1, r3
-  ret r1
-end
-func loop (i64) -> (i64)
-  regs i64
-again:
-  br.ge_s r1, r0, out
-  i64.add r1, r1, 1
-  jump again
-out:
-  ret r1
-end
-func deep (i64) -> (i64)
-  regs i64
-  br.eq r0, 0, base
-  i64.sub r1, r0, 1
-  call deep (r1) -> (r1)
-  i64.add r1, r1, 1
-  ret r1
-base:
-  ret r0
-end
-export "p" p
-export "nest" nest
-export "wrap" wrap
-export "loop" loop
-export "deep" deep
-`
+// panicModuleSrc has host calls at known offsets (testprogs.HostPanicPLeaf
+// and friends).
+const panicModuleSrc = testprogs.HostPanicSource
 
 // leafPanic is what the leaf host function panics with.
 const leafPanic = "leaf panicked"
@@ -204,7 +151,7 @@ func TestRecoverHostPanic(t *testing.T) {
 		_, err := call(t, m, context.Background(), "p", uint64(minusTwo))
 		var trap *bc.Trap
 		var he *hookError
-		if !errors.As(err, &trap) || trap.Kind != bc.TrapHostPanic || trap.FuncName != "p" || trap.Offset != 1 ||
+		if !errors.As(err, &trap) || trap.Kind != bc.TrapHostPanic || trap.FuncName != "p" || trap.Offset != testprogs.HostPanicPLeaf ||
 			!errors.As(err, &he) || he.host != 0 || he.value != leafPanic {
 			t.Fatalf("p(-2) = %v, want a host panic trap at p+1 from the hook", err)
 		}
@@ -213,10 +160,10 @@ func TestRecoverHostPanic(t *testing.T) {
 	for _, depth := range []int{1, 3} {
 		_, err := call(t, m, context.Background(), "nest", uint64(depth))
 		var trap *bc.Trap
-		if !errors.As(err, &trap) || trap.Kind != bc.TrapHostError || trap.Offset != 2 {
+		if !errors.As(err, &trap) || trap.Kind != bc.TrapHostError || trap.Offset != testprogs.HostPanicNestBack {
 			t.Fatalf("nest(%d) = %v, want a host error at nest+2", depth, err)
 		}
-		if inner, d := trap.Innermost(); inner.Kind != bc.TrapHostPanic || inner.Offset != 5 || d != depth {
+		if inner, d := trap.Innermost(); inner.Kind != bc.TrapHostPanic || inner.Offset != testprogs.HostPanicNestLeaf || d != depth {
 			t.Fatalf("nest(%d): innermost trap %v at depth %d", depth, inner, d)
 		}
 		checkMachineIdle(t, m)
