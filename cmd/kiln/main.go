@@ -76,6 +76,7 @@ import (
 	"time"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/cmdload"
 	"github.com/kiln-jit/kiln/jit"
 )
 
@@ -331,32 +332,6 @@ func (f *runFlags) explain(err error) error {
 	return err
 }
 
-// loadUntilDone runs load on a goroutine of its own and returns what it
-// returns, or the context's error as soon as ctx is done, whichever comes
-// first. Loading checks its context between functions and compile stages,
-// and one stage of a very large function can run for long; an abandoned
-// load finishes in the background while kiln exits.
-func loadUntilDone(ctx context.Context, load func(context.Context) (*jit.Module, error)) (*jit.Module, error) {
-	type loaded struct {
-		mod *jit.Module
-		err error
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("loading interrupted: %w", err)
-	}
-	done := make(chan loaded, 1)
-	go func() {
-		mod, err := load(ctx)
-		done <- loaded{mod, err}
-	}()
-	select {
-	case r := <-done:
-		return r.mod, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("loading interrupted: %w", ctx.Err())
-	}
-}
-
 // cmdRun is kiln run. The timeout, when set, covers loading (and compiling)
 // the module as well as the call.
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -391,7 +366,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if isBinary(data) {
 		load = engine.LoadBinaryContext
 	}
-	mod, err := loadUntilDone(ctx, func(ctx context.Context) (*jit.Module, error) { return load(ctx, data) })
+	mod, err := cmdload.Load(ctx, func(ctx context.Context) (*jit.Module, error) { return load(ctx, data) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, rf.explain(err))
 	}

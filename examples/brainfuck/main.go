@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/cmdload"
 	"github.com/kiln-jit/kiln/jit"
 )
 
@@ -136,7 +137,7 @@ func execute(ctx context.Context, src []byte, cfg config, stdin io.Reader, stdou
 	if err != nil {
 		return err
 	}
-	mod, err := loadUntilDone(ctx, func(ctx context.Context) (*jit.Module, error) { return engine.LoadContext(ctx, m) })
+	mod, err := cmdload.Load(ctx, func(ctx context.Context) (*jit.Module, error) { return engine.LoadContext(ctx, m) })
 	if err != nil {
 		return cfg.explain(err)
 	}
@@ -176,32 +177,6 @@ func execute(ctx context.Context, src []byte, cfg config, stdin io.Reader, stdou
 		}
 	}
 	return cfg.explain(runErr)
-}
-
-// loadUntilDone runs load on a goroutine of its own and returns what it
-// returns, or the context's error as soon as ctx is done, whichever comes
-// first. Loading checks its context between functions and compile stages,
-// and one stage of a very large function can run for long; an abandoned
-// load finishes in the background while the program exits.
-func loadUntilDone(ctx context.Context, load func(context.Context) (*jit.Module, error)) (*jit.Module, error) {
-	type loaded struct {
-		mod *jit.Module
-		err error
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("loading interrupted: %w", err)
-	}
-	done := make(chan loaded, 1)
-	go func() {
-		mod, err := load(ctx)
-		done <- loaded{mod, err}
-	}()
-	select {
-	case r := <-done:
-		return r.mod, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("loading interrupted: %w", ctx.Err())
-	}
 }
 
 // explain rewords a trap at the tape's ends in the program's terms, and
