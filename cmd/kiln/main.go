@@ -70,7 +70,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"time"
@@ -113,12 +112,8 @@ var errUsage = errors.New("usage error")
 // context the command runs under; a second one gets the default
 // behaviour back and ends the process at once.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cmdload.NotifyInterrupt()
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
 	return runContext(ctx, args, stdin, stdout, stderr)
 }
 

@@ -33,7 +33,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"time"
 
 	"github.com/kiln-jit/kiln/bytecode"
@@ -66,12 +65,8 @@ type config struct {
 // context the program runs under; a second one gets the default behaviour
 // back and ends the process at once.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cmdload.NotifyInterrupt()
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
 	return runContext(ctx, args, stdin, stdout, stderr)
 }
 

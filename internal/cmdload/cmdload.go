@@ -1,10 +1,13 @@
 // Package cmdload holds what kiln's commands share to stop at once on
-// Ctrl-C: loading a module under a context that an interrupt cancels.
+// Ctrl-C: a context that an interrupt cancels, and loading a module under
+// it.
 package cmdload
 
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/signal"
 
 	"github.com/kiln-jit/kiln/jit"
 )
@@ -34,4 +37,16 @@ func Load(ctx context.Context, load func(context.Context) (*jit.Module, error)) 
 	case <-ctx.Done():
 		return nil, fmt.Errorf("loading interrupted: %w", ctx.Err())
 	}
+}
+
+// NotifyInterrupt returns a context that the first interrupt (Ctrl-C)
+// cancels; from then on a second interrupt gets the default behaviour back
+// and ends the process at once. stop releases the signal handler.
+func NotifyInterrupt() (ctx context.Context, stop context.CancelFunc) {
+	ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }
