@@ -208,7 +208,7 @@ func splitPhiEdges(f *mir.Func) []splitRecord {
 				// in place, so the positions of the others stay valid.
 				pos = mir.PredPositions(f)
 			}
-			n := splitEdgeAt(f, b, i, pos[bi][i])
+			n := SplitEdgeAt(f, b, i, pos[bi][i])
 			splits = append(splits, splitRecord{block: n.ID, succIdx: i, predPos: pos[bi][i]})
 		}
 	}

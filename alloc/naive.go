@@ -32,7 +32,7 @@ func NaiveDestruct(f *mir.Func) error {
 			if t := pred.Terminator(); t.Op != mir.OpJMP {
 				// Split this edge, found among pred's successors.
 				if i := succIdx[bi][k]; i >= 0 {
-					pred = splitEdgeAt(f, pred, i, k)
+					pred = SplitEdgeAt(f, pred, i, k)
 				}
 			}
 			defs := make([]mir.Reg, 0, len(phis))

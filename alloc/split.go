@@ -8,54 +8,36 @@ import "github.com/kiln-jit/kiln/mir"
 // predecessors). It returns the new block.
 //
 // Finding the edge among the successor's predecessors costs a scan of that
-// list (and of b's earlier successors when b has parallel edges to it);
-// callers splitting many edges of one function use SplitEdgeAt with the
+// list and of b's earlier successors; callers splitting many edges of one function use SplitEdgeAt with the
 // positions of mir.PredPositions.
 func SplitEdge(f *mir.Func, b *mir.Block, i int) *mir.Block {
 	succ := f.Blocks[b.Succs[i]]
 	// The edge is the k-th occurrence of b among succ's predecessors, where
-	// k counts b's earlier edges to succ; with one occurrence there is
-	// nothing to count.
-	pos, count := -1, 0
+	// k counts b's earlier edges to succ.
+	k := 0
+	for _, s := range b.Succs[:i] {
+		if s == succ.ID {
+			k++
+		}
+	}
+	pos := -1
 	for j, p := range succ.Preds {
 		if p == b.ID {
-			if count == 0 {
+			if k == 0 {
 				pos = j
+				break
 			}
-			count++
+			k--
 		}
 	}
-	if count > 1 {
-		k := 0
-		for _, s := range b.Succs[:i] {
-			if s == succ.ID {
-				k++
-			}
-		}
-		for j, p := range succ.Preds {
-			if p == b.ID {
-				if k == 0 {
-					pos = j
-					break
-				}
-				k--
-			}
-		}
-	}
-	return splitEdgeAt(f, b, i, pos)
+	return SplitEdgeAt(f, b, i, pos)
 }
 
-// splitEdgeAt is SplitEdge for the edge that is entry pos of the
-// successor's predecessors.
 // SplitEdgeAt is SplitEdge for an edge whose position pos among its
 // successor's predecessors is known, in constant time. Positions from
 // mir.PredPositions stay valid while edges are split: a split replaces
 // its edge's entries in place.
 func SplitEdgeAt(f *mir.Func, b *mir.Block, i, pos int) *mir.Block {
-	return splitEdgeAt(f, b, i, pos)
-}
-
-func splitEdgeAt(f *mir.Func, b *mir.Block, i, pos int) *mir.Block {
 	succ := f.Blocks[b.Succs[i]]
 	n := f.NewBlock()
 	n.Freq = b.Freq * b.SuccProb[i]
@@ -68,7 +50,7 @@ func splitEdgeAt(f *mir.Func, b *mir.Block, i, pos int) *mir.Block {
 	return n
 }
 
-// splitRecord says where splitEdgeAt put a block: on successor edge succIdx
+// splitRecord says where SplitEdgeAt put a block: on successor edge succIdx
 // of its predecessor, at position predPos among its successor's
 // predecessors.
 type splitRecord struct {
@@ -87,12 +69,12 @@ func SplitCriticalEdges(f *mir.Func) int {
 	// the positions of the others stay valid.
 	pos := mir.PredPositions(f)
 	for _, e := range edges {
-		splitEdgeAt(f, f.Blocks[e.Block], e.Succ, pos[e.Block][e.Succ])
+		SplitEdgeAt(f, f.Blocks[e.Block], e.Succ, pos[e.Block][e.Succ])
 	}
 	return len(edges)
 }
 
-// unsplitEmpty undoes splitEdgeAt for the split blocks that hold nothing
+// unsplitEmpty undoes SplitEdgeAt for the split blocks that hold nothing
 // but their jump: the predecessor jumps straight to the successor again.
 // The remaining blocks are renumbered in order. It returns the number of
 // blocks removed.

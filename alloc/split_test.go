@@ -8,27 +8,6 @@ import (
 	"github.com/kiln-jit/kiln/mir"
 )
 
-// oldSplitPos is where SplitEdge first found the edge: the k-th entry of b
-// among the successor's predecessors, k counting b's earlier edges to it.
-func oldSplitPos(f *mir.Func, b *mir.Block, i int) int {
-	succ := f.Blocks[b.Succs[i]]
-	k := 0
-	for _, s := range b.Succs[:i] {
-		if s == succ.ID {
-			k++
-		}
-	}
-	for j, p := range succ.Preds {
-		if p == b.ID {
-			if k == 0 {
-				return j
-			}
-			k--
-		}
-	}
-	return -1
-}
-
 // randomEdges builds a function of n empty blocks with random edges,
 // parallel ones included, and shuffled predecessor lists.
 func randomEdges(r *rand.Rand) *mir.Func {
@@ -60,7 +39,7 @@ func TestSplitEdgeFindsTheEdge(t *testing.T) {
 		if len(b.Succs) > 0 {
 			i := r.IntN(len(b.Succs))
 			s := f.Blocks[b.Succs[i]]
-			want := oldSplitPos(f, b, i)
+			want := mir.PredPositions(f)[b.ID][i]
 			n := SplitEdge(f, b, i)
 			if s.Preds[want] != n.ID || b.Succs[i] != n.ID {
 				t.Fatalf("iteration %d: split b%d's edge %d: preds of b%d %v, want b%d at %d", iter, b.ID, i, s.ID, s.Preds, n.ID, want)
@@ -89,8 +68,8 @@ func TestSuccPositions(t *testing.T) {
 		for _, b := range f.Blocks {
 			for k, p := range b.Preds {
 				want := -1
-				for i := range f.Blocks[p].Succs {
-					if f.Blocks[p].Succs[i] == b.ID && oldSplitPos(f, f.Blocks[p], i) == k {
+				for i, pos := range mir.PredPositions(f)[p] {
+					if f.Blocks[p].Succs[i] == b.ID && pos == k {
 						want = i
 					}
 				}
