@@ -120,6 +120,16 @@ type Module struct {
 	Exports []Export
 }
 
+// Instructions returns the number of instructions in all the module's
+// functions.
+func (m *Module) Instructions() int {
+	n := 0
+	for _, f := range m.Funcs {
+		n += len(f.Code)
+	}
+	return n
+}
+
 // FuncIndex returns the index of the function with the given name, or -1.
 func (m *Module) FuncIndex(name string) int {
 	for i, f := range m.Funcs {

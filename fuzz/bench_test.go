@@ -15,9 +15,7 @@ func BenchmarkCheckGenerated(b *testing.B) {
 			b.Fatal(err)
 		}
 		programs[i] = p
-		for _, f := range p.Module.Funcs {
-			instrs += len(f.Code)
-		}
+		instrs += p.Module.Instructions()
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

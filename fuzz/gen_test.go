@@ -98,10 +98,7 @@ func TestMinimizeShrinksToTheCause(t *testing.T) {
 		if !traps(q) || bytecode.Verify(q.Module) != nil {
 			t.Fatal("the minimized program lost the property")
 		}
-		n := 0
-		for _, f := range q.Module.Funcs {
-			n += len(f.Code)
-		}
+		n := q.Module.Instructions()
 		if n > 6 || len(q.Calls) != 1 {
 			t.Errorf("minimized to %d instructions and %d calls:\n%s", n, len(q.Calls), FormatProgram(q, ""))
 		}

@@ -13,10 +13,7 @@ import (
 func BenchmarkLowerKernels(b *testing.B) {
 	for _, k := range testprogs.Kernels() {
 		b.Run(k.Name, func(b *testing.B) {
-			instrs := 0
-			for _, f := range k.Module.Funcs {
-				instrs += len(f.Code)
-			}
+			instrs := k.Module.Instructions()
 			start := time.Now()
 			for b.Loop() {
 				if _, err := Module(k.Module, FullTarget()); err != nil {

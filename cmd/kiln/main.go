@@ -231,17 +231,9 @@ func cmdVerify(args []string, stdout io.Writer) error {
 			errs = append(errs, err)
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok (%d functions, %d instructions)\n", p, len(m.Funcs), countInstrs(m))
+		fmt.Fprintf(stdout, "%s: ok (%d functions, %d instructions)\n", p, len(m.Funcs), m.Instructions())
 	}
 	return errors.Join(errs...)
-}
-
-func countInstrs(m *bytecode.Module) int {
-	n := 0
-	for _, f := range m.Funcs {
-		n += len(f.Code)
-	}
-	return n
 }
 
 // runFlags are the flags of kiln run.
