@@ -119,14 +119,7 @@ func slotOf(r mir.Reg) mir.Reg { return mir.SlotReg(r.Index()) }
 // or memory, through a scratch register for memory to memory), attributed
 // to bytecode offset pos.
 func (b *baseline) move(out []*mir.Instr, dst, src mir.Reg, pos int32) ([]*mir.Instr, error) {
-	seq, err := Sequentialize([]Move{{Dst: dst, Src: src}})
-	if err != nil {
-		return nil, err
-	}
-	for _, in := range seq {
-		in.Pos = pos
-	}
-	return append(out, seq...), nil
+	return appendMove(b.f, out, Move{Dst: dst, Src: src}, pos)
 }
 
 // rewrite appends the allocated form of in to out and returns the index in

@@ -54,6 +54,38 @@ func Sequentialize(moves []Move) ([]*mir.Instr, error) {
 	return s.result(), nil
 }
 
+// appendMove appends to out the instructions Sequentialize gives for the
+// single move m, allocated in f's arenas and attributed to bytecode offset
+// pos. A move costs one instruction, a memory-to-memory one two through
+// the GPR scratch register.
+func appendMove(f *mir.Func, out []*mir.Instr, m Move, pos int32) ([]*mir.Instr, error) {
+	if why := pcCheckLoc(m.Dst); why != "" {
+		return nil, fmt.Errorf("alloc: move %s <- %s: destination %s", m.Dst, m.Src, why)
+	}
+	if why := pcCheckLoc(m.Src); why != "" {
+		return nil, fmt.Errorf("alloc: move %s <- %s: source %s", m.Dst, m.Src, why)
+	}
+	emit := func(op mir.Op, d, u mir.Reg) {
+		out = append(out, f.NewInstr(mir.Instr{Op: op, Defs: []mir.Reg{d}, Uses: []mir.Reg{u}, Pos: pos}))
+	}
+	switch d, s := m.Dst, m.Src; {
+	case d == s:
+	case d.IsPhys() && s.IsPhys():
+		if d.Class() != s.Class() {
+			return nil, fmt.Errorf("alloc: move %s <- %s: copies a %s register to a %s register", d, s, s.Class(), d.Class())
+		}
+		emit(mir.OpCopy, d, s)
+	case d.IsPhys():
+		emit(mir.OpReload, d, s)
+	case s.IsPhys():
+		emit(mir.OpSpill, d, s)
+	default:
+		emit(mir.OpReload, mir.ScratchGPR, s)
+		emit(mir.OpSpill, d, mir.ScratchGPR)
+	}
+	return out, nil
+}
+
 // pcScratch lists the scratch registers; their location ids are their
 // indexes here.
 var pcScratch = [2]mir.Reg{mir.ScratchGPR, mir.ScratchXMM}

@@ -466,3 +466,33 @@ func BenchmarkSequentialize(b *testing.B) {
 		})
 	}
 }
+
+// TestAppendMoveMatchesSequentialize checks the single-move fast path
+// against the sequentializer on every pair of a set of locations,
+// instruction for instruction, including the errors.
+func TestAppendMoveMatchesSequentialize(t *testing.T) {
+	locs := []mir.Reg{mir.RAX, mir.RDX, mir.R12, mir.X0, mir.X9, mir.SlotReg(0), mir.SlotReg(7),
+		mir.InArgReg(1), mir.OutArgReg(2), mir.ScratchGPR, mir.NoReg}
+	f := &mir.Func{}
+	for _, dst := range locs {
+		for _, src := range locs {
+			want, wantErr := Sequentialize([]Move{{Dst: dst, Src: src}})
+			got, gotErr := appendMove(f, nil, Move{Dst: dst, Src: src}, 42)
+			if (wantErr != nil) != (gotErr != nil) {
+				t.Errorf("%s <- %s: error %v, Sequentialize's %v", dst, src, gotErr, wantErr)
+				continue
+			}
+			if len(got) != len(want) {
+				t.Errorf("%s <- %s: %d instructions, Sequentialize gives %d", dst, src, len(got), len(want))
+				continue
+			}
+			for i := range got {
+				w := *want[i]
+				w.Pos = 42
+				if !got[i].Equal(&w) {
+					t.Errorf("%s <- %s: instruction %d is %v, Sequentialize gives %v", dst, src, i, got[i], &w)
+				}
+			}
+		}
+	}
+}

@@ -29,7 +29,20 @@ type assembler struct {
 	ctxt        *obj.Link
 	errs        []string
 	first, last *obj.Prog
+	// progs holds the instructions of the list being built, in blocks
+	// of progBlock; used counts those handed out. The blocks are reused
+	// by the next list (reset), so a function encoded in chunks needs
+	// instruction memory for one chunk only.
+	progs [][]obj.Prog
+	used  int
 }
+
+// progBlock is the number of instructions allocated at a time, and
+// maxPooledProgBlocks the number of blocks an idle assembler keeps.
+const (
+	progBlock           = 512
+	maxPooledProgBlocks = 64
+)
 
 var (
 	warmOnce   sync.Once
@@ -59,20 +72,42 @@ var initMu sync.Mutex
 func getAssembler() *assembler {
 	a := assemblers.Get().(*assembler)
 	a.errs = a.errs[:0]
-	a.first, a.last = nil, nil
+	a.reset()
 	return a
 }
 
 func putAssembler(a *assembler) {
-	a.first, a.last = nil, nil
+	a.reset()
+	if len(a.progs) > maxPooledProgBlocks {
+		clear(a.progs[maxPooledProgBlocks:])
+		a.progs = a.progs[:maxPooledProgBlocks]
+	}
 	assemblers.Put(a)
+}
+
+// reset empties the instruction list; the instructions handed out so far
+// must no longer be used.
+func (a *assembler) reset() {
+	a.first, a.last = nil, nil
+	a.used = 0
+}
+
+// newProg returns a zeroed instruction of the current list.
+func (a *assembler) newProg() *obj.Prog {
+	b, i := a.used/progBlock, a.used%progBlock
+	if b == len(a.progs) {
+		a.progs = append(a.progs, make([]obj.Prog, progBlock))
+	}
+	a.used++
+	p := &a.progs[b][i]
+	*p = obj.Prog{Ctxt: a.ctxt}
+	return p
 }
 
 // add appends an instruction.
 func (a *assembler) add(as obj.As) *obj.Prog {
-	p := a.ctxt.NewProg()
+	p := a.newProg()
 	p.As = as
-	p.Ctxt = a.ctxt
 	if a.first == nil {
 		a.first = p
 	} else {
@@ -85,9 +120,8 @@ func (a *assembler) add(as obj.As) *obj.Prog {
 // label returns a new label: a zero-size instruction branches can target,
 // appended when bind is called.
 func (a *assembler) label() *obj.Prog {
-	p := a.ctxt.NewProg()
+	p := a.newProg()
 	p.As = obj.ANOP
-	p.Ctxt = a.ctxt
 	return p
 }
 
@@ -103,7 +137,7 @@ func (a *assembler) bind(l *obj.Prog) {
 
 // assemble encodes the instruction list, returning the bytes and the
 // relocations the assembler left (PC-relative references to our pool
-// symbols).
+// symbols). The instructions' Pc fields hold their offsets until reset.
 func (a *assembler) assemble() ([]byte, []obj.Reloc, error) {
 	if a.first == nil {
 		return nil, nil, nil

@@ -131,20 +131,53 @@ type encoder struct {
 	a     *assembler
 	f     *mir.Func
 	frame frame
-	// labels of the blocks, and the layout order
+	// labels of the blocks of the current chunk (nil for the others), and
+	// the layout order
 	labels []*obj.Prog
+	bound  []int // the blocks with labels
 	order  []int
 	next   []int // the block laid out after each block, -1 at the end
 	sites  []Site
-	// out-of-line code, emitted after the blocks
+	// out-of-line code, emitted after the current chunk's blocks
 	stubs []func()
 	// the constant pool and jump tables (symbols placed after the code)
 	pool       *obj.LSym
 	poolBytes  []byte
 	poolIndex  map[[2]uint64]int64
 	tables     []jumpTable
-	posMarks   []posMark
 	labelTable map[*obj.LSym]*jumpTable
+
+	// Chunks: the function is assembled a run of blocks of about
+	// chunkInstrs instructions at a time (Options.ChunkInstrs), so the
+	// assembler holds one chunk's instructions.
+	chunkInstrs int
+	chunkOf     []int32 // the chunk of each block
+	chunk       int32   // the chunk being built
+	code        []byte  // the chunks assembled so far
+	// blockOff is the code offset of each block of an assembled chunk.
+	blockOff []int
+	// Of the chunk being built: the instructions' bytecode offsets, and
+	// the far branches (to blocks of other chunks) whose displacements
+	// are patched in finish.
+	posMarks []posMark
+	far      []farBranch
+	// Of the assembled chunks: positions, far branches and the
+	// assembler's relocations, with offsets in the function's code.
+	posMap  []PosEntry
+	patches []patch
+	relocs  []obj.Reloc
+}
+
+// farBranch is the 32-bit displacement field p (a LONG) of a branch to
+// block target in another chunk.
+type farBranch struct {
+	p      *obj.Prog
+	target int
+}
+
+// patch is a far branch's displacement field at offset off of the code.
+type patch struct {
+	off, target int
 }
 
 type jumpTable struct {
@@ -157,15 +190,41 @@ type posMark struct {
 	pos int32
 }
 
-// Func encodes an allocated function. It must pass mir.Verify and contain
-// no φs or parallel copies (sequentialize them first).
+// Options tune Func.
+type Options struct {
+	// ChunkInstrs is the number of machine IR instructions after which
+	// the encoder starts a new chunk at the next block boundary (0: the
+	// default, DefaultChunkInstrs). A function is assembled a chunk at a
+	// time, each chunk followed by its own out-of-line stubs, so the
+	// assembler's memory is bounded by a chunk; branches between chunks
+	// take 32-bit displacements. A function that fits in one chunk is
+	// encoded exactly as if it were not chunked.
+	ChunkInstrs int
+}
+
+// DefaultChunkInstrs is the default Options.ChunkInstrs.
+const DefaultChunkInstrs = 1 << 13
+
+// Func encodes an allocated function with the default options. It must
+// pass mir.Verify and contain no φs or parallel copies (sequentialize
+// them first).
 func Func(f *mir.Func) (*Code, error) {
+	return FuncOptions(f, Options{})
+}
+
+// FuncOptions is Func with options.
+func FuncOptions(f *mir.Func, opts Options) (*Code, error) {
 	if f.Form != mir.FormAllocated {
 		return nil, fmt.Errorf("encode %s: function is in %s form, not allocated", f.Name, f.Form)
 	}
+	chunk := opts.ChunkInstrs
+	if chunk <= 0 {
+		chunk = DefaultChunkInstrs
+	}
 	a := getAssembler()
 	defer putAssembler(a)
-	e := &encoder{a: a, f: f, frame: layoutFrame(f), pool: &obj.LSym{Name: "pool"}, poolIndex: map[[2]uint64]int64{}}
+	e := &encoder{a: a, f: f, frame: layoutFrame(f), pool: &obj.LSym{Name: "pool"}, poolIndex: map[[2]uint64]int64{},
+		chunkInstrs: chunk}
 	if err := e.encode(); err != nil {
 		return nil, fmt.Errorf("encode %s: %w", f.Name, err)
 	}
@@ -185,21 +244,36 @@ func isCold(b *mir.Block) bool {
 func (e *encoder) encode() error {
 	f := e.f
 	e.labels = make([]*obj.Prog, len(f.Blocks))
-	for i := range e.labels {
-		e.labels[i] = e.a.label()
-	}
+	e.blockOff = make([]int, len(f.Blocks))
 	e.order = blockOrder(f)
 	e.next = make([]int, len(f.Blocks))
+	e.chunkOf = make([]int32, len(f.Blocks))
+	chunk, size := int32(0), 0
+	for _, id := range e.order {
+		if size >= e.chunkInstrs {
+			chunk, size = chunk+1, 0
+		}
+		e.chunkOf[id] = chunk
+		size += len(f.Blocks[id].Instrs)
+	}
+	// A chunk's stubs follow its last block, so that block never falls
+	// through: it ends with a jump to the next chunk.
 	for i, id := range e.order {
 		e.next[id] = -1
-		if i+1 < len(e.order) {
+		if i+1 < len(e.order) && e.chunkOf[e.order[i+1]] == e.chunkOf[id] {
 			e.next[id] = e.order[i+1]
 		}
 	}
 	e.prologue()
 	for _, id := range e.order {
+		if e.chunkOf[id] != e.chunk {
+			if err := e.flush(); err != nil {
+				return err
+			}
+			e.chunk = e.chunkOf[id]
+		}
 		b := f.Blocks[id]
-		e.a.bind(e.labels[id])
+		e.a.bind(e.label(id))
 		for i, in := range b.Instrs {
 			start := e.a.last
 			if err := e.instr(b, in); err != nil {
@@ -215,6 +289,51 @@ func (e *encoder) encode() error {
 			}
 		}
 	}
+	return e.flush()
+}
+
+// label returns the label of block id, which must be in the current
+// chunk.
+func (e *encoder) label(id int) *obj.Prog {
+	if e.labels[id] == nil {
+		e.labels[id] = e.a.label()
+		e.bound = append(e.bound, id)
+	}
+	return e.labels[id]
+}
+
+// branch emits a branch as (JMP or a conditional jump) to block id.
+func (e *encoder) branch(as obj.As, id int) {
+	if e.chunkOf[id] == e.chunk {
+		branchTo(e.a.add(as), e.label(id))
+		return
+	}
+	// rel32 forms: E9 for JMP, 0F 80+cc for Jcc.
+	if as == obj.AJMP {
+		e.a.add(x86.ABYTE).From = constOp(0xe9)
+	} else {
+		e.a.add(x86.ABYTE).From = constOp(0x0f)
+		e.a.add(x86.ABYTE).From = constOp(0x80 + int64(jccCode(as)))
+	}
+	p := e.a.add(x86.ALONG)
+	p.From = constOp(0)
+	e.far = append(e.far, farBranch{p, id})
+}
+
+// jccCode returns the condition code of conditional jump as.
+func jccCode(as obj.As) int {
+	for cc, j := range jcc {
+		if j == as {
+			return cc
+		}
+	}
+	panic(fmt.Sprintf("encode: %v is not a conditional jump", as))
+}
+
+// flush emits the current chunk's stubs, assembles the chunk, appends its
+// code and records where its blocks, positions, far branches and
+// relocations are.
+func (e *encoder) flush() error {
 	for len(e.stubs) > 0 {
 		stubs := e.stubs
 		e.stubs = nil
@@ -222,6 +341,29 @@ func (e *encoder) encode() error {
 			s()
 		}
 	}
+	code, relocs, err := e.a.assemble()
+	if err != nil {
+		return err
+	}
+	base := len(e.code)
+	e.code = append(e.code, code...)
+	for _, id := range e.bound {
+		e.blockOff[id] = base + int(e.labels[id].Pc)
+		e.labels[id] = nil
+	}
+	e.bound = e.bound[:0]
+	for _, m := range e.posMarks {
+		e.posMap = append(e.posMap, PosEntry{Offset: base + int(m.p.Pc), Pos: m.pos})
+	}
+	for _, b := range e.far {
+		e.patches = append(e.patches, patch{off: base + int(b.p.Pc), target: b.target})
+	}
+	for _, r := range relocs {
+		r.Off += int32(base)
+		e.relocs = append(e.relocs, r)
+	}
+	e.posMarks, e.far = e.posMarks[:0], e.far[:0]
+	e.a.reset()
 	return nil
 }
 
@@ -335,9 +477,13 @@ func (e *encoder) move(dst, src mir.Reg) error {
 }
 
 func (e *encoder) finish() (*Code, error) {
-	code, relocs, err := e.a.assemble()
-	if err != nil {
-		return nil, err
+	code := e.code
+	for _, p := range e.patches {
+		disp := int64(e.blockOff[p.target]) - int64(p.off) - 4
+		if disp != int64(int32(disp)) {
+			return nil, fmt.Errorf("branch displacement %d out of range", disp)
+		}
+		binary.LittleEndian.PutUint32(code[p.off:], uint32(int32(disp)))
 	}
 	c := &Code{Func: e.f.Index, Name: e.f.Name, Sites: e.sites, FrameSize: e.frame.size, CodeSize: len(code)}
 	// The pool, then the jump tables, each 16-byte aligned.
@@ -355,11 +501,11 @@ func (e *encoder) finish() (*Code, error) {
 		t := &e.tables[i]
 		symOff[t.sym] = len(code)
 		for _, target := range t.targets {
-			c.Relocs = append(c.Relocs, Reloc{Offset: len(code), Target: int(e.labels[target].Pc)})
+			c.Relocs = append(c.Relocs, Reloc{Offset: len(code), Target: e.blockOff[target]})
 			code = binary.LittleEndian.AppendUint64(code, 0)
 		}
 	}
-	for _, r := range relocs {
+	for _, r := range e.relocs {
 		if r.Sym == nil {
 			continue // indirect calls through registers or memory
 		}
@@ -374,9 +520,7 @@ func (e *encoder) finish() (*Code, error) {
 		binary.LittleEndian.PutUint32(code[r.Off:], uint32(int32(disp)))
 	}
 	c.Bytes = code
-	for _, m := range e.posMarks {
-		c.PosMap = append(c.PosMap, PosEntry{Offset: int(m.p.Pc), Pos: m.pos})
-	}
+	c.PosMap = e.posMap
 	slices.SortStableFunc(c.PosMap, func(x, y PosEntry) int { return x.Offset - y.Offset })
 	return c, nil
 }

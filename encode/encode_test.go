@@ -48,16 +48,12 @@ func encodeOne(t *testing.T, in *mir.Instr, slots int) []x86asm.Inst {
 	defer putAssembler(a)
 	e := &encoder{a: a, f: f, frame: frame{size: 8 + 8*int64(slots)}, pool: &obj.LSym{Name: "pool"}, poolIndex: map[[2]uint64]int64{}}
 	b := &mir.Block{}
-	e.next = []int{-1}
+	e.next, e.chunkOf, e.labels, e.blockOff = []int{-1}, []int32{0}, make([]*obj.Prog, 1), make([]int, 1)
 	if err := e.instr(b, in); err != nil {
 		t.Fatalf("%s: %v", in.Op, err)
 	}
-	for len(e.stubs) > 0 {
-		s := e.stubs
-		e.stubs = nil
-		for _, fn := range s {
-			fn()
-		}
+	if err := e.flush(); err != nil {
+		t.Fatalf("%s: %v", in.Op, err)
 	}
 	code, err := e.finish()
 	if err != nil {

@@ -1,6 +1,9 @@
 package encode
 
 import (
+	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,8 +19,17 @@ import (
 // module (after baseline allocation) and decodes the machine code: the
 // instruction stream must decode without gaps up to the pool, every
 // relative branch must land on an instruction boundary inside the code,
-// and the disassembly dump must mention the bytecode offsets.
+// and the disassembly dump must mention the bytecode offsets. It does so
+// with the default chunk size and with chunks of one and five
+// instructions (branches between chunks, stubs after each chunk); with a
+// chunk size above every function's size the code must not change.
 func TestWholeFunctionsDecode(t *testing.T) {
+	for _, chunk := range []int{0, 1, 5} {
+		t.Run(fmt.Sprintf("chunk=%d", chunk), func(t *testing.T) { testWholeFunctionsDecode(t, chunk) })
+	}
+}
+
+func testWholeFunctionsDecode(t *testing.T, chunk int) {
 	seen := map[*bytecode.Module]bool{}
 	funcs := 0
 	for _, c := range append(testprogs.InstructionCases(), testprogs.ProgramCases()...) {
@@ -34,9 +46,18 @@ func TestWholeFunctionsDecode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			code, err := Func(af)
+			code, err := FuncOptions(af, Options{ChunkInstrs: chunk})
 			if err != nil {
 				t.Fatalf("%s: %v", f.Name, err)
+			}
+			if chunk == 0 {
+				whole, err := FuncOptions(af, Options{ChunkInstrs: 1 << 30})
+				if err != nil {
+					t.Fatalf("%s: %v", f.Name, err)
+				}
+				if !bytes.Equal(whole.Bytes, code.Bytes) || !slices.Equal(whole.PosMap, code.PosMap) {
+					t.Fatalf("%s: one chunk of its own size and one far larger encode differently", f.Name)
+				}
 			}
 			funcs++
 			starts := map[int]bool{}

@@ -54,24 +54,40 @@ func (e *encoder) op2(as obj.As, from, to obj.Addr) *obj.Prog {
 // jump emits a jump to block id unless it is laid out next.
 func (e *encoder) jump(b *mir.Block, id int) {
 	if e.next[b.ID] != id {
-		branchTo(e.a.add(obj.AJMP), e.labels[id])
+		e.branch(obj.AJMP, id)
 	}
 }
 
+// jumpTarget is where a jump goes: a label of the current chunk, or else
+// a block.
+type jumpTarget struct {
+	label *obj.Prog
+	block int
+}
+
+// jumpTo emits a jump as to t.
+func (e *encoder) jumpTo(as obj.As, t jumpTarget) {
+	if t.label != nil {
+		branchTo(e.a.add(as), t.label)
+		return
+	}
+	e.branch(as, t.block)
+}
+
 // condJump emits a jump to target when cond holds on the flags.
-func (e *encoder) condJump(cond mir.Cond, target *obj.Prog) {
+func (e *encoder) condJump(cond mir.Cond, target jumpTarget) {
 	switch cond {
 	case mir.CondFEQ: // ZF and not PF
 		skip := e.a.label()
 		branchTo(e.a.add(x86.AJNE), skip)
 		branchTo(e.a.add(x86.AJPS), skip)
-		branchTo(e.a.add(obj.AJMP), target)
+		e.jumpTo(obj.AJMP, target)
 		e.a.bind(skip)
 	case mir.CondFNE: // not ZF, or PF
-		branchTo(e.a.add(x86.AJNE), target)
-		branchTo(e.a.add(x86.AJPS), target)
+		e.jumpTo(x86.AJNE, target)
+		e.jumpTo(x86.AJPS, target)
 	default:
-		branchTo(e.a.add(jcc[cond]), target)
+		e.jumpTo(jcc[cond], target)
 	}
 }
 
@@ -191,12 +207,12 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 		t, f := b.Succs[0], b.Succs[1]
 		switch e.next[b.ID] {
 		case f:
-			e.condJump(in.Cond, e.labels[t])
+			e.condJump(in.Cond, jumpTarget{block: t})
 		case t:
-			e.condJump(in.Cond.Negate(), e.labels[f])
+			e.condJump(in.Cond.Negate(), jumpTarget{block: f})
 		default:
-			e.condJump(in.Cond, e.labels[t])
-			branchTo(a.add(obj.AJMP), e.labels[f])
+			e.condJump(in.Cond, jumpTarget{block: t})
+			e.branch(obj.AJMP, f)
 		}
 	case mir.OpJMPTABLE:
 		sym := &obj.LSym{Name: fmt.Sprintf("table%d", len(e.tables))}
@@ -284,7 +300,7 @@ func (e *encoder) cmov(cond mir.Cond, d, src mir.Reg) {
 	switch cond {
 	case mir.CondFEQ, mir.CondFNE:
 		skip := a.label()
-		e.condJump(cond.Negate(), skip)
+		e.condJump(cond.Negate(), jumpTarget{label: skip})
 		e.op2(x86.AMOVQ, regOp(src), regOp(d))
 		a.bind(skip)
 	default:

@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkKernelTiers runs every kernel at its benchmark input in every
-// tier configuration (tierConfigs) and as native Go, all in the same
+// tier configuration (benchConfigs) and as native Go, all in the same
 // benchmark for the same number of iterations, and reports:
 //
 //	<config>-ns/op, native-ns/op  time per call in each
@@ -30,9 +30,9 @@ func BenchmarkKernelTiers(b *testing.B) {
 	for _, k := range testprogs.Kernels() {
 		b.Run(k.Name, func(b *testing.B) {
 			want := k.Native(k.Args)
-			fns := make([]*Function, len(tierConfigs))
+			fns := make([]*Function, len(benchConfigs))
 			timed := -1 // the configuration b.Loop times
-			for i, cfg := range tierConfigs {
+			for i, cfg := range benchConfigs {
 				if cfg.name == "baseline" {
 					timed = i
 				}
@@ -55,7 +55,7 @@ func BenchmarkKernelTiers(b *testing.B) {
 				}
 			}
 			res := make([]uint64, len(want))
-			times := make(map[string]time.Duration, len(tierConfigs))
+			times := make(map[string]time.Duration, len(benchConfigs))
 			calls := 0
 			start := time.Now()
 			for b.Loop() {
@@ -65,7 +65,7 @@ func BenchmarkKernelTiers(b *testing.B) {
 				calls++
 			}
 			times["baseline"] = time.Since(start)
-			for i, cfg := range tierConfigs {
+			for i, cfg := range benchConfigs {
 				if i == timed {
 					continue
 				}
@@ -85,7 +85,7 @@ func BenchmarkKernelTiers(b *testing.B) {
 			}
 			native := time.Since(start)
 			per := func(d time.Duration) float64 { return float64(d) / float64(calls) }
-			for _, cfg := range tierConfigs {
+			for _, cfg := range benchConfigs {
 				b.ReportMetric(per(times[cfg.name]), cfg.name+"-ns/op")
 			}
 			b.ReportMetric(per(native), "native-ns/op")
@@ -163,7 +163,7 @@ export "id" id
 // BenchmarkCallOverhead measures a call from Go of a function that returns
 // its argument, through Function.CallInto, in each tier.
 func BenchmarkCallOverhead(b *testing.B) {
-	for _, cfg := range tierConfigs {
+	for _, cfg := range benchConfigs {
 		b.Run(cfg.name, func(b *testing.B) {
 			mod := loadTier(b, cfg.opts.Tier, cfg.opts, identitySrc)
 			inst, err := mod.Instantiate(nil)
@@ -204,7 +204,7 @@ export "loop" loop
 // the exit to Go, the call, the return and the resumption.
 func BenchmarkHostCallOverhead(b *testing.B) {
 	const n = 1000
-	for _, cfg := range tierConfigs {
+	for _, cfg := range benchConfigs {
 		b.Run(cfg.name, func(b *testing.B) {
 			mod := loadTier(b, cfg.opts.Tier, cfg.opts, hostLoopSrc)
 			inst, err := mod.Instantiate(Imports{"tick": RawHost([]bytecode.Type{bytecode.I64}, []bytecode.Type{bytecode.I64},

@@ -97,6 +97,8 @@ type compileConfig struct {
 	// maxCompileBytes bounds EstimateCompileBytes per function (negative:
 	// no bound).
 	maxCompileBytes int64
+	// encode are the encoder's options.
+	encode encode.Options
 }
 
 // bytesPerLiveEntry is what one entry of a block's live-in or live-out set
@@ -190,7 +192,7 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 			return nil, fmt.Errorf("jit: compile %s: %w", f.Name, err)
 		}
 		start = time.Now()
-		code, err := encode.Func(af)
+		code, err := encode.FuncOptions(af, cfg.encode)
 		if err != nil {
 			return nil, err
 		}

@@ -29,6 +29,7 @@ import (
 	"math"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/encode"
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/profilecounters"
@@ -164,6 +165,10 @@ type Options struct {
 	// fail. It costs about as much as the allocation itself; tests and
 	// the differential fuzzer turn it on.
 	CheckAllocations bool
+
+	// chunkInstrs sets encode.Options.ChunkInstrs; tests make it tiny so
+	// that every function is encoded in many chunks.
+	chunkInstrs int
 }
 
 // Pipeline names a register allocation pipeline of the optimizing tier.
@@ -303,6 +308,7 @@ func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Pro
 		check:           e.opts.CheckAllocations,
 		pipeline:        e.opts.Pipeline,
 		maxCompileBytes: e.opts.MaxCompileBytes,
+		encode:          encode.Options{ChunkInstrs: e.opts.chunkInstrs},
 	}
 }
 

@@ -27,12 +27,20 @@ var tierConfigs = []tierConfig{
 	{"optimizing", Options{Tier: TierOptimizing, CheckAllocations: true}},
 	{"optimizing-source", Options{Tier: TierOptimizing, SourceOrderSchedule: true, CheckAllocations: true}},
 	{"optimizing-separate", Options{Tier: TierOptimizing, Pipeline: PipelineSeparate, CheckAllocations: true}},
+	// Every block its own chunk (encode.Options.ChunkInstrs): branches
+	// between chunks, stubs after each chunk.
+	{"baseline-chunked", Options{Tier: TierBaseline, chunkInstrs: 1}},
+	{"optimizing-chunked", Options{Tier: TierOptimizing, CheckAllocations: true, chunkInstrs: 1}},
 }
+
+// benchConfigs are the configurations the benchmarks compare: the tiers
+// and pipelines, without the ones that only exercise the encoder.
+var benchConfigs = tierConfigs[:6]
 
 // with returns o with the configuration's tier and pipeline choices.
 func (c tierConfig) with(o Options) Options {
 	o.Tier, o.NaiveOutOfSSA, o.SourceOrderSchedule = c.opts.Tier, c.opts.NaiveOutOfSSA, c.opts.SourceOrderSchedule
-	o.Pipeline = c.opts.Pipeline
+	o.Pipeline, o.chunkInstrs = c.opts.Pipeline, c.opts.chunkInstrs
 	o.CheckAllocations = true
 	return o
 }
