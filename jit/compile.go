@@ -45,6 +45,18 @@ func (s CompileStats) Total() time.Duration {
 	return s.Lower + s.OutOfSSA + s.Alloc + s.Check + s.Encode + s.Install
 }
 
+// String summarises the statistics on one line: the tier, what was
+// compiled, and the time of each stage.
+func (s CompileStats) String() string {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+	out := fmt.Sprintf("compile: tier %s, %d functions, %d instructions, %d bytes of code in %s (lower %s, out of SSA %s, alloc %s",
+		s.Tier, s.Functions, s.Instructions, s.CodeBytes, ms(s.Total()), ms(s.Lower), ms(s.OutOfSSA), ms(s.Alloc))
+	if s.Check > 0 {
+		out += ", check " + ms(s.Check)
+	}
+	return out + ", encode " + ms(s.Encode) + ", install " + ms(s.Install) + ")"
+}
+
 // compiledModule is a module's machine code, shared by its instances.
 type compiledModule struct {
 	code    *runtime.Code

@@ -67,16 +67,17 @@ func (e *Engine) checkLimits(m *bytecode.Module) error {
 }
 
 // DefaultMaxCompileBytes is the default Options.MaxCompileBytes: 2 GiB,
-// which compiles functions of up to about 350,000 instructions.
+// which compiles functions of up to about 500,000 instructions.
 const DefaultMaxCompileBytes = 2 << 30
 
 // Compile memory per bytecode instruction and per register: the peak
 // resident memory of a process compiling the pathological shapes
 // (internal/testprogs.Pathological) at 100k and 300k instructions, Go's
 // garbage-collection headroom included, rounded up. The worst shape is the
-// deep loop nest at about 5.4 KB per instruction on either tier.
+// deep loop nest at about 3.7 KB per instruction on the optimizing tier
+// (2.9 KB on the baseline).
 const (
-	compileBytesPerInstr = 6 << 10
+	compileBytesPerInstr = 4 << 10
 	compileBytesPerReg   = 256
 	compileBytesFixed    = 64 << 10
 )

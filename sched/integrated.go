@@ -186,14 +186,22 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	return a, nil
 }
 
+// maxPooledInstrs is the size of the largest function whose allocator
+// goes back to the pool: the storage of a huge function's compile is left
+// to the garbage collector rather than kept for the next compile.
+const maxPooledInstrs = 1 << 15
+
 // release returns the allocator to the pool. Nothing it returned may refer
 // to its storage.
 func (a *allocator) release() {
+	pool := a.f == nil || len(a.f.VRegs) <= maxPooledInstrs && a.f.NumInstrs() <= maxPooledInstrs
 	a.f, a.out, a.block, a.code, a.origin, a.codes, a.origins = nil, nil, nil, nil, nil, nil, nil
 	a.opts = Options{}
 	a.gb.f = nil
 	a.d.f = nil
-	allocators.Put(a)
+	if pool {
+		allocators.Put(a)
+	}
 }
 
 // run is the whole pass: analyses, the regions in order, the second pass.

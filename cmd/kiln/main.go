@@ -391,6 +391,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	results, err := inst.Call(ctx, rf.fn, callArgs...)
 	if rf.stats {
+		if mod.Tier() != jit.TierInterp {
+			fmt.Fprintln(stderr, mod.CompileStats())
+		}
 		printStats(stderr, inst)
 	}
 	if err != nil {

@@ -167,6 +167,9 @@ func execute(ctx context.Context, src []byte, cfg config, stdin io.Reader, stdou
 		runErr = err
 	}
 	if cfg.stats {
+		if mod.Tier() != jit.TierInterp {
+			fmt.Fprintln(stderr, mod.CompileStats())
+		}
 		for _, s := range inst.Stats() {
 			fmt.Fprintf(stderr, "%s: tier %s, %d calls, %d bytecode instructions executed\n", s.Name, s.Tier, s.Calls, s.Instructions)
 		}

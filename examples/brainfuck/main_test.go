@@ -98,6 +98,7 @@ func TestCommandLine(t *testing.T) {
 	}{
 		{[]string{prog}, "a", 0, "b", ""},
 		{[]string{"-tier=interp", "-stats", prog}, "a", 0, "b", "run: tier interp, 1 calls"},
+		{[]string{"-tier=baseline", "-stats", prog}, "a", 0, "b", "compile: tier baseline, 1 functions,"},
 		{[]string{bad}, "", 1, "", "bad.bf: 1:2: unmatched '['"},
 		{[]string{filepath.Join(dir, "missing.bf")}, "", 1, "", "no such file"},
 		{[]string{"-tier=warp", prog}, "", 2, "", "unknown tier"},
