@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kiln-jit/kiln/internal/interrupttest"
 )
 
 // TestMain runs the command itself instead of the tests when
@@ -252,42 +255,20 @@ func TestInterrupt(t *testing.T) {
 func interrupt(t *testing.T, tierFlag string) {
 	cmd := exec.Command(os.Args[0], "run", tierFlag, "-func=prompt", "testdata/limits.kasm")
 	cmd.Env = append(os.Environ(), "KILN_TEST_MAIN=1")
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
 	// prompt prints 1 and flushes before it reads: by then the signal
-	// handler is in place and the call is running.
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || line != "1\n" {
-		t.Fatalf("first line %q, %v", line, err)
+	// handler is in place and the call is running. Once its input ends,
+	// getc returns -1 and prompt spins until it notices the interrupt.
+	status, stderr := interrupttest.Run(t, cmd, func(stdout io.Reader) error {
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err == nil && line != "1\n" {
+			err = fmt.Errorf("first line %q", line)
+		}
+		return err
+	})
+	if status != exitInterrupted {
+		t.Fatalf("kiln ended with status %d, stderr %q; want exit status %d", status, stderr, exitInterrupted)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	stdin.Close() // getc returns -1, and prompt spins until it notices the interrupt
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("kiln did not stop within a minute of SIGINT")
-	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
-		t.Fatalf("kiln ended with %v, stderr %q; want exit status %d", err, errOut.String(), exitInterrupted)
-	}
-	if want := "kiln: interrupted: trap: interrupted in prompt"; !strings.HasPrefix(errOut.String(), want) {
-		t.Fatalf("stderr %q, want it to start with %q", errOut.String(), want)
+	if want := "kiln: interrupted: trap: interrupted in prompt"; !strings.HasPrefix(stderr, want) {
+		t.Fatalf("stderr %q, want it to start with %q", stderr, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/interrupttest"
 	"github.com/kiln-jit/kiln/jit"
 )
 
@@ -360,42 +362,21 @@ func TestInterrupt(t *testing.T) {
 func interrupt(t *testing.T, tierFlag, prog string) {
 	cmd := exec.Command(os.Args[0], tierFlag, prog)
 	cmd.Env = append(os.Environ(), "BRAINFUCK_TEST_MAIN=1")
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
 	// The first byte arrives once the program runs, with the signal
-	// handler in place.
-	first := make([]byte, 1)
-	if _, err := io.ReadFull(stdout, first); err != nil || first[0] != 1 {
-		t.Fatalf("first byte %v, %v", first, err)
+	// handler in place; once its input ends, the loop runs until it
+	// notices the interrupt.
+	status, stderr := interrupttest.Run(t, cmd, func(stdout io.Reader) error {
+		first := make([]byte, 1)
+		_, err := io.ReadFull(stdout, first)
+		if err == nil && first[0] != 1 {
+			err = fmt.Errorf("first byte %v", first)
+		}
+		return err
+	})
+	if status != exitInterrupted {
+		t.Fatalf("the program ended with status %d, stderr %q; want exit status %d", status, stderr, exitInterrupted)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	stdin.Close() // the read sees the end of input, and the loop runs until it notices the interrupt
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("the program did not stop within a minute of SIGINT")
-	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
-		t.Fatalf("the program ended with %v, stderr %q; want exit status %d", err, errOut.String(), exitInterrupted)
-	}
-	if want := "brainfuck: interrupted: " + prog + ": trap: interrupted in run"; !strings.HasPrefix(errOut.String(), want) {
-		t.Fatalf("stderr %q, want it to start with %q", errOut.String(), want)
+	if want := "brainfuck: interrupted: " + prog + ": trap: interrupted in run"; !strings.HasPrefix(stderr, want) {
+		t.Fatalf("stderr %q, want it to start with %q", stderr, want)
 	}
 }
