@@ -387,7 +387,7 @@ func TestBinaryDecodeErrors(t *testing.T) {
 		{"data length", binCat(binHeader, binU(1, 1), binU(1), binU(0, 100), "ab"), "decode: byte 9: data segment 0: data length 100 is too large for the 2 remaining bytes"},
 		{"data offset overflow", binCat(binHeader, binU(1, 1), binU(1), binU(u32, 0), "abcd"), "decode: byte 8: data segment 0: offset 4294967296 does not fit in 32 bits"},
 		{"host count limit", binCat(binHeader, binU(0, 0, 0), binU(MaxHosts+1)), "decode: byte 8: host import count 65537 exceeds the limit of 65536"},
-		{"host type byte", binCat(binHeader, binU(0, 0, 0, 1), binU(1), "h", binU(1), "\x03", binU(0), binU(0, 0)), "decode: byte 12: host import 0: parameter type: unknown type byte 3"},
+		{"host type byte", binCat(binHeader, binU(0, 0, 0, 1), binU(1), "h", binU(1), "\x05", binU(0), binU(0, 0)), "decode: byte 12: host import 0: parameter type: unknown type byte 5"},
 		{"host params limit", binCat(binHeader, binU(0, 0, 0, 1), binU(1), "h", binU(MaxParams+1)), "decode: byte 11: host import 0: parameter type count 257 exceeds the limit of 256"},
 		{"huge function count", binCat(binHeader, binU(0, 0, 0, 0), huge, "abc"), "decode: byte 9: function count 1152921504606846976 exceeds the limit of 1048576"},
 		{"function count limit", binCat(binHeader, binU(0, 0, 0, 0), binU(MaxFuncs+1)), "decode: byte 9: function count 1048577 exceeds the limit of 1048576"},

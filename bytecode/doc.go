@@ -12,10 +12,10 @@
 // one linear memory of bytes, data segments that initialise the memory, and
 // exported names for functions.
 //
-// A Function has a signature (i64 and f64 parameters and results), a list of
-// typed virtual registers and a sequence of instructions. Parameter i is
-// register i. Every other register starts at zero (f64 registers at +0.0) when
-// the function is entered. An instruction's bytecode offset is its index in
+// A Function has a signature (i64, f64, i32 and f32 parameters and
+// results), a list of typed virtual registers and a sequence of
+// instructions. Parameter i is register i. Every other register starts at
+// zero (float registers at +0.0) when the function is entered. An instruction's bytecode offset is its index in
 // the function's code; branch targets and trap reports use offsets.
 //
 // Control starts at offset 0 and continues with the next instruction unless a
@@ -122,6 +122,48 @@
 // register may be both an argument and a result. A call's result registers
 // are distinct. Calls nest to a depth the embedder limits; exceeding it traps
 // StackOverflow at the call instruction.
+//
+// # The 32-bit types
+//
+// i32 is a 32-bit integer and f32 an IEEE-754 binary32 number, with the
+// operations of WebAssembly 1.0. A register of a 32-bit type holds its 32
+// bits zero-extended: wherever a 32-bit value is seen as 64 bits (the
+// API's uint64 values, an i32 condition, switch index or address), its
+// upper 32 bits are zero, and every operation producing an i32 or f32
+// keeps them zero.
+//
+//	i32.const, f32.const  Imm is an int32 (i32; the text form also takes
+//	    uint32 literals) or the f32's bits (0 <= Imm < 2^32)
+//	i32 add, sub, mul, div_s, div_u, rem_s, rem_u, and, or, xor, shl,
+//	    shr_s, shr_u, rotl, rotr, neg, not, clz, ctz, popcnt, extend8_s,
+//	    extend16_s: as the i64 operations, modulo 2^32 (shift counts mod 32;
+//	    div_s traps IntegerOverflow on INT32_MIN / -1); an immediate B is an
+//	    int32
+//	i32.eqz, i64.eqz  Dst = 1 if A == 0, else 0
+//	i32 comparisons (eq ... ge_u) and br.i32.COND: as the i64 ones, on the
+//	    32-bit values
+//	f32 add, sub, mul, div, sqrt, min, max, neg, abs, copysign, floor, ceil,
+//	    trunc, nearest and comparisons eq ... ge: as the f64 ones, in binary32
+//	i32.wrap_i64 (the low 32 bits), i64.extend_i32_s, i64.extend_i32_u,
+//	    f32.demote_f64 (nearest, ties to even), f64.promote_f32 (exact),
+//	    f32.convert_i32_s/u, f32.convert_i64_s/u, f64.convert_i32_s/u
+//	    (nearest, ties to even), i32.trunc_f32_s/u, i32.trunc_f64_s/u,
+//	    i64.trunc_f32_s/u (trapping as i64.trunc_f64_s), the saturating
+//	    i32.trunc_sat_f32_s/u, i32.trunc_sat_f64_s/u, i64.trunc_sat_f32_s/u,
+//	    and i32.reinterpret_f32, f32.reinterpret_i32 (bit copies)
+//	i32.load8_s, i32.load8_u, i32.load16_s, i32.load16_u, i32.load,
+//	    f32.load, i32.store8, i32.store16, i32.store, f32.store
+//
+// Operands that only need an integer take either integer type, chosen by
+// the register: the destination of every comparison (so i64.lt_s, f64.eq
+// and i32.eq can produce an i32 as in WebAssembly, or an i64), the
+// condition of br_if and select, the index of switch, the address of
+// loads and stores, and memory.grow's delta and result and memory.size's
+// result (an i32 memory.grow result of -1 is 0xFFFFFFFF).
+//
+// The compiled tiers do not lower the 32-bit types yet: a module that uses
+// them runs in the interpreter on every tier (package lower reports which
+// ops it supports).
 //
 // # Traps
 //

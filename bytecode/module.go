@@ -13,21 +13,33 @@ type Type uint8
 const (
 	I64 Type = 1 // 64-bit integer; signedness is chosen by each operation
 	F64 Type = 2 // IEEE-754 binary64
+	I32 Type = 3 // 32-bit integer; signedness is chosen by each operation
+	F32 Type = 4 // IEEE-754 binary32
 )
 
-// String returns the type's name in the text form ("i64", "f64").
+// String returns the type's name in the text form ("i64", "f32").
 func (t Type) String() string {
 	switch t {
 	case I64:
 		return "i64"
 	case F64:
 		return "f64"
+	case I32:
+		return "i32"
+	case F32:
+		return "f32"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }
 
-// Valid reports whether t is I64 or F64.
-func (t Type) Valid() bool { return t == I64 || t == F64 }
+// Valid reports whether t is one of the value types.
+func (t Type) Valid() bool { return t >= I64 && t <= F32 }
+
+// Is32 reports whether t is a 32-bit type, I32 or F32.
+func (t Type) Is32() bool { return t == I32 || t == F32 }
+
+// IsInt reports whether t is an integer type, I32 or I64.
+func (t Type) IsInt() bool { return t == I32 || t == I64 }
 
 // Reg names a virtual register of a function. The parameters are the first
 // registers: parameter i is register i.

@@ -133,6 +133,131 @@ const (
 	OpReturn   // return Args
 	OpTrap     // trap with user code Imm
 
+	// The 32-bit types (appended, so that the numbers of the ops above
+	// stay those of earlier binary modules).
+	OpI32Const // Dst = int32(Imm)
+	OpF32Const // Dst = math.Float32frombits(uint32(Imm))
+
+	// i32 binary operations: Dst = A op B, or A op Imm when UseImm is set.
+	OpI32Add
+	OpI32Sub
+	OpI32Mul
+	OpI32DivS
+	OpI32DivU
+	OpI32RemS
+	OpI32RemU
+	OpI32And
+	OpI32Or
+	OpI32Xor
+	OpI32Shl
+	OpI32ShrS
+	OpI32ShrU
+	OpI32Rotl
+	OpI32Rotr
+
+	// i32 unary operations: Dst = op A.
+	OpI32Neg
+	OpI32Not
+	OpI32Clz
+	OpI32Ctz
+	OpI32Popcnt
+	OpI32Extend8S
+	OpI32Extend16S
+
+	// Dst (i32 or i64) = 1 if A == 0, else 0.
+	OpI32Eqz
+	OpI64Eqz
+
+	// i32 comparisons: Dst (i32 or i64) = 1 if A cond B (or Imm) holds.
+	OpI32Eq
+	OpI32Ne
+	OpI32LtS
+	OpI32LtU
+	OpI32LeS
+	OpI32LeU
+	OpI32GtS
+	OpI32GtU
+	OpI32GeS
+	OpI32GeU
+
+	// i32 compare-and-branch: if A cond B (or Imm) goto Target.
+	OpBrI32Eq
+	OpBrI32Ne
+	OpBrI32LtS
+	OpBrI32LtU
+	OpBrI32LeS
+	OpBrI32LeU
+	OpBrI32GtS
+	OpBrI32GtU
+	OpBrI32GeS
+	OpBrI32GeU
+
+	// f32 binary operations: Dst = A op B.
+	OpF32Add
+	OpF32Sub
+	OpF32Mul
+	OpF32Div
+	OpF32Min
+	OpF32Max
+	OpF32Copysign
+
+	// f32 unary operations: Dst = op A.
+	OpF32Sqrt
+	OpF32Neg
+	OpF32Abs
+	OpF32Floor
+	OpF32Ceil
+	OpF32Trunc
+	OpF32Nearest
+
+	// f32 comparisons: Dst (i32 or i64) = 1 if A cond B holds, else 0.
+	OpF32Eq
+	OpF32Ne
+	OpF32Lt
+	OpF32Le
+	OpF32Gt
+	OpF32Ge
+
+	// Conversions between and to the 32-bit types.
+	OpI32WrapI64        // i32 <- low 32 bits of i64
+	OpI64ExtendI32S     // i64 <- sign-extended i32
+	OpI64ExtendI32U     // i64 <- zero-extended i32
+	OpF32DemoteF64      // f32 <- f64, rounded to nearest even
+	OpF64PromoteF32     // f64 <- f32, exact
+	OpF32ConvertI32S    // f32 <- signed i32
+	OpF32ConvertI32U    // f32 <- unsigned i32
+	OpF32ConvertI64S    // f32 <- signed i64
+	OpF32ConvertI64U    // f32 <- unsigned i64
+	OpF64ConvertI32S    // f64 <- signed i32
+	OpF64ConvertI32U    // f64 <- unsigned i32
+	OpI32TruncF32S      // signed i32 <- f32, traps on NaN or overflow
+	OpI32TruncF32U      // unsigned i32 <- f32, traps on NaN or overflow
+	OpI32TruncF64S      // signed i32 <- f64, traps on NaN or overflow
+	OpI32TruncF64U      // unsigned i32 <- f64, traps on NaN or overflow
+	OpI64TruncF32S      // signed i64 <- f32, traps on NaN or overflow
+	OpI64TruncF32U      // unsigned i64 <- f32, traps on NaN or overflow
+	OpI32TruncSatF32S   // signed i32 <- f32, saturating, NaN -> 0
+	OpI32TruncSatF32U   // unsigned i32 <- f32, saturating, NaN -> 0
+	OpI32TruncSatF64S   // signed i32 <- f64, saturating, NaN -> 0
+	OpI32TruncSatF64U   // unsigned i32 <- f64, saturating, NaN -> 0
+	OpI64TruncSatF32S   // signed i64 <- f32, saturating, NaN -> 0
+	OpI64TruncSatF32U   // unsigned i64 <- f32, saturating, NaN -> 0
+	OpI32ReinterpretF32 // i32 <- bits of f32
+	OpF32ReinterpretI32 // f32 <- bits of i32
+
+	// Loads and stores of the 32-bit types: Dst = memory[A + Imm],
+	// memory[A + Imm] = B.
+	OpI32Load8S
+	OpI32Load8U
+	OpI32Load16S
+	OpI32Load16U
+	OpI32Load
+	OpF32Load
+	OpI32Store8
+	OpI32Store16
+	OpI32Store
+	OpF32Store
+
 	numOps
 )
 
@@ -163,8 +288,13 @@ const (
 	FormatTrap              // Imm
 )
 
-// AnyType in an OpInfo operand type means "I64 or F64, the same as Dst".
+// AnyType in an OpInfo operand type means "any type, the same as Dst".
 const AnyType Type = 0xff
+
+// IntType in an OpInfo operand type means "I32 or I64", chosen by the
+// register itself: the destination of a comparison, a condition, a switch
+// index, a memory address, a memory.grow delta.
+const IntType Type = 0xfe
 
 // OpInfo describes an opcode: its text name, its format, and the type of each
 // register operand (0 when the operand is unused).
@@ -209,10 +339,12 @@ func init() {
 		def(op, OpInfo{Name: "i64." + name, Format: FormatUnary, Dst: I64, A: I64})
 	}
 	for i, name := range condNames {
-		def(OpI64Eq+Op(i), OpInfo{Name: "i64." + name, Format: FormatBinary, Dst: I64, A: I64, B: I64, Imm: true})
+		def(OpI64Eq+Op(i), OpInfo{Name: "i64." + name, Format: FormatBinary, Dst: IntType, A: I64, B: I64, Imm: true})
 		def(OpBrEq+Op(i), OpInfo{Name: "br." + name, Format: FormatCmpBranch, A: I64, B: I64, Imm: true, Branch: true})
+		def(OpI32Eq+Op(i), OpInfo{Name: "i32." + name, Format: FormatBinary, Dst: IntType, A: I32, B: I32, Imm: true})
+		def(OpBrI32Eq+Op(i), OpInfo{Name: "br.i32." + name, Format: FormatCmpBranch, A: I32, B: I32, Imm: true, Branch: true})
 	}
-	def(OpSelect, OpInfo{Name: "select", Format: FormatSelect, Dst: AnyType, A: I64, B: AnyType, C: AnyType})
+	def(OpSelect, OpInfo{Name: "select", Format: FormatSelect, Dst: AnyType, A: IntType, B: AnyType, C: AnyType})
 
 	for op, name := range map[Op]string{
 		OpF64Add: "add", OpF64Sub: "sub", OpF64Mul: "mul", OpF64Div: "div",
@@ -229,7 +361,7 @@ func init() {
 	for op, name := range map[Op]string{
 		OpF64Eq: "eq", OpF64Ne: "ne", OpF64Lt: "lt", OpF64Le: "le", OpF64Gt: "gt", OpF64Ge: "ge",
 	} {
-		def(op, OpInfo{Name: "f64." + name, Format: FormatBinary, Dst: I64, A: F64, B: F64})
+		def(op, OpInfo{Name: "f64." + name, Format: FormatBinary, Dst: IntType, A: F64, B: F64})
 	}
 
 	def(OpF64ConvertI64S, OpInfo{Name: "f64.convert_i64_s", Format: FormatUnary, Dst: F64, A: I64})
@@ -249,28 +381,30 @@ func init() {
 		OpI64Load16U: {"load16_u", 2}, OpI64Load32S: {"load32_s", 4}, OpI64Load32U: {"load32_u", 4},
 		OpI64Load: {"load", 8},
 	} {
-		def(op, OpInfo{Name: "i64." + l.name, Format: FormatLoad, Dst: I64, A: I64, Size: l.size})
+		def(op, OpInfo{Name: "i64." + l.name, Format: FormatLoad, Dst: I64, A: IntType, Size: l.size})
 	}
-	def(OpF64Load, OpInfo{Name: "f64.load", Format: FormatLoad, Dst: F64, A: I64, Size: 8})
+	def(OpF64Load, OpInfo{Name: "f64.load", Format: FormatLoad, Dst: F64, A: IntType, Size: 8})
 	for op, s := range map[Op]struct {
 		name string
 		size int
 	}{
 		OpI64Store8: {"store8", 1}, OpI64Store16: {"store16", 2}, OpI64Store32: {"store32", 4}, OpI64Store: {"store", 8},
 	} {
-		def(op, OpInfo{Name: "i64." + s.name, Format: FormatStore, A: I64, B: I64, Size: s.size})
+		def(op, OpInfo{Name: "i64." + s.name, Format: FormatStore, A: IntType, B: I64, Size: s.size})
 	}
-	def(OpF64Store, OpInfo{Name: "f64.store", Format: FormatStore, A: I64, B: F64, Size: 8})
-	def(OpMemorySize, OpInfo{Name: "memory.size", Format: FormatMemorySize, Dst: I64})
-	def(OpMemoryGrow, OpInfo{Name: "memory.grow", Format: FormatUnary, Dst: I64, A: I64})
+	def(OpF64Store, OpInfo{Name: "f64.store", Format: FormatStore, A: IntType, B: F64, Size: 8})
+	def(OpMemorySize, OpInfo{Name: "memory.size", Format: FormatMemorySize, Dst: IntType})
+	def(OpMemoryGrow, OpInfo{Name: "memory.grow", Format: FormatUnary, Dst: IntType, A: IntType})
 
 	def(OpJump, OpInfo{Name: "jump", Format: FormatJump, Terminator: true, Branch: true})
-	def(OpBrIf, OpInfo{Name: "br_if", Format: FormatBranch, A: I64, Branch: true})
-	def(OpSwitch, OpInfo{Name: "switch", Format: FormatSwitch, A: I64, Terminator: true, Branch: true})
+	def(OpBrIf, OpInfo{Name: "br_if", Format: FormatBranch, A: IntType, Branch: true})
+	def(OpSwitch, OpInfo{Name: "switch", Format: FormatSwitch, A: IntType, Terminator: true, Branch: true})
 	def(OpCall, OpInfo{Name: "call", Format: FormatCall})
 	def(OpCallHost, OpInfo{Name: "call_host", Format: FormatCall})
 	def(OpReturn, OpInfo{Name: "ret", Format: FormatReturn, Terminator: true})
 	def(OpTrap, OpInfo{Name: "trap", Format: FormatTrap, Terminator: true})
+
+	def32()
 
 	for op := range opTable {
 		if opTable[op].Name == "" {
@@ -368,14 +502,118 @@ func (c Cond) Holds(a, b int64) bool {
 	return false
 }
 
-// CompareCond returns the condition of an i64 compare or a compare-and-branch
-// opcode.
+// CompareCond returns the condition of an i64 or i32 compare or
+// compare-and-branch opcode.
 func (op Op) CompareCond() (Cond, bool) {
 	switch {
 	case op >= OpI64Eq && op <= OpI64GeU:
 		return Cond(op - OpI64Eq), true
 	case op >= OpBrEq && op <= OpBrGeU:
 		return Cond(op - OpBrEq), true
+	case op >= OpI32Eq && op <= OpI32GeU:
+		return Cond(op - OpI32Eq), true
+	case op >= OpBrI32Eq && op <= OpBrI32GeU:
+		return Cond(op - OpBrI32Eq), true
 	}
 	return 0, false
+}
+
+// Holds32 evaluates the condition on two i32 values (the low 32 bits of a
+// and b).
+func (c Cond) Holds32(a, b int64) bool {
+	if c.signed() {
+		return c.Holds(int64(int32(a)), int64(int32(b)))
+	}
+	return c.Holds(int64(uint32(a)), int64(uint32(b)))
+}
+
+// signed reports whether the condition compares signed values (eq and ne
+// count as signed; they do not depend on it).
+func (c Cond) signed() bool {
+	switch c {
+	case CondLtU, CondLeU, CondGtU, CondGeU:
+		return false
+	}
+	return true
+}
+
+// def32 fills the op table for the 32-bit types.
+func def32() {
+	def := func(op Op, info OpInfo) { opTable[op] = info }
+	def(OpI32Const, OpInfo{Name: "i32.const", Format: FormatConst, Dst: I32})
+	def(OpF32Const, OpInfo{Name: "f32.const", Format: FormatConst, Dst: F32})
+	for i, name := range []string{"add", "sub", "mul", "div_s", "div_u", "rem_s", "rem_u", "and", "or", "xor",
+		"shl", "shr_s", "shr_u", "rotl", "rotr"} {
+		def(OpI32Add+Op(i), OpInfo{Name: "i32." + name, Format: FormatBinary, Dst: I32, A: I32, B: I32, Imm: true})
+	}
+	for i, name := range []string{"neg", "not", "clz", "ctz", "popcnt", "extend8_s", "extend16_s"} {
+		def(OpI32Neg+Op(i), OpInfo{Name: "i32." + name, Format: FormatUnary, Dst: I32, A: I32})
+	}
+	def(OpI32Eqz, OpInfo{Name: "i32.eqz", Format: FormatUnary, Dst: IntType, A: I32})
+	def(OpI64Eqz, OpInfo{Name: "i64.eqz", Format: FormatUnary, Dst: IntType, A: I64})
+	for i, name := range []string{"add", "sub", "mul", "div", "min", "max", "copysign"} {
+		def(OpF32Add+Op(i), OpInfo{Name: "f32." + name, Format: FormatBinary, Dst: F32, A: F32, B: F32})
+	}
+	for i, name := range []string{"sqrt", "neg", "abs", "floor", "ceil", "trunc", "nearest"} {
+		def(OpF32Sqrt+Op(i), OpInfo{Name: "f32." + name, Format: FormatUnary, Dst: F32, A: F32})
+	}
+	for i, name := range []string{"eq", "ne", "lt", "le", "gt", "ge"} {
+		def(OpF32Eq+Op(i), OpInfo{Name: "f32." + name, Format: FormatBinary, Dst: IntType, A: F32, B: F32})
+	}
+	for _, c := range []struct {
+		op     Op
+		name   string
+		dst, a Type
+	}{
+		{OpI32WrapI64, "i32.wrap_i64", I32, I64},
+		{OpI64ExtendI32S, "i64.extend_i32_s", I64, I32},
+		{OpI64ExtendI32U, "i64.extend_i32_u", I64, I32},
+		{OpF32DemoteF64, "f32.demote_f64", F32, F64},
+		{OpF64PromoteF32, "f64.promote_f32", F64, F32},
+		{OpF32ConvertI32S, "f32.convert_i32_s", F32, I32},
+		{OpF32ConvertI32U, "f32.convert_i32_u", F32, I32},
+		{OpF32ConvertI64S, "f32.convert_i64_s", F32, I64},
+		{OpF32ConvertI64U, "f32.convert_i64_u", F32, I64},
+		{OpF64ConvertI32S, "f64.convert_i32_s", F64, I32},
+		{OpF64ConvertI32U, "f64.convert_i32_u", F64, I32},
+		{OpI32TruncF32S, "i32.trunc_f32_s", I32, F32},
+		{OpI32TruncF32U, "i32.trunc_f32_u", I32, F32},
+		{OpI32TruncF64S, "i32.trunc_f64_s", I32, F64},
+		{OpI32TruncF64U, "i32.trunc_f64_u", I32, F64},
+		{OpI64TruncF32S, "i64.trunc_f32_s", I64, F32},
+		{OpI64TruncF32U, "i64.trunc_f32_u", I64, F32},
+		{OpI32TruncSatF32S, "i32.trunc_sat_f32_s", I32, F32},
+		{OpI32TruncSatF32U, "i32.trunc_sat_f32_u", I32, F32},
+		{OpI32TruncSatF64S, "i32.trunc_sat_f64_s", I32, F64},
+		{OpI32TruncSatF64U, "i32.trunc_sat_f64_u", I32, F64},
+		{OpI64TruncSatF32S, "i64.trunc_sat_f32_s", I64, F32},
+		{OpI64TruncSatF32U, "i64.trunc_sat_f32_u", I64, F32},
+		{OpI32ReinterpretF32, "i32.reinterpret_f32", I32, F32},
+		{OpF32ReinterpretI32, "f32.reinterpret_i32", F32, I32},
+	} {
+		def(c.op, OpInfo{Name: c.name, Format: FormatUnary, Dst: c.dst, A: c.a})
+	}
+	for _, l := range []struct {
+		op   Op
+		name string
+		t    Type
+		size int
+	}{
+		{OpI32Load8S, "i32.load8_s", I32, 1}, {OpI32Load8U, "i32.load8_u", I32, 1},
+		{OpI32Load16S, "i32.load16_s", I32, 2}, {OpI32Load16U, "i32.load16_u", I32, 2},
+		{OpI32Load, "i32.load", I32, 4}, {OpF32Load, "f32.load", F32, 4},
+	} {
+		def(l.op, OpInfo{Name: l.name, Format: FormatLoad, Dst: l.t, A: IntType, Size: l.size})
+	}
+	for _, st := range []struct {
+		op   Op
+		name string
+		t    Type
+		size int
+	}{
+		{OpI32Store8, "i32.store8", I32, 1}, {OpI32Store16, "i32.store16", I32, 2},
+		{OpI32Store, "i32.store", I32, 4}, {OpF32Store, "f32.store", F32, 4},
+	} {
+		def(st.op, OpInfo{Name: st.name, Format: FormatStore, A: IntType, B: st.t, Size: st.size})
+	}
 }

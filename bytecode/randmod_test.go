@@ -9,12 +9,12 @@ import (
 // with random but well-typed operands. It is not meant to run meaningfully:
 // round-trip tests of the text and binary forms use it.
 func randomModule(r *rand.Rand) *Module {
-	types := []Type{I64, F64}
+	types := []Type{I64, F64, I32, F32}
 	randTypes := func(max int) []Type {
 		n := r.IntN(max + 1)
 		ts := make([]Type, n)
 		for i := range ts {
-			ts[i] = types[r.IntN(2)]
+			ts[i] = types[r.IntN(len(types))]
 		}
 		return ts
 	}
@@ -39,7 +39,7 @@ func randomModule(r *rand.Rand) *Module {
 	for i := 0; i < nf; i++ {
 		f := &Function{Name: "f_" + string(rune('a'+i)) + ".x", Sig: Signature{Params: randTypes(3), Results: randTypes(2)}}
 		f.Regs = append(f.Regs, f.Sig.Params...)
-		f.Regs = append(f.Regs, I64, F64) // at least one register of each type
+		f.Regs = append(f.Regs, I64, F64, I32, F32) // at least one register of each type
 		f.Regs = append(f.Regs, randTypes(6)...)
 		m.Funcs = append(m.Funcs, f)
 	}
@@ -54,6 +54,9 @@ func randomModule(r *rand.Rand) *Module {
 
 func randomCode(r *rand.Rand, m *Module, f *Function, n int) []Instr {
 	regOf := func(t Type) Reg {
+		if t == IntType {
+			t = []Type{I32, I64}[r.IntN(2)]
+		}
 		for {
 			i := r.IntN(len(f.Regs))
 			if f.Regs[i] == t {
@@ -61,7 +64,7 @@ func randomCode(r *rand.Rand, m *Module, f *Function, n int) []Instr {
 			}
 		}
 	}
-	anyType := func() Type { return []Type{I64, F64}[r.IntN(2)] }
+	anyType := func() Type { return []Type{I64, F64, I32, F32}[r.IntN(4)] }
 	imm := func() int64 {
 		switch r.IntN(4) {
 		case 0:
@@ -108,6 +111,14 @@ func randomCode(r *rand.Rand, m *Module, f *Function, n int) []Instr {
 		op := Op(1 + r.IntN(NumOps-1))
 		info := op.Info()
 		in := Instr{Op: op}
+		// Immediates of the i32 ops and f32 constants are 32-bit.
+		imm := imm
+		switch {
+		case info.A == I32 || op == OpI32Const:
+			imm = func() int64 { return int64(int32(r.Uint32())) }
+		case op == OpF32Const:
+			imm = func() int64 { return int64(r.Uint32()) }
+		}
 		dstType := info.Dst
 		if dstType == AnyType {
 			dstType = anyType()

@@ -403,9 +403,13 @@ func (p *asmParser) typ() Type {
 		return I64
 	case "f64":
 		return F64
+	case "i32":
+		return I32
+	case "f32":
+		return F32
 	}
 	if p.err == nil {
-		p.fail("unknown type %q (want i64 or f64)", asmShorten(s))
+		p.fail("unknown type %q (want i32, i64, f32 or f64)", asmShorten(s))
 	}
 	return 0
 }
@@ -741,9 +745,14 @@ func (p *asmParser) instr(op Op) {
 	case FormatConst:
 		in.Dst = p.reg()
 		p.punct(',')
-		if op == OpF64Const {
+		switch op {
+		case OpF64Const:
 			in.Imm = p.float()
-		} else {
+		case OpF32Const:
+			in.Imm = p.float32()
+		case OpI32Const:
+			in.Imm = p.integer32()
+		default:
 			in.Imm = p.integer()
 		}
 	case FormatUnary:
@@ -936,6 +945,31 @@ func (p *asmParser) float() int64 {
 	return int64(bits)
 }
 
+// float32 consumes an f32 literal and returns its bits: a decimal float
+// rounded to the nearest f32, inf, -inf, nan, -nan or nan:0x followed by
+// the 8 hexadecimal digits of a NaN's bits.
+func (p *asmParser) float32() int64 {
+	s := p.word("a float")
+	if p.err != nil {
+		return 0
+	}
+	bits, msg := textParseFloat32(s)
+	if msg != "" {
+		p.fail("%s", msg)
+	}
+	return int64(bits)
+}
+
+// integer32 consumes an i32 literal: an integer in the int32 or uint32
+// range, returned as the int32 with the same bits.
+func (p *asmParser) integer32() int64 {
+	v := p.integer()
+	if p.err == nil && (v < math.MinInt32 || v > math.MaxUint32) {
+		p.fail("i32 constant %d out of range", v)
+	}
+	return int64(int32(uint32(v)))
+}
+
 // memOperand consumes "[rA]", "[rA+OFF]" or "[rA-OFF]"; spaces may surround
 // the sign.
 func (p *asmParser) memOperand() (Reg, int64) {
@@ -1105,6 +1139,64 @@ func textParseFloat(s string) (uint64, string) {
 	return math.Float64bits(f), ""
 }
 
+// textCanonicalNaN32 is the bits of the f32 written "nan".
+const textCanonicalNaN32 = 0x7fc00000
+
+// textParseFloat32 parses an f32 literal, returning its bits or a message.
+func textParseFloat32(s string) (uint32, string) {
+	switch s {
+	case "nan", "+nan":
+		return textCanonicalNaN32, ""
+	case "-nan":
+		return textCanonicalNaN32 | 1<<31, ""
+	}
+	if rest, ok := strings.CutPrefix(s, "nan:"); ok {
+		bits, ok := textParseUint(rest)
+		if !ok || !strings.HasPrefix(rest, "0x") && !strings.HasPrefix(rest, "0X") || bits > math.MaxUint32 {
+			return 0, fmt.Sprintf("invalid NaN %q (want nan:0x followed by 8 hexadecimal digits)", asmShorten(s))
+		}
+		if f := math.Float32frombits(uint32(bits)); f == f {
+			return 0, fmt.Sprintf("%s is not an f32 NaN bit pattern", asmShorten(s))
+		}
+		return uint32(bits), ""
+	}
+	bits, msg := textParseFloat(s)
+	if msg != "" {
+		return 0, msg
+	}
+	f := math.Float64frombits(bits)
+	if g := float32(f); math.IsInf(float64(g), 0) && !math.IsInf(f, 0) {
+		return 0, fmt.Sprintf("f32 %s out of range", asmShorten(s))
+	}
+	// strconv rounds the decimal to f32 directly (rounding through f64
+	// first could round twice).
+	if !math.IsInf(f, 0) {
+		g, err := strconv.ParseFloat(s, 32)
+		if err != nil {
+			return 0, fmt.Sprintf("f32 %s out of range", asmShorten(s))
+		}
+		return math.Float32bits(float32(g)), ""
+	}
+	return math.Float32bits(float32(f)), ""
+}
+
+// textAppendFloat32 appends the canonical text of the f32 with the given
+// bits.
+func textAppendFloat32(b []byte, bits uint32) []byte {
+	f := math.Float32frombits(bits)
+	switch {
+	case bits == textCanonicalNaN32:
+		return append(b, "nan"...)
+	case f != f:
+		return fmt.Appendf(b, "nan:0x%08x", bits)
+	case math.IsInf(float64(f), 1):
+		return append(b, "inf"...)
+	case math.IsInf(float64(f), -1):
+		return append(b, "-inf"...)
+	}
+	return strconv.AppendFloat(b, float64(f), 'g', -1, 32)
+}
+
 // textAppendFloat appends the canonical text of the f64 with the given bits.
 func textAppendFloat(b []byte, bits uint64) []byte {
 	f := math.Float64frombits(bits)
@@ -1256,9 +1348,12 @@ func textAppendInstr(b []byte, m *Module, in *Instr) []byte {
 		b = append(b, ' ')
 		b = textAppendReg(b, in.Dst)
 		b = append(b, ", "...)
-		if in.Op == OpF64Const {
+		switch in.Op {
+		case OpF64Const:
 			b = textAppendFloat(b, uint64(in.Imm))
-		} else {
+		case OpF32Const:
+			b = textAppendFloat32(b, uint32(in.Imm))
+		default:
 			b = strconv.AppendInt(b, in.Imm, 10)
 		}
 	case FormatUnary:

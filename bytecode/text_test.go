@@ -412,7 +412,7 @@ func TestAssembleErrors(t *testing.T) {
 		{"host duplicate", "host h () -> ()\nhost h (i64) -> ()", `line 2: duplicate host import "h" (the first is on line 1)`},
 		{"host missing arrow", "host h (i64) (i64)", `line 1: expected "->", found "("`},
 		{"host missing results", "host h (i64)", `line 1: expected "->", found end of line`},
-		{"unknown type", "host h (i32) -> ()", `line 1: unknown type "i32" (want i64 or f64)`},
+		{"unknown type", "host h (i16) -> ()", `line 1: unknown type "i16" (want i32, i64, f32 or f64)`},
 		{"comma in type list", "host h (i64, i64) -> ()", `line 1: expected a type, found ","`},
 		{"func bad name", "func f-g () -> ()\nend", `line 1: invalid function name "f-g"`},
 		{"func bad signature", "func f (i64 -> ()\nend", `line 1: func f: expected ")", found "->"`},
@@ -429,7 +429,7 @@ func TestAssembleErrors(t *testing.T) {
 		// Function bodies.
 		{"regs twice", fn("  regs i64"), "line 3: func f: duplicate regs line (the first is on line 2)"},
 		{"regs after code", "func f () -> ()\n  ret\n  regs i64\nend", "line 3: func f: regs must come before the first instruction"},
-		{"regs bad type", "func f () -> ()\n  regs i64 x64\n  ret\nend", `line 2: func f: unknown type "x64" (want i64 or f64)`},
+		{"regs bad type", "func f () -> ()\n  regs i64 x64\n  ret\nend", `line 2: func f: unknown type "x64" (want i32, i64, f32 or f64)`},
 		{"unknown instruction", fn("  i64.foo r0, r0"), `line 3: func f: unknown instruction "i64.foo"`},
 		{"duplicate label", fn("a:\n  jump a\na:\n  ret"), `line 5: func f: duplicate label "a" (the first is on line 3)`},
 		{"unknown label", fn("  jump Lx\n  ret"), `line 3: func f: unknown label "Lx"`},

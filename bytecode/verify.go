@@ -197,14 +197,17 @@ func verifyFunc(m *Module, idx int, f *Function) error {
 	return nil
 }
 
-// reg checks that register r exists and has type want (AnyType: either type,
-// returned for the caller to compare).
+// reg checks that register r exists and has type want (AnyType: any type,
+// returned for the caller to compare; IntType: i32 or i64).
 func (v *funcVerifier) reg(what string, r Reg, want Type) (Type, error) {
 	if int(r) >= len(v.f.Regs) {
 		return 0, v.errf("%s register r%d out of range (the function has %d registers)", what, r, len(v.f.Regs))
 	}
 	got := v.f.Regs[r]
-	if want != AnyType && got != want {
+	switch {
+	case want == IntType && !got.IsInt():
+		return 0, v.errf("%s register r%d has type %s, want i32 or i64", what, r, got)
+	case want != AnyType && want != IntType && got != want:
 		return 0, v.errf("%s register r%d has type %s, want %s", what, r, got, want)
 	}
 	return got, nil
@@ -287,6 +290,12 @@ func (v *funcVerifier) instr() error {
 		}
 	}
 
+	switch {
+	case in.Op == OpF32Const && (in.Imm < 0 || in.Imm > math.MaxUint32):
+		return v.errf("f32 constant bits %#x do not fit in 32 bits", in.Imm)
+	case (in.Op == OpI32Const || in.UseImm && info.A == I32) && (in.Imm < math.MinInt32 || in.Imm > math.MaxInt32):
+		return v.errf("i32 immediate %d is not in the int32 range", in.Imm)
+	}
 	switch f {
 	case FormatLoad, FormatStore:
 		if in.Imm < math.MinInt32 || in.Imm > math.MaxInt32 {

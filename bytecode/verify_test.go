@@ -93,7 +93,7 @@ func TestVerifyRejects(t *testing.T) {
 		}, "instruction 2 (switch): switch default target 7 out of range"},
 		{"switch index type", func(m *Module) {
 			*code(m, 2) = Instr{Op: OpSwitch, A: 2, Target: 1}
-		}, "instruction 2 (switch): operand A register r2 has type f64, want i64"},
+		}, "instruction 2 (switch): operand A register r2 has type f64, want i32 or i64"},
 		{"callee out of range", func(m *Module) { code(m, 3).Callee = 2 }, "instruction 3 (call): callee 2 out of range (the module has 2 functions)"},
 		{"host out of range", func(m *Module) { code(m, 1).Callee = 1 }, "instruction 1 (call_host): host import 1 out of range (the module has 1 host imports)"},
 		{"argument count", func(m *Module) { code(m, 3).Args = nil }, "instruction 3 (call): 0 arguments for a callee with signature (f64) -> (f64)"},

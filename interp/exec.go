@@ -19,7 +19,15 @@ func b2u(b bool) uint64 {
 func f64(v uint64) float64 { return math.Float64frombits(v) }
 func u64(v float64) uint64 { return math.Float64bits(v) }
 
-const signBit = 1 << 63
+// f32 reads the f32 in the low half of a register; u32f makes the
+// zero-extended register value of an f32.
+func f32(v uint64) float32  { return math.Float32frombits(uint32(v)) }
+func u32f(v float32) uint64 { return uint64(math.Float32bits(v)) }
+
+const (
+	signBit   = 1 << 63
+	signBit32 = 1 << 31
+)
 
 // inBounds reports whether an access of size bytes at ea fits in mem.
 func inBounds(mem []byte, ea, size uint64) bool {
@@ -43,7 +51,9 @@ type execState struct {
 	mem        []byte // m.Memory.Bytes, refreshed when it may have moved
 }
 
-// enter makes function fn with registers at base the current one.
+// enter makes function fn with registers at base the current one. (Calls
+// and returns in exec spell the same assignments out: exec is too large
+// for the compiler to inline a function of this cost into it.)
 func (st *execState) enter(m *Machine, fn, base int) {
 	st.fn, st.f, st.base = fn, m.prog.funcs[fn], base
 	st.code = unsafe.Pointer(unsafe.SliceData(st.f.code))
@@ -75,6 +85,12 @@ func (m *Machine) window(base int) unsafe.Pointer {
 // offsets), so the loop addresses registers, counters and code with
 // unchecked pointer arithmetic. Linear memory accesses are checked
 // explicitly.
+//
+// exec is over the size at which the compiler lowers the inlining budget
+// of the functions it calls to a few expression nodes: a helper used on a
+// hot path must be as small as reg, count or inBounds, or be written out
+// (as the multi-byte loads and stores are, instead of calling
+// encoding/binary). Check with go build -gcflags=-m.
 func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 	st := &execState{framesBase: framesBase, results: results}
 	st.enter(m, fn, base)
@@ -311,17 +327,17 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 		case iConvU:
 			*reg(regs, in.d) = u64(float64(*reg(regs, in.a)))
 		case iTruncS:
-			v, kind := TruncS(f64(*reg(regs, in.a)))
-			if kind != bytecode.TrapNone {
-				return m.trap(kind, st.fn, st.pc(in))
+			x := f64(*reg(regs, in.a))
+			if !fitsS64(x) {
+				return m.trap(truncTrap(x), st.fn, st.pc(in))
 			}
-			*reg(regs, in.d) = uint64(v)
+			*reg(regs, in.d) = uint64(int64(x))
 		case iTruncU:
-			v, kind := TruncU(f64(*reg(regs, in.a)))
-			if kind != bytecode.TrapNone {
-				return m.trap(kind, st.fn, st.pc(in))
+			x := f64(*reg(regs, in.a))
+			if !fitsU64(x) {
+				return m.trap(truncTrap(x), st.fn, st.pc(in))
 			}
-			*reg(regs, in.d) = v
+			*reg(regs, in.d) = uint64(x)
 		case iTruncSatS:
 			*reg(regs, in.d) = uint64(TruncSatS(f64(*reg(regs, in.a))))
 		case iTruncSatU:
@@ -356,19 +372,23 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 			if !inBounds(st.mem, ea, 4) {
 				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			*reg(regs, in.d) = uint64(int64(int32(binary.LittleEndian.Uint32(st.mem[ea:]))))
+			b := (*[4]byte)(st.mem[ea:])
+			*reg(regs, in.d) = uint64(int64(int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)))
 		case iLoad32U:
 			ea := *reg(regs, in.a) + uint64(in.imm)
 			if !inBounds(st.mem, ea, 4) {
 				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			*reg(regs, in.d) = uint64(binary.LittleEndian.Uint32(st.mem[ea:]))
+			b := (*[4]byte)(st.mem[ea:])
+			*reg(regs, in.d) = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
 		case iLoad64:
 			ea := *reg(regs, in.a) + uint64(in.imm)
 			if !inBounds(st.mem, ea, 8) {
 				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			*reg(regs, in.d) = binary.LittleEndian.Uint64(st.mem[ea:])
+			b := (*[8]byte)(st.mem[ea:])
+			*reg(regs, in.d) = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 		case iStore8:
 			ea := *reg(regs, in.a) + uint64(in.imm)
 			if !inBounds(st.mem, ea, 1) {
@@ -386,13 +406,16 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 			if !inBounds(st.mem, ea, 4) {
 				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			binary.LittleEndian.PutUint32(st.mem[ea:], uint32(*reg(regs, in.b)))
+			b, v := (*[4]byte)(st.mem[ea:]), *reg(regs, in.b)
+			b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 		case iStore64:
 			ea := *reg(regs, in.a) + uint64(in.imm)
 			if !inBounds(st.mem, ea, 8) {
 				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
 			}
-			binary.LittleEndian.PutUint64(st.mem[ea:], *reg(regs, in.b))
+			b, v := (*[8]byte)(st.mem[ea:]), *reg(regs, in.b)
+			b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+			b[4], b[5], b[6], b[7] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
 		case iMemSize:
 			*reg(regs, in.d) = uint64(len(st.mem)) / bytecode.PageSize
 		case iMemGrow:
@@ -563,7 +586,9 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 				*reg(callRegs, uint32(i*8)) = 0
 			}
 			m.frames = append(m.frames, frame{fn: int32(st.fn), pc: int32(st.pc(in)), base: int32(st.base)})
-			st.enter(m, int(in.a), newBase)
+			st.fn, st.f, st.base = int(in.a), callee, newBase
+			st.code = unsafe.Pointer(unsafe.SliceData(callee.code))
+			st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[in.a]))
 			regs = callRegs
 			count(st.cnt, 0)
 			in = (*inst)(st.code)
@@ -574,7 +599,7 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 			args := f.lists[in.imm : in.imm+int64(in.b)]
 			res := f.lists[in.imm+int64(in.b) : in.imm+int64(in.b)+int64(in.c)]
 			top := st.base + f.nregs
-			if !m.ensureStack(top + len(args) + len(res)) {
+			if n := top + len(args) + len(res); n >= len(m.stack) && !m.ensureStack(n) {
 				return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
 			}
 			regs = m.window(st.base)
@@ -601,6 +626,9 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 			for i, r := range res {
 				*reg(regs, r) = hostRes[i]
 			}
+			if in.narrow {
+				m.narrowHostResults(int(in.a), regs, res)
+			}
 
 		case iRet:
 			vals := st.f.lists[in.imm : in.imm+int64(in.b)]
@@ -612,7 +640,9 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 			}
 			fr := m.frames[len(m.frames)-1]
 			m.frames = m.frames[:len(m.frames)-1]
-			st.enter(m, int(fr.fn), int(fr.base))
+			st.fn, st.f, st.base = int(fr.fn), m.prog.funcs[fr.fn], int(fr.base)
+			st.code = unsafe.Pointer(unsafe.SliceData(st.f.code))
+			st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[fr.fn]))
 			callerRegs := m.window(st.base)
 			in = (*inst)(unsafe.Add(st.code, int(fr.pc)*instSize))
 			dsts := st.f.lists[in.imm+int64(in.b) : in.imm+int64(in.b)+int64(in.c)]
@@ -624,6 +654,260 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 			t := m.trap(bytecode.TrapExplicit, st.fn, st.pc(in))
 			t.Code = in.imm
 			return t
+
+		// The 32-bit types: every i32 or f32 result is written
+		// zero-extended.
+		case iAdd32:
+			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) + *reg(regs, in.b)))
+		case iSub32:
+			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) - *reg(regs, in.b)))
+		case iMul32:
+			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) * *reg(regs, in.b)))
+		case iDivS32:
+			a, b := int32(*reg(regs, in.a)), int32(*reg(regs, in.b))
+			if b == 0 {
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+			}
+			if b == -1 && a == math.MinInt32 {
+				return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
+			}
+			*reg(regs, in.d) = uint64(uint32(a / b))
+		case iRemS32:
+			a, b := int32(*reg(regs, in.a)), int32(*reg(regs, in.b))
+			if b == 0 {
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+			}
+			if b == -1 {
+				*reg(regs, in.d) = 0
+			} else {
+				*reg(regs, in.d) = uint64(uint32(a % b))
+			}
+		case iShl32:
+			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) << (*reg(regs, in.b) & 31))
+		case iShrS32:
+			*reg(regs, in.d) = uint64(uint32(int32(*reg(regs, in.a)) >> (*reg(regs, in.b) & 31)))
+		case iShrU32:
+			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) >> (*reg(regs, in.b) & 31))
+		case iRotl32:
+			*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), int(*reg(regs, in.b)&31)))
+		case iRotr32:
+			*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), -int(*reg(regs, in.b)&31)))
+
+		case iAdd32I:
+			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) + uint64(in.imm)))
+		case iMul32I:
+			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) * uint64(in.imm)))
+		case iDivS32I:
+			a, b := int32(*reg(regs, in.a)), int32(in.imm)
+			if b == 0 {
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+			}
+			if b == -1 && a == math.MinInt32 {
+				return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
+			}
+			*reg(regs, in.d) = uint64(uint32(a / b))
+		case iRemS32I:
+			a, b := int32(*reg(regs, in.a)), int32(in.imm)
+			if b == 0 {
+				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+			}
+			if b == -1 {
+				*reg(regs, in.d) = 0
+			} else {
+				*reg(regs, in.d) = uint64(uint32(a % b))
+			}
+		case iShl32I:
+			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) << (uint64(in.imm) & 31))
+		case iShrS32I:
+			*reg(regs, in.d) = uint64(uint32(int32(*reg(regs, in.a)) >> (uint64(in.imm) & 31)))
+		case iShrU32I:
+			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) >> (uint64(in.imm) & 31))
+		case iRotl32I:
+			*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), int(in.imm&31)))
+		case iRotr32I:
+			*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), -int(in.imm&31)))
+
+		case iNeg32:
+			*reg(regs, in.d) = uint64(-uint32(*reg(regs, in.a)))
+		case iClz32:
+			*reg(regs, in.d) = uint64(bits.LeadingZeros32(uint32(*reg(regs, in.a))))
+		case iCtz32:
+			*reg(regs, in.d) = uint64(bits.TrailingZeros32(uint32(*reg(regs, in.a))))
+		case iExt8S32:
+			*reg(regs, in.d) = uint64(uint32(int32(int8(*reg(regs, in.a)))))
+		case iExt16S32:
+			*reg(regs, in.d) = uint64(uint32(int32(int16(*reg(regs, in.a)))))
+
+		case iLtS32:
+			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) < int32(*reg(regs, in.b)))
+		case iLeS32:
+			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) <= int32(*reg(regs, in.b)))
+		case iGtS32:
+			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) > int32(*reg(regs, in.b)))
+		case iGeS32:
+			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) >= int32(*reg(regs, in.b)))
+		case iLtS32I:
+			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) < int32(in.imm))
+		case iLeS32I:
+			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) <= int32(in.imm))
+		case iGtS32I:
+			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) > int32(in.imm))
+		case iGeS32I:
+			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) >= int32(in.imm))
+		case iBrLtS32:
+			if int32(*reg(regs, in.a)) < int32(*reg(regs, in.b)) {
+				goto taken
+			}
+			goto notTaken
+		case iBrLeS32:
+			if int32(*reg(regs, in.a)) <= int32(*reg(regs, in.b)) {
+				goto taken
+			}
+			goto notTaken
+		case iBrGtS32:
+			if int32(*reg(regs, in.a)) > int32(*reg(regs, in.b)) {
+				goto taken
+			}
+			goto notTaken
+		case iBrGeS32:
+			if int32(*reg(regs, in.a)) >= int32(*reg(regs, in.b)) {
+				goto taken
+			}
+			goto notTaken
+		case iBrLtS32I:
+			if int32(*reg(regs, in.a)) < int32(in.imm) {
+				goto taken
+			}
+			goto notTaken
+		case iBrLeS32I:
+			if int32(*reg(regs, in.a)) <= int32(in.imm) {
+				goto taken
+			}
+			goto notTaken
+		case iBrGtS32I:
+			if int32(*reg(regs, in.a)) > int32(in.imm) {
+				goto taken
+			}
+			goto notTaken
+		case iBrGeS32I:
+			if int32(*reg(regs, in.a)) >= int32(in.imm) {
+				goto taken
+			}
+			goto notTaken
+
+		case iF32Add:
+			*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) + f32(*reg(regs, in.b)))
+		case iF32Sub:
+			*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) - f32(*reg(regs, in.b)))
+		case iF32Mul:
+			*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) * f32(*reg(regs, in.b)))
+		case iF32Div:
+			*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) / f32(*reg(regs, in.b)))
+		case iF32Min:
+			*reg(regs, in.d) = u32f(min(f32(*reg(regs, in.a)), f32(*reg(regs, in.b))))
+		case iF32Max:
+			*reg(regs, in.d) = u32f(max(f32(*reg(regs, in.a)), f32(*reg(regs, in.b))))
+		case iF32Copysign:
+			*reg(regs, in.d) = *reg(regs, in.a)&^signBit32 | *reg(regs, in.b)&signBit32
+		case iF32Sqrt:
+			*reg(regs, in.d) = u32f(float32(math.Sqrt(float64(f32(*reg(regs, in.a))))))
+		case iF32Floor:
+			*reg(regs, in.d) = u32f(float32(math.Floor(float64(f32(*reg(regs, in.a))))))
+		case iF32Ceil:
+			*reg(regs, in.d) = u32f(float32(math.Ceil(float64(f32(*reg(regs, in.a))))))
+		case iF32Trunc:
+			*reg(regs, in.d) = u32f(float32(math.Trunc(float64(f32(*reg(regs, in.a))))))
+		case iF32Nearest:
+			*reg(regs, in.d) = u32f(float32(math.RoundToEven(float64(f32(*reg(regs, in.a))))))
+		case iF32Eq:
+			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) == f32(*reg(regs, in.b)))
+		case iF32Ne:
+			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) != f32(*reg(regs, in.b)))
+		case iF32Lt:
+			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) < f32(*reg(regs, in.b)))
+		case iF32Le:
+			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) <= f32(*reg(regs, in.b)))
+		case iF32Gt:
+			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) > f32(*reg(regs, in.b)))
+		case iF32Ge:
+			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) >= f32(*reg(regs, in.b)))
+
+		case iF32DemoteF64:
+			*reg(regs, in.d) = u32f(float32(f64(*reg(regs, in.a))))
+		case iF64PromoteF32:
+			*reg(regs, in.d) = u64(float64(f32(*reg(regs, in.a))))
+		case iF32ConvI32S:
+			*reg(regs, in.d) = u32f(float32(int32(*reg(regs, in.a))))
+		case iF32ConvI64S:
+			*reg(regs, in.d) = u32f(float32(int64(*reg(regs, in.a))))
+		case iF32ConvI64U:
+			*reg(regs, in.d) = u32f(float32(*reg(regs, in.a)))
+		case iF64ConvI32S:
+			*reg(regs, in.d) = u64(float64(int32(*reg(regs, in.a))))
+		case iTruncS32:
+			x := f64(*reg(regs, in.a))
+			if !fitsS32(x) {
+				return m.trap(truncTrap(x), st.fn, st.pc(in))
+			}
+			*reg(regs, in.d) = uint64(uint32(int32(x)))
+		case iTruncU32:
+			x := f64(*reg(regs, in.a))
+			if !fitsU32(x) {
+				return m.trap(truncTrap(x), st.fn, st.pc(in))
+			}
+			*reg(regs, in.d) = uint64(uint32(x))
+		case iTruncS32F32:
+			x := float64(f32(*reg(regs, in.a)))
+			if !fitsS32(x) {
+				return m.trap(truncTrap(x), st.fn, st.pc(in))
+			}
+			*reg(regs, in.d) = uint64(uint32(int32(x)))
+		case iTruncU32F32:
+			x := float64(f32(*reg(regs, in.a)))
+			if !fitsU32(x) {
+				return m.trap(truncTrap(x), st.fn, st.pc(in))
+			}
+			*reg(regs, in.d) = uint64(uint32(x))
+		case iTruncSF32:
+			x := float64(f32(*reg(regs, in.a)))
+			if !fitsS64(x) {
+				return m.trap(truncTrap(x), st.fn, st.pc(in))
+			}
+			*reg(regs, in.d) = uint64(int64(x))
+		case iTruncUF32:
+			x := float64(f32(*reg(regs, in.a)))
+			if !fitsU64(x) {
+				return m.trap(truncTrap(x), st.fn, st.pc(in))
+			}
+			*reg(regs, in.d) = uint64(x)
+		case iTruncSatS32:
+			*reg(regs, in.d) = uint64(uint32(TruncSatS32(f64(*reg(regs, in.a)))))
+		case iTruncSatU32:
+			*reg(regs, in.d) = uint64(TruncSatU32(f64(*reg(regs, in.a))))
+		case iTruncSatS32F32:
+			*reg(regs, in.d) = uint64(uint32(TruncSatS32(float64(f32(*reg(regs, in.a))))))
+		case iTruncSatU32F32:
+			*reg(regs, in.d) = uint64(TruncSatU32(float64(f32(*reg(regs, in.a)))))
+		case iTruncSatSF32:
+			*reg(regs, in.d) = uint64(TruncSatS(float64(f32(*reg(regs, in.a)))))
+		case iTruncSatUF32:
+			*reg(regs, in.d) = TruncSatU(float64(f32(*reg(regs, in.a))))
+
+		case iLoad8S32:
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 1) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+			}
+			*reg(regs, in.d) = uint64(uint32(int32(int8(st.mem[ea]))))
+		case iLoad16S32:
+			ea := *reg(regs, in.a) + uint64(in.imm)
+			if !inBounds(st.mem, ea, 2) {
+				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+			}
+			*reg(regs, in.d) = uint64(uint32(int32(int16(binary.LittleEndian.Uint16(st.mem[ea:])))))
+		case iMemGrow32:
+			*reg(regs, in.d) = uint64(uint32(m.Memory.Grow(*reg(regs, in.a))))
+			st.mem = m.Memory.Bytes
 
 		default:
 			return m.trap(bytecode.TrapNone, st.fn, st.pc(in))
@@ -659,44 +943,56 @@ func (m *Machine) pollAt(fn, pc int) error {
 	return t
 }
 
+// The float-to-integer conversions are small enough to inline into exec
+// (see its comment); the trapping ones run there as a range check (fitsS64
+// and the like) and truncTrap.
+
+// fitsS64 reports whether x truncated toward zero is in the int64 range:
+// no float64 lies strictly between -2^63-1 and -2^63. It is false for NaN.
+func fitsS64(x float64) bool { return x >= -9223372036854775808.0 && x < 9223372036854775808.0 }
+
+// fitsU64 reports whether x truncated toward zero is in the uint64 range.
+// It is false for NaN.
+func fitsU64(x float64) bool { return x > -1 && x < 18446744073709551616.0 }
+
+// truncTrap returns the trap of a trapping conversion of x, which does not
+// fit the result type: InvalidConversion for NaN, IntegerOverflow
+// otherwise.
+func truncTrap(x float64) bytecode.TrapKind {
+	if x != x {
+		return bytecode.TrapInvalidConversion
+	}
+	return bytecode.TrapIntegerOverflow
+}
+
 // TruncS converts x to int64 with truncation, reporting the trap a trapping
 // conversion raises for NaN and out-of-range values.
 func TruncS(x float64) (int64, bytecode.TrapKind) {
-	if x != x {
-		return 0, bytecode.TrapInvalidConversion
+	if !fitsS64(x) {
+		return 0, truncTrap(x)
 	}
-	t := math.Trunc(x)
-	if t < -9223372036854775808.0 || t >= 9223372036854775808.0 {
-		return 0, bytecode.TrapIntegerOverflow
-	}
-	return int64(t), bytecode.TrapNone
+	return int64(x), bytecode.TrapNone
 }
 
 // TruncU converts x to uint64 with truncation, reporting the trap a trapping
 // conversion raises for NaN and out-of-range values.
 func TruncU(x float64) (uint64, bytecode.TrapKind) {
-	if x != x {
-		return 0, bytecode.TrapInvalidConversion
+	if !fitsU64(x) {
+		return 0, truncTrap(x)
 	}
-	t := math.Trunc(x)
-	if t < 0 || t >= 18446744073709551616.0 {
-		return 0, bytecode.TrapIntegerOverflow
-	}
-	return uint64(t), bytecode.TrapNone
+	return uint64(x), bytecode.TrapNone
 }
 
 // TruncSatS converts x to int64 with truncation, saturating at the bounds
 // and giving 0 for NaN.
 func TruncSatS(x float64) int64 {
-	switch {
-	case x != x:
+	if x != x {
 		return 0
-	case x <= -9223372036854775808.0:
-		return math.MinInt64
-	case x >= 9223372036854775808.0:
+	}
+	if x >= 9223372036854775808.0 {
 		return math.MaxInt64
 	}
-	return int64(x)
+	return int64(max(x, -9223372036854775808.0))
 }
 
 // TruncSatU converts x to uint64 with truncation, saturating at the bounds

@@ -10,7 +10,8 @@ import (
 
 // HostFunc is a host function as the interpreter calls it: it reads its
 // arguments from args and writes its results to results (f64 values as
-// their bits). ctx is the context of the call that is running. A non-nil
+// their bits; i32 and f32 values, the f32 as its bits, in the low 32 bits:
+// the arguments' upper halves are zero and the results' are ignored). ctx is the context of the call that is running. A non-nil
 // error stops execution with a HostError trap wrapping it. A panic in a
 // host function ends the call with a HostPanic trap when
 // Config.RecoverHostPanic is set, and propagates out of Machine.Call
@@ -158,7 +159,10 @@ func NewMachine(p *Program, cfg Config, hosts []HostFunc, mem *Memory) (*Machine
 func (m *Machine) Program() *Program { return m.prog }
 
 // Call runs function fn with args and stores its results in results (whose
-// length must match the function's signature). It returns a *bytecode.Trap
+// length must match the function's signature). Values are passed as in a
+// HostFunc: an i32 or f32 argument is the low 32 bits of its slot (Call
+// ignores the upper half), and an i32 or f32 result comes back
+// zero-extended. It returns a *bytecode.Trap
 // when execution traps. Call may be used re-entrantly from a host function
 // running on this machine; the nested call shares the limits and fuel of the
 // outermost call and is polled against its own ctx.
@@ -243,6 +247,9 @@ func (m *Machine) run(fn int, args, results []uint64) error {
 		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.name}
 	}
 	copy(m.stack[base:], args)
+	for _, i := range f.narrowParams {
+		m.stack[base+i] = uint64(uint32(m.stack[base+i]))
+	}
 	clear(m.stack[base+len(args) : base+f.nregs])
 	m.Counters[fn][0]++
 	m.active++

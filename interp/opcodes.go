@@ -1,6 +1,10 @@
 package interp
 
-import "github.com/kiln-jit/kiln/bytecode"
+import (
+	"math"
+
+	"github.com/kiln-jit/kiln/bytecode"
+)
 
 // opcode is the interpreter's internal opcode. Operations with an immediate
 // B operand get their own opcode, so the dispatch loop never tests UseImm.
@@ -147,6 +151,98 @@ const (
 	iRet
 	iTrap
 
+	// The 32-bit types. i32 operations whose result on zero-extended
+	// operands is already zero-extended (and, or, xor, div_u, rem_u,
+	// popcnt, the unsigned and equality compares and branches) and the
+	// f32 sign-bit operations reuse the opcodes above; see init.
+	iAdd32
+	iSub32
+	iMul32
+	iDivS32
+	iRemS32
+	iShl32
+	iShrS32
+	iShrU32
+	iRotl32
+	iRotr32
+
+	iAdd32I // also i32.sub with the negated immediate
+	iMul32I
+	iDivS32I
+	iRemS32I
+	iShl32I
+	iShrS32I
+	iShrU32I
+	iRotl32I
+	iRotr32I
+
+	iNeg32
+	iClz32
+	iCtz32
+	iExt8S32
+	iExt16S32
+
+	// Signed i32 compares and branches (the others reuse iEq..iGeU and
+	// iBrEq..iBrGeU).
+	iLtS32
+	iLeS32
+	iGtS32
+	iGeS32
+	iLtS32I
+	iLeS32I
+	iGtS32I
+	iGeS32I
+	iBrLtS32
+	iBrLeS32
+	iBrGtS32
+	iBrGeS32
+	iBrLtS32I
+	iBrLeS32I
+	iBrGtS32I
+	iBrGeS32I
+
+	iF32Add
+	iF32Sub
+	iF32Mul
+	iF32Div
+	iF32Min
+	iF32Max
+	iF32Copysign
+	iF32Sqrt
+	iF32Floor
+	iF32Ceil
+	iF32Trunc
+	iF32Nearest
+	iF32Eq
+	iF32Ne
+	iF32Lt
+	iF32Le
+	iF32Gt
+	iF32Ge
+
+	iF32DemoteF64
+	iF64PromoteF32
+	iF32ConvI32S
+	iF32ConvI64S // also f32.convert_i32_u, on the zero-extended operand
+	iF32ConvI64U
+	iF64ConvI32S
+	iTruncS32 // i32 <- f64
+	iTruncU32
+	iTruncS32F32 // i32 <- f32
+	iTruncU32F32
+	iTruncSF32 // i64 <- f32
+	iTruncUF32
+	iTruncSatS32
+	iTruncSatU32
+	iTruncSatS32F32
+	iTruncSatU32F32
+	iTruncSatSF32
+	iTruncSatUF32
+
+	iLoad8S32
+	iLoad16S32
+	iMemGrow32 // memory.grow with an i32 destination
+
 	numOpcodes
 )
 
@@ -228,4 +324,141 @@ func opFor(op bytecode.Op, useImm bool) (opcode, bool) {
 		o = forms[1]
 	}
 	return o, o != iInvalid
+}
+
+// immRule says how decodeFunc rewrites an instruction's Imm for its
+// interpreter opcode.
+type immRule struct {
+	kind uint8
+	val  int64 // the immediate of immSet
+}
+
+const (
+	immKeep uint8 = iota // as it is (i64 values, offsets, signed i32 immediates)
+	immZext              // the zero-extended low 32 bits (i32 immediates, f32 bits)
+	immNeg               // the zero-extended low 32 bits of -Imm (i32.sub)
+	immSet               // the constant val (unary ops run as an immediate op)
+)
+
+var immRules [bytecode.NumOps]immRule
+
+// The 32-bit types. Registers hold i32 and f32 values zero-extended, so an
+// i32 op whose result on zero-extended operands is zero-extended runs as
+// the i64 op, with its immediate zero-extended; only signed and wrapping
+// operations need their own opcodes.
+func init() {
+	set := func(op bytecode.Op, reg, imm opcode) { opForms[op] = [2]opcode{reg, imm} }
+	zext := func(op bytecode.Op, reg, imm opcode) {
+		set(op, reg, imm)
+		immRules[op] = immRule{kind: immZext}
+	}
+	unaryImm := func(op bytecode.Op, o opcode, v int64) {
+		set(op, o, 0)
+		immRules[op] = immRule{kind: immSet, val: v}
+	}
+
+	zext(bytecode.OpI32Const, iConst, 0)
+	zext(bytecode.OpF32Const, iConst, 0)
+
+	zext(bytecode.OpI32Add, iAdd32, iAdd32I)
+	set(bytecode.OpI32Sub, iSub32, iAdd32I)
+	immRules[bytecode.OpI32Sub] = immRule{kind: immNeg}
+	zext(bytecode.OpI32Mul, iMul32, iMul32I)
+	set(bytecode.OpI32DivS, iDivS32, iDivS32I)
+	zext(bytecode.OpI32DivU, iDivU, iDivUI)
+	set(bytecode.OpI32RemS, iRemS32, iRemS32I)
+	zext(bytecode.OpI32RemU, iRemU, iRemUI)
+	zext(bytecode.OpI32And, iAnd, iAndI)
+	zext(bytecode.OpI32Or, iOr, iOrI)
+	zext(bytecode.OpI32Xor, iXor, iXorI)
+	zext(bytecode.OpI32Shl, iShl32, iShl32I)
+	zext(bytecode.OpI32ShrS, iShrS32, iShrS32I)
+	zext(bytecode.OpI32ShrU, iShrU32, iShrU32I)
+	zext(bytecode.OpI32Rotl, iRotl32, iRotl32I)
+	zext(bytecode.OpI32Rotr, iRotr32, iRotr32I)
+
+	set(bytecode.OpI32Neg, iNeg32, 0)
+	unaryImm(bytecode.OpI32Not, iXorI, math.MaxUint32)
+	set(bytecode.OpI32Clz, iClz32, 0)
+	set(bytecode.OpI32Ctz, iCtz32, 0)
+	set(bytecode.OpI32Popcnt, iPopcnt, 0)
+	set(bytecode.OpI32Extend8S, iExt8S32, 0)
+	set(bytecode.OpI32Extend16S, iExt16S32, 0)
+	unaryImm(bytecode.OpI32Eqz, iEqI, 0)
+	unaryImm(bytecode.OpI64Eqz, iEqI, 0)
+
+	// Compares and compare-branches: eq, ne and the unsigned conditions
+	// give the same answer on the zero-extended values.
+	signed := map[bytecode.Cond][4]opcode{
+		bytecode.CondLtS: {iLtS32, iLtS32I, iBrLtS32, iBrLtS32I},
+		bytecode.CondLeS: {iLeS32, iLeS32I, iBrLeS32, iBrLeS32I},
+		bytecode.CondGtS: {iGtS32, iGtS32I, iBrGtS32, iBrGtS32I},
+		bytecode.CondGeS: {iGeS32, iGeS32I, iBrGeS32, iBrGeS32I},
+	}
+	for c := bytecode.CondEq; c <= bytecode.CondGeU; c++ {
+		cmp, br := bytecode.OpI32Eq+bytecode.Op(c), bytecode.OpBrI32Eq+bytecode.Op(c)
+		if s, ok := signed[c]; ok {
+			set(cmp, s[0], s[1])
+			set(br, s[2], s[3])
+			continue
+		}
+		zext(cmp, iEq+opcode(c), iEqI+opcode(c))
+		zext(br, iBrEq+opcode(c), iBrEqI+opcode(c))
+	}
+
+	for i, op := range []bytecode.Op{
+		bytecode.OpF32Add, bytecode.OpF32Sub, bytecode.OpF32Mul, bytecode.OpF32Div, bytecode.OpF32Min,
+		bytecode.OpF32Max, bytecode.OpF32Copysign, bytecode.OpF32Sqrt,
+	} {
+		set(op, iF32Add+opcode(i), 0)
+	}
+	unaryImm(bytecode.OpF32Neg, iXorI, 1<<31)
+	unaryImm(bytecode.OpF32Abs, iAndI, 1<<31-1)
+	for i, op := range []bytecode.Op{
+		bytecode.OpF32Floor, bytecode.OpF32Ceil, bytecode.OpF32Trunc, bytecode.OpF32Nearest,
+		bytecode.OpF32Eq, bytecode.OpF32Ne, bytecode.OpF32Lt, bytecode.OpF32Le, bytecode.OpF32Gt, bytecode.OpF32Ge,
+	} {
+		set(op, iF32Floor+opcode(i), 0)
+	}
+
+	for op, o := range map[bytecode.Op]opcode{
+		bytecode.OpI32WrapI64:        iExt32U,
+		bytecode.OpI64ExtendI32S:     iExt32S,
+		bytecode.OpI64ExtendI32U:     iMov,
+		bytecode.OpF32DemoteF64:      iF32DemoteF64,
+		bytecode.OpF64PromoteF32:     iF64PromoteF32,
+		bytecode.OpF32ConvertI32S:    iF32ConvI32S,
+		bytecode.OpF32ConvertI32U:    iF32ConvI64S,
+		bytecode.OpF32ConvertI64S:    iF32ConvI64S,
+		bytecode.OpF32ConvertI64U:    iF32ConvI64U,
+		bytecode.OpF64ConvertI32S:    iF64ConvI32S,
+		bytecode.OpF64ConvertI32U:    iConvS,
+		bytecode.OpI32TruncF32S:      iTruncS32F32,
+		bytecode.OpI32TruncF32U:      iTruncU32F32,
+		bytecode.OpI32TruncF64S:      iTruncS32,
+		bytecode.OpI32TruncF64U:      iTruncU32,
+		bytecode.OpI64TruncF32S:      iTruncSF32,
+		bytecode.OpI64TruncF32U:      iTruncUF32,
+		bytecode.OpI32TruncSatF32S:   iTruncSatS32F32,
+		bytecode.OpI32TruncSatF32U:   iTruncSatU32F32,
+		bytecode.OpI32TruncSatF64S:   iTruncSatS32,
+		bytecode.OpI32TruncSatF64U:   iTruncSatU32,
+		bytecode.OpI64TruncSatF32S:   iTruncSatSF32,
+		bytecode.OpI64TruncSatF32U:   iTruncSatUF32,
+		bytecode.OpI32ReinterpretF32: iMov,
+		bytecode.OpF32ReinterpretI32: iMov,
+
+		bytecode.OpI32Load8S:  iLoad8S32,
+		bytecode.OpI32Load8U:  iLoad8U,
+		bytecode.OpI32Load16S: iLoad16S32,
+		bytecode.OpI32Load16U: iLoad16U,
+		bytecode.OpI32Load:    iLoad32U,
+		bytecode.OpF32Load:    iLoad32U,
+		bytecode.OpI32Store8:  iStore8,
+		bytecode.OpI32Store16: iStore16,
+		bytecode.OpI32Store:   iStore32,
+		bytecode.OpF32Store:   iStore32,
+	} {
+		set(op, o, 0)
+	}
 }

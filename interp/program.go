@@ -13,7 +13,30 @@
 // package profilecounters) and shares the instance's linear memory.
 //
 // Registers of all active frames live in one []uint64 stack (f64 values as
-// their bits). Calls between bytecode functions do not recurse in Go: they
+// their bits).
+//
+// Representation of the 32-bit types: every register slot is a uint64, and
+// an i32 or f32 value (the f32 as its bits) is kept in the low 32 bits with
+// the upper 32 bits zero, always. Every operation producing an i32 or f32
+// writes its result zero-extended, registers start at zero, and the values
+// that enter from outside are narrowed on the way in: Machine.Call clears
+// the upper halves of 32-bit arguments and a call_host clears those of the
+// host function's 32-bit results. So a comparison's 0 or 1 is the same in an
+// i32 or an i64 destination, and a condition, a switch index, a memory
+// address or a memory.grow delta held in an i32 register is read as the
+// whole slot: zero extension is exactly their unsigned WebAssembly meaning.
+// memory.grow into an i32 register writes the failure value -1 as
+// 0xFFFFFFFF; decodeFunc picks that form from the register's type, as it
+// picks every operation's form ahead of time, so no instruction tests a
+// type while it runs. The i32 operations whose result on zero-extended
+// operands is already zero-extended (and, or, xor, div_u, rem_u, popcnt,
+// eq, ne and the unsigned compares and branches, i64.extend_i32_u, the
+// loads and stores of 32 bits and less) share the i64 code, with i32
+// immediates zero-extended when decoded. f32 arithmetic is IEEE binary32
+// with round-to-nearest-even and follows the NaN rule of f64: a NaN result
+// may carry any payload.
+//
+// Calls between bytecode functions do not recurse in Go: they
 // push a frame record and switch the register window. Host functions are
 // called directly and may call back into the same Machine; such nested
 // calls run above the caller's frames and share its depth limit, fuel and
@@ -34,6 +57,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/kiln-jit/kiln/bytecode"
@@ -56,6 +80,9 @@ type funcCode struct {
 	nregs   int
 	nparams int
 	nres    int
+	// narrowParams lists the 32-bit parameters, whose upper halves Call
+	// clears.
+	narrowParams []int
 }
 
 // inst is a pre-decoded instruction. Register operands (d, a, b, c, and
@@ -67,14 +94,17 @@ type funcCode struct {
 // Calls keep the callee index in a, the argument and result counts in b and
 // c, and the start of their register lists in imm; switches keep the table
 // length in b and its start in lists in imm; ret keeps its count in b.
+// narrow is set on a call_host whose host import has 32-bit results, whose
+// upper halves the interpreter clears.
 type inst struct {
-	op   opcode
-	back bool
-	d    uint32
-	a    uint32
-	b    uint32
-	c    uint32
-	imm  int64
+	op     opcode
+	back   bool
+	narrow bool
+	d      uint32
+	a      uint32
+	b      uint32
+	c      uint32
+	imm    int64
 }
 
 // instSize is the size of an inst in bytes.
@@ -109,8 +139,26 @@ func PrepareContext(ctx context.Context, m *bytecode.Module) (*Program, error) {
 	return p, nil
 }
 
+// apply rewrites the immediate imm by the rule.
+func (r immRule) apply(imm int64) int64 {
+	switch r.kind {
+	case immZext:
+		return int64(uint32(imm))
+	case immNeg:
+		return int64(uint32(-imm))
+	case immSet:
+		return r.val
+	}
+	return imm
+}
+
 func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounters.Layout) (*funcCode, error) {
 	fc := &funcCode{name: f.Name, code: make([]inst, len(f.Code)), nregs: len(f.Regs), nparams: len(f.Sig.Params), nres: len(f.Sig.Results)}
+	for i, t := range f.Sig.Params {
+		if t.Is32() {
+			fc.narrowParams = append(fc.narrowParams, i)
+		}
+	}
 	for pc := range f.Code {
 		in := &f.Code[pc]
 		out := &fc.code[pc]
@@ -118,8 +166,12 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 		if !ok {
 			return nil, fmt.Errorf("instruction %d: no interpreter form for %s", pc, in.Op)
 		}
-		out.op = op
 		info := in.Op.Info()
+		if in.Op == bytecode.OpMemoryGrow && f.Regs[in.Dst] == bytecode.I32 {
+			// -1 (failure) must read as the i32 -1: 0xFFFFFFFF.
+			op = iMemGrow32
+		}
+		out.op = op
 		scale := func(r bytecode.Reg) uint32 { return uint32(r) * 8 }
 		switch info.Format {
 		case bytecode.FormatConst:
@@ -128,6 +180,7 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 			bytecode.FormatStore, bytecode.FormatMemorySize:
 			out.d, out.a, out.b, out.c, out.imm = scale(in.Dst), scale(in.A), scale(in.B), scale(in.C), in.Imm
 		}
+		out.imm = immRules[in.Op].apply(out.imm)
 		// The first counter of the block this instruction ends, for
 		// branches (every branch ends its block).
 		edge := uint32(profilecounters.EdgeCounter(layout.Blocks[layout.BlockAt(pc)].FirstEdge)) * 8
@@ -136,7 +189,7 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 		case bytecode.FormatJump:
 			out.d, out.c, out.back = target(in.Target), edge, int(in.Target) <= pc
 		case bytecode.FormatBranch, bytecode.FormatCmpBranch:
-			out.a, out.b, out.imm = scale(in.A), scale(in.B), in.Imm
+			out.a, out.b, out.imm = scale(in.A), scale(in.B), immRules[in.Op].apply(in.Imm)
 			out.d, out.c, out.back = target(in.Target), edge, int(in.Target) <= pc
 		case bytecode.FormatSwitch:
 			out.a, out.d, out.b, out.c = scale(in.A), target(in.Target), uint32(len(in.Table)), edge
@@ -150,6 +203,9 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 			}
 			for _, r := range in.Results {
 				fc.lists = append(fc.lists, scale(r))
+			}
+			if in.Op == bytecode.OpCallHost {
+				out.narrow = slices.ContainsFunc(m.Hosts[in.Callee].Sig.Results, bytecode.Type.Is32)
 			}
 		case bytecode.FormatReturn:
 			out.b = uint32(len(in.Args))

@@ -398,3 +398,17 @@ func F64(v float64) uint64 { return math.Float64bits(v) }
 
 // AsF64 interprets an API value as f64.
 func AsF64(v uint64) float64 { return math.Float64frombits(v) }
+
+// I32 returns the API representation of an i32 value: its 32 bits,
+// zero-extended.
+func I32(v int32) uint64 { return uint64(uint32(v)) }
+
+// F32 returns the API representation of an f32 value: its 32 bits,
+// zero-extended.
+func F32(v float32) uint64 { return uint64(math.Float32bits(v)) }
+
+// AsI32 interprets an API value as i32 (its low 32 bits).
+func AsI32(v uint64) int32 { return int32(uint32(v)) }
+
+// AsF32 interprets an API value as f32 (its low 32 bits).
+func AsF32(v uint64) float32 { return math.Float32frombits(uint32(v)) }

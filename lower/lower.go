@@ -91,12 +91,24 @@ func classOf(t bc.Type) mir.Class {
 	return mir.GPR
 }
 
+// Supports reports whether the compiled tiers lower op. The 32-bit types
+// (their ops, and i64.eqz, which came with them) are run by the
+// interpreter only, for now: Func rejects a function with a register of a
+// 32-bit type, and an op it does not lower, with an error, and the jit
+// leaves such a module in the interpreter.
+func Supports(op bc.Op) bool { return op.Valid() && op < bc.OpI32Const }
+
 // Func lowers function fn of the verified module m to SSA machine IR.
 func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 	if fn < 0 || fn >= len(m.Funcs) {
 		return nil, fmt.Errorf("lower: function index %d out of range", fn)
 	}
 	bf := m.Funcs[fn]
+	for r, t := range bf.Regs {
+		if t.Is32() {
+			return nil, fmt.Errorf("lower func %s: register r%d has type %s: the compiled tiers do not support the 32-bit types yet", bf.Name, r, t)
+		}
+	}
 	prof := opts.Profile
 	var layout *profilecounters.Layout
 	if prof != nil && prof.Layout != nil && len(prof.EdgeProb) == len(prof.Layout.Edges) &&

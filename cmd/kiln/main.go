@@ -428,14 +428,31 @@ func parseArgs(types []bytecode.Type, args []string) ([]uint64, error) {
 				return nil, fmt.Errorf("argument %d: %q is not an f64", i+1, a)
 			}
 			vals[i] = math.Float64bits(v)
+		case bytecode.I32:
+			v, err := strconv.ParseInt(a, 0, 64)
+			if err != nil || v < math.MinInt32 || v > math.MaxUint32 {
+				return nil, fmt.Errorf("argument %d: %q is not an i32", i+1, a)
+			}
+			vals[i] = uint64(uint32(v))
+		case bytecode.F32:
+			v, err := strconv.ParseFloat(a, 32)
+			if err != nil {
+				return nil, fmt.Errorf("argument %d: %q is not an f32", i+1, a)
+			}
+			vals[i] = uint64(math.Float32bits(float32(v)))
 		}
 	}
 	return vals, nil
 }
 
 func formatValue(t bytecode.Type, v uint64) string {
-	if t == bytecode.F64 {
+	switch t {
+	case bytecode.F64:
 		return strconv.FormatFloat(math.Float64frombits(v), 'g', -1, 64)
+	case bytecode.F32:
+		return strconv.FormatFloat(float64(math.Float32frombits(uint32(v))), 'g', -1, 32)
+	case bytecode.I32:
+		return strconv.FormatInt(int64(int32(uint32(v))), 10)
 	}
 	return strconv.FormatInt(int64(v), 10)
 }

@@ -24,10 +24,14 @@ var (
 
 // instrModule builds a module with one exported function "f" that runs a
 // single instruction of op on its parameters and returns the result.
-// Operand types come from the op table; AnyType becomes i64 unless anyF64.
+// Operand types come from the op table; AnyType becomes i64 unless anyF64,
+// IntType i64.
 func instrModule(op bc.Op, useImm bool, imm int64, anyF64 bool) *bc.Module {
 	info := op.Info()
 	resolve := func(t bc.Type) bc.Type {
+		if t == bc.IntType {
+			return bc.I64
+		}
 		if t == bc.AnyType {
 			if anyF64 {
 				return bc.F64
