@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"encoding/binary"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -33,6 +32,20 @@ const (
 func inBounds(mem []byte, ea, size uint64) bool {
 	n := uint64(len(mem))
 	return ea < n && n-ea >= size
+}
+
+// at returns the address of mem[ea] without a bounds check: the caller
+// has checked the access with inBounds. Loads and stores assemble their
+// little-endian values byte by byte from it, which the compiler turns
+// into single loads and stores.
+func at(mem []byte, ea uint64) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(mem)), ea)
+}
+
+// le16 reads the little-endian uint16 at p.
+func le16(p unsafe.Pointer) uint16 {
+	b := (*[2]byte)(p)
+	return uint16(b[0]) | uint16(b[1])<<8
 }
 
 // execState is the part of exec's state that changes only on calls and
@@ -68,6 +81,9 @@ func (st *execState) pc(in *inst) int {
 // reg returns the register at byte offset off of the window regs.
 func reg(regs unsafe.Pointer, off uint32) *uint64 { return (*uint64)(unsafe.Add(regs, off)) }
 
+// next returns the instruction after in.
+func next(in *inst) *inst { return (*inst)(unsafe.Add(unsafe.Pointer(in), instSize)) }
+
 // count increments the counter at byte offset off.
 func count(cnt unsafe.Pointer, off uint32) { *(*uint64)(unsafe.Add(cnt, off))++ }
 
@@ -86,6 +102,16 @@ func (m *Machine) window(base int) unsafe.Pointer {
 // unchecked pointer arithmetic. Linear memory accesses are checked
 // explicitly.
 //
+// Every case ends by moving in and jumping back to loop itself, instead of
+// leaving the switch for a shared "in = next(in)" tail: with one tail
+// block for all cases, the register allocator takes that block's register
+// assignment from one of its many predecessors, which may have moved
+// values aside for its own needs, and then every instruction pays for
+// moves of the instruction pointer and the register window between
+// registers (and an addition of a case changes which predecessor that
+// is). Jumping straight to loop keeps them where the function entry put
+// them.
+//
 // exec is over the size at which the compiler lowers the inlining budget
 // of the functions it calls to a few expression nodes: a helper used on a
 // hot path must be as small as reg, count or inBounds, or be written out
@@ -98,824 +124,534 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 	in := (*inst)(st.code)
 	st.mem = m.Memory.Bytes
 
-	for {
-		switch in.op {
-		case iConst:
-			*reg(regs, in.d) = uint64(in.imm)
-		case iMov:
-			*reg(regs, in.d) = *reg(regs, in.a)
+loop:
+	switch in.op {
+	case iConst:
+		*reg(regs, in.d) = uint64(in.imm)
+		in = next(in)
+		goto loop
+	case iMov:
+		*reg(regs, in.d) = *reg(regs, in.a)
+		in = next(in)
+		goto loop
 
-		case iAdd:
-			*reg(regs, in.d) = *reg(regs, in.a) + *reg(regs, in.b)
-		case iSub:
-			*reg(regs, in.d) = *reg(regs, in.a) - *reg(regs, in.b)
-		case iMul:
-			*reg(regs, in.d) = *reg(regs, in.a) * *reg(regs, in.b)
-		case iDivS:
-			a, b := int64(*reg(regs, in.a)), int64(*reg(regs, in.b))
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			if b == -1 && a == math.MinInt64 {
-				return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(a / b)
-		case iDivU:
-			b := *reg(regs, in.b)
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = *reg(regs, in.a) / b
-		case iRemS:
-			a, b := int64(*reg(regs, in.a)), int64(*reg(regs, in.b))
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			if b == -1 {
-				*reg(regs, in.d) = 0
-			} else {
-				*reg(regs, in.d) = uint64(a % b)
-			}
-		case iRemU:
-			b := *reg(regs, in.b)
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = *reg(regs, in.a) % b
-		case iAnd:
-			*reg(regs, in.d) = *reg(regs, in.a) & *reg(regs, in.b)
-		case iOr:
-			*reg(regs, in.d) = *reg(regs, in.a) | *reg(regs, in.b)
-		case iXor:
-			*reg(regs, in.d) = *reg(regs, in.a) ^ *reg(regs, in.b)
-		case iShl:
-			*reg(regs, in.d) = *reg(regs, in.a) << (*reg(regs, in.b) & 63)
-		case iShrS:
-			*reg(regs, in.d) = uint64(int64(*reg(regs, in.a)) >> (*reg(regs, in.b) & 63))
-		case iShrU:
-			*reg(regs, in.d) = *reg(regs, in.a) >> (*reg(regs, in.b) & 63)
-		case iRotl:
-			*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), int(*reg(regs, in.b)&63))
-		case iRotr:
-			*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), -int(*reg(regs, in.b)&63))
-
-		case iAddI:
-			*reg(regs, in.d) = *reg(regs, in.a) + uint64(in.imm)
-		case iSubI:
-			*reg(regs, in.d) = *reg(regs, in.a) - uint64(in.imm)
-		case iMulI:
-			*reg(regs, in.d) = *reg(regs, in.a) * uint64(in.imm)
-		case iDivSI:
-			a, b := int64(*reg(regs, in.a)), in.imm
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			if b == -1 && a == math.MinInt64 {
-				return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(a / b)
-		case iDivUI:
-			b := uint64(in.imm)
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = *reg(regs, in.a) / b
-		case iRemSI:
-			a, b := int64(*reg(regs, in.a)), in.imm
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			if b == -1 {
-				*reg(regs, in.d) = 0
-			} else {
-				*reg(regs, in.d) = uint64(a % b)
-			}
-		case iRemUI:
-			b := uint64(in.imm)
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = *reg(regs, in.a) % b
-		case iAndI:
-			*reg(regs, in.d) = *reg(regs, in.a) & uint64(in.imm)
-		case iOrI:
-			*reg(regs, in.d) = *reg(regs, in.a) | uint64(in.imm)
-		case iXorI:
-			*reg(regs, in.d) = *reg(regs, in.a) ^ uint64(in.imm)
-		case iShlI:
-			*reg(regs, in.d) = *reg(regs, in.a) << (uint64(in.imm) & 63)
-		case iShrSI:
-			*reg(regs, in.d) = uint64(int64(*reg(regs, in.a)) >> (uint64(in.imm) & 63))
-		case iShrUI:
-			*reg(regs, in.d) = *reg(regs, in.a) >> (uint64(in.imm) & 63)
-		case iRotlI:
-			*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), int(in.imm&63))
-		case iRotrI:
-			*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), -int(in.imm&63))
-
-		case iNeg:
-			*reg(regs, in.d) = -*reg(regs, in.a)
-		case iNot:
-			*reg(regs, in.d) = ^*reg(regs, in.a)
-		case iClz:
-			*reg(regs, in.d) = uint64(bits.LeadingZeros64(*reg(regs, in.a)))
-		case iCtz:
-			*reg(regs, in.d) = uint64(bits.TrailingZeros64(*reg(regs, in.a)))
-		case iPopcnt:
-			*reg(regs, in.d) = uint64(bits.OnesCount64(*reg(regs, in.a)))
-		case iExt8S:
-			*reg(regs, in.d) = uint64(int64(int8(*reg(regs, in.a))))
-		case iExt16S:
-			*reg(regs, in.d) = uint64(int64(int16(*reg(regs, in.a))))
-		case iExt32S:
-			*reg(regs, in.d) = uint64(int64(int32(*reg(regs, in.a))))
-		case iExt32U:
-			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)))
-
-		case iEq:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) == *reg(regs, in.b))
-		case iNe:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) != *reg(regs, in.b))
-		case iLtS:
-			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) < int64(*reg(regs, in.b)))
-		case iLtU:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) < *reg(regs, in.b))
-		case iLeS:
-			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) <= int64(*reg(regs, in.b)))
-		case iLeU:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) <= *reg(regs, in.b))
-		case iGtS:
-			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) > int64(*reg(regs, in.b)))
-		case iGtU:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) > *reg(regs, in.b))
-		case iGeS:
-			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) >= int64(*reg(regs, in.b)))
-		case iGeU:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) >= *reg(regs, in.b))
-
-		case iEqI:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) == uint64(in.imm))
-		case iNeI:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) != uint64(in.imm))
-		case iLtSI:
-			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) < in.imm)
-		case iLtUI:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) < uint64(in.imm))
-		case iLeSI:
-			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) <= in.imm)
-		case iLeUI:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) <= uint64(in.imm))
-		case iGtSI:
-			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) > in.imm)
-		case iGtUI:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) > uint64(in.imm))
-		case iGeSI:
-			*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) >= in.imm)
-		case iGeUI:
-			*reg(regs, in.d) = b2u(*reg(regs, in.a) >= uint64(in.imm))
-
-		case iSelect:
-			if *reg(regs, in.a) != 0 {
-				*reg(regs, in.d) = *reg(regs, in.b)
-			} else {
-				*reg(regs, in.d) = *reg(regs, in.c)
-			}
-
-		case iFAdd:
-			*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) + f64(*reg(regs, in.b)))
-		case iFSub:
-			*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) - f64(*reg(regs, in.b)))
-		case iFMul:
-			*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) * f64(*reg(regs, in.b)))
-		case iFDiv:
-			*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) / f64(*reg(regs, in.b)))
-		case iFMin:
-			*reg(regs, in.d) = u64(min(f64(*reg(regs, in.a)), f64(*reg(regs, in.b))))
-		case iFMax:
-			*reg(regs, in.d) = u64(max(f64(*reg(regs, in.a)), f64(*reg(regs, in.b))))
-		case iFCopysign:
-			*reg(regs, in.d) = *reg(regs, in.a)&^signBit | *reg(regs, in.b)&signBit
-		case iFSqrt:
-			*reg(regs, in.d) = u64(math.Sqrt(f64(*reg(regs, in.a))))
-		case iFNeg:
-			*reg(regs, in.d) = *reg(regs, in.a) ^ signBit
-		case iFAbs:
-			*reg(regs, in.d) = *reg(regs, in.a) &^ signBit
-		case iFFloor:
-			*reg(regs, in.d) = u64(math.Floor(f64(*reg(regs, in.a))))
-		case iFCeil:
-			*reg(regs, in.d) = u64(math.Ceil(f64(*reg(regs, in.a))))
-		case iFTrunc:
-			*reg(regs, in.d) = u64(math.Trunc(f64(*reg(regs, in.a))))
-		case iFNearest:
-			*reg(regs, in.d) = u64(math.RoundToEven(f64(*reg(regs, in.a))))
-		case iFEq:
-			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) == f64(*reg(regs, in.b)))
-		case iFNe:
-			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) != f64(*reg(regs, in.b)))
-		case iFLt:
-			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) < f64(*reg(regs, in.b)))
-		case iFLe:
-			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) <= f64(*reg(regs, in.b)))
-		case iFGt:
-			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) > f64(*reg(regs, in.b)))
-		case iFGe:
-			*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) >= f64(*reg(regs, in.b)))
-
-		case iConvS:
-			*reg(regs, in.d) = u64(float64(int64(*reg(regs, in.a))))
-		case iConvU:
-			*reg(regs, in.d) = u64(float64(*reg(regs, in.a)))
-		case iTruncS:
-			x := f64(*reg(regs, in.a))
-			if !fitsS64(x) {
-				return m.trap(truncTrap(x), st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(int64(x))
-		case iTruncU:
-			x := f64(*reg(regs, in.a))
-			if !fitsU64(x) {
-				return m.trap(truncTrap(x), st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(x)
-		case iTruncSatS:
-			*reg(regs, in.d) = uint64(TruncSatS(f64(*reg(regs, in.a))))
-		case iTruncSatU:
-			*reg(regs, in.d) = TruncSatU(f64(*reg(regs, in.a)))
-
-		case iLoad8S:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 1) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(int64(int8(st.mem[ea])))
-		case iLoad8U:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 1) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(st.mem[ea])
-		case iLoad16S:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 2) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(int64(int16(binary.LittleEndian.Uint16(st.mem[ea:]))))
-		case iLoad16U:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 2) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(binary.LittleEndian.Uint16(st.mem[ea:]))
-		case iLoad32S:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 4) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			b := (*[4]byte)(st.mem[ea:])
-			*reg(regs, in.d) = uint64(int64(int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)))
-		case iLoad32U:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 4) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			b := (*[4]byte)(st.mem[ea:])
-			*reg(regs, in.d) = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
-		case iLoad64:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 8) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			b := (*[8]byte)(st.mem[ea:])
-			*reg(regs, in.d) = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		case iStore8:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 1) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			st.mem[ea] = byte(*reg(regs, in.b))
-		case iStore16:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 2) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			binary.LittleEndian.PutUint16(st.mem[ea:], uint16(*reg(regs, in.b)))
-		case iStore32:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 4) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			b, v := (*[4]byte)(st.mem[ea:]), *reg(regs, in.b)
-			b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-		case iStore64:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 8) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			b, v := (*[8]byte)(st.mem[ea:]), *reg(regs, in.b)
-			b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-			b[4], b[5], b[6], b[7] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
-		case iMemSize:
-			*reg(regs, in.d) = uint64(len(st.mem)) / bytecode.PageSize
-		case iMemGrow:
-			*reg(regs, in.d) = uint64(m.Memory.Grow(*reg(regs, in.a)))
-			st.mem = m.Memory.Bytes
-
-		case iJump:
-			count(st.cnt, in.c)
-			if in.back {
-				if m.poll.Budget--; m.poll.Budget < 0 {
-					if err := m.pollAt(st.fn, st.pc(in)); err != nil {
-						return err
-					}
-				}
-			}
-			in = (*inst)(unsafe.Add(st.code, in.d))
-			continue
-		case iBrIf:
-			if *reg(regs, in.a) != 0 {
-				goto taken
-			}
-			goto notTaken
-		case iBrEq:
-			if *reg(regs, in.a) == *reg(regs, in.b) {
-				goto taken
-			}
-			goto notTaken
-		case iBrNe:
-			if *reg(regs, in.a) != *reg(regs, in.b) {
-				goto taken
-			}
-			goto notTaken
-		case iBrLtS:
-			if int64(*reg(regs, in.a)) < int64(*reg(regs, in.b)) {
-				goto taken
-			}
-			goto notTaken
-		case iBrLtU:
-			if *reg(regs, in.a) < *reg(regs, in.b) {
-				goto taken
-			}
-			goto notTaken
-		case iBrLeS:
-			if int64(*reg(regs, in.a)) <= int64(*reg(regs, in.b)) {
-				goto taken
-			}
-			goto notTaken
-		case iBrLeU:
-			if *reg(regs, in.a) <= *reg(regs, in.b) {
-				goto taken
-			}
-			goto notTaken
-		case iBrGtS:
-			if int64(*reg(regs, in.a)) > int64(*reg(regs, in.b)) {
-				goto taken
-			}
-			goto notTaken
-		case iBrGtU:
-			if *reg(regs, in.a) > *reg(regs, in.b) {
-				goto taken
-			}
-			goto notTaken
-		case iBrGeS:
-			if int64(*reg(regs, in.a)) >= int64(*reg(regs, in.b)) {
-				goto taken
-			}
-			goto notTaken
-		case iBrGeU:
-			if *reg(regs, in.a) >= *reg(regs, in.b) {
-				goto taken
-			}
-			goto notTaken
-		case iBrEqI:
-			if *reg(regs, in.a) == uint64(in.imm) {
-				goto taken
-			}
-			goto notTaken
-		case iBrNeI:
-			if *reg(regs, in.a) != uint64(in.imm) {
-				goto taken
-			}
-			goto notTaken
-		case iBrLtSI:
-			if int64(*reg(regs, in.a)) < in.imm {
-				goto taken
-			}
-			goto notTaken
-		case iBrLtUI:
-			if *reg(regs, in.a) < uint64(in.imm) {
-				goto taken
-			}
-			goto notTaken
-		case iBrLeSI:
-			if int64(*reg(regs, in.a)) <= in.imm {
-				goto taken
-			}
-			goto notTaken
-		case iBrLeUI:
-			if *reg(regs, in.a) <= uint64(in.imm) {
-				goto taken
-			}
-			goto notTaken
-		case iBrGtSI:
-			if int64(*reg(regs, in.a)) > in.imm {
-				goto taken
-			}
-			goto notTaken
-		case iBrGtUI:
-			if *reg(regs, in.a) > uint64(in.imm) {
-				goto taken
-			}
-			goto notTaken
-		case iBrGeSI:
-			if int64(*reg(regs, in.a)) >= in.imm {
-				goto taken
-			}
-			goto notTaken
-		case iBrGeUI:
-			if *reg(regs, in.a) >= uint64(in.imm) {
-				goto taken
-			}
-			goto notTaken
-
-		case iSwitch:
-			idx := *reg(regs, in.a)
-			var target int
-			if idx < uint64(in.b) {
-				count(st.cnt, in.c+uint32(idx)*8)
-				target = int(st.f.lists[uint64(in.imm)+idx])
-			} else {
-				count(st.cnt, in.c+in.b*8)
-				target = int(in.d) / instSize
-			}
-			if target <= st.pc(in) {
-				if m.poll.Budget--; m.poll.Budget < 0 {
-					if err := m.pollAt(st.fn, st.pc(in)); err != nil {
-						return err
-					}
-				}
-			}
-			in = (*inst)(unsafe.Add(st.code, target*instSize))
-			continue
-
-		case iCall:
-			if m.poll.Budget--; m.poll.Budget < 0 {
-				if err := m.pollAt(st.fn, st.pc(in)); err != nil {
-					return err
-				}
-			}
-			if len(m.frames)+m.active >= m.cfg.MaxCallDepth {
-				return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
-			}
-			f := st.f
-			callee := m.prog.funcs[in.a]
-			newBase := st.base + f.nregs
-			if newBase+callee.nregs >= len(m.stack) {
-				if !m.ensureStack(newBase + callee.nregs) {
-					return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
-				}
-				regs = m.window(st.base)
-			}
-			callRegs := m.window(newBase)
-			args := f.lists[in.imm : in.imm+int64(in.b)]
-			for i, r := range args {
-				*reg(callRegs, uint32(i*8)) = *reg(regs, r)
-			}
-			for i := len(args); i < callee.nregs; i++ {
-				*reg(callRegs, uint32(i*8)) = 0
-			}
-			m.frames = append(m.frames, frame{fn: int32(st.fn), pc: int32(st.pc(in)), base: int32(st.base)})
-			st.fn, st.f, st.base = int(in.a), callee, newBase
-			st.code = unsafe.Pointer(unsafe.SliceData(callee.code))
-			st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[in.a]))
-			regs = callRegs
-			count(st.cnt, 0)
-			in = (*inst)(st.code)
-			continue
-
-		case iCallHost:
-			f := st.f
-			args := f.lists[in.imm : in.imm+int64(in.b)]
-			res := f.lists[in.imm+int64(in.b) : in.imm+int64(in.b)+int64(in.c)]
-			top := st.base + f.nregs
-			if n := top + len(args) + len(res); n >= len(m.stack) && !m.ensureStack(n) {
-				return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
-			}
-			regs = m.window(st.base)
-			hostArgs := m.stack[top : top+len(args)]
-			hostRes := m.stack[top+len(args) : top+len(args)+len(res)]
-			for i, r := range args {
-				hostArgs[i] = *reg(regs, r)
-			}
-			clear(hostRes)
-			m.sp = top + len(args) + len(res)
-			m.hostSite = int64(st.fn)<<32 | int64(st.pc(in))
-			err := m.hosts[in.a](m.poll.ctx, hostArgs, hostRes)
-			m.hostSite = -1
-			if err != nil {
-				t := m.trap(bytecode.TrapHostError, st.fn, st.pc(in))
-				t.Cause = err
-				return t
-			}
-			// The host may have called back into the machine, growing the
-			// stack or the memory; hostRes still points at the slots it
-			// wrote.
-			regs = m.window(st.base)
-			st.mem = m.Memory.Bytes
-			for i, r := range res {
-				*reg(regs, r) = hostRes[i]
-			}
-			if in.narrow {
-				m.narrowHostResults(int(in.a), regs, res)
-			}
-
-		case iRet:
-			vals := st.f.lists[in.imm : in.imm+int64(in.b)]
-			if len(m.frames) == st.framesBase {
-				for i, r := range vals {
-					st.results[i] = *reg(regs, r)
-				}
-				return nil
-			}
-			fr := m.frames[len(m.frames)-1]
-			m.frames = m.frames[:len(m.frames)-1]
-			st.fn, st.f, st.base = int(fr.fn), m.prog.funcs[fr.fn], int(fr.base)
-			st.code = unsafe.Pointer(unsafe.SliceData(st.f.code))
-			st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[fr.fn]))
-			callerRegs := m.window(st.base)
-			in = (*inst)(unsafe.Add(st.code, int(fr.pc)*instSize))
-			dsts := st.f.lists[in.imm+int64(in.b) : in.imm+int64(in.b)+int64(in.c)]
-			for i, r := range vals {
-				*reg(callerRegs, dsts[i]) = *reg(regs, r)
-			}
-			regs = callerRegs
-		case iTrap:
-			t := m.trap(bytecode.TrapExplicit, st.fn, st.pc(in))
-			t.Code = in.imm
-			return t
-
-		// The 32-bit types: every i32 or f32 result is written
-		// zero-extended.
-		case iAdd32:
-			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) + *reg(regs, in.b)))
-		case iSub32:
-			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) - *reg(regs, in.b)))
-		case iMul32:
-			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) * *reg(regs, in.b)))
-		case iDivS32:
-			a, b := int32(*reg(regs, in.a)), int32(*reg(regs, in.b))
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			if b == -1 && a == math.MinInt32 {
-				return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(uint32(a / b))
-		case iRemS32:
-			a, b := int32(*reg(regs, in.a)), int32(*reg(regs, in.b))
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			if b == -1 {
-				*reg(regs, in.d) = 0
-			} else {
-				*reg(regs, in.d) = uint64(uint32(a % b))
-			}
-		case iShl32:
-			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) << (*reg(regs, in.b) & 31))
-		case iShrS32:
-			*reg(regs, in.d) = uint64(uint32(int32(*reg(regs, in.a)) >> (*reg(regs, in.b) & 31)))
-		case iShrU32:
-			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) >> (*reg(regs, in.b) & 31))
-		case iRotl32:
-			*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), int(*reg(regs, in.b)&31)))
-		case iRotr32:
-			*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), -int(*reg(regs, in.b)&31)))
-
-		case iAdd32I:
-			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) + uint64(in.imm)))
-		case iMul32I:
-			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) * uint64(in.imm)))
-		case iDivS32I:
-			a, b := int32(*reg(regs, in.a)), int32(in.imm)
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			if b == -1 && a == math.MinInt32 {
-				return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(uint32(a / b))
-		case iRemS32I:
-			a, b := int32(*reg(regs, in.a)), int32(in.imm)
-			if b == 0 {
-				return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
-			}
-			if b == -1 {
-				*reg(regs, in.d) = 0
-			} else {
-				*reg(regs, in.d) = uint64(uint32(a % b))
-			}
-		case iShl32I:
-			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) << (uint64(in.imm) & 31))
-		case iShrS32I:
-			*reg(regs, in.d) = uint64(uint32(int32(*reg(regs, in.a)) >> (uint64(in.imm) & 31)))
-		case iShrU32I:
-			*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) >> (uint64(in.imm) & 31))
-		case iRotl32I:
-			*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), int(in.imm&31)))
-		case iRotr32I:
-			*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), -int(in.imm&31)))
-
-		case iNeg32:
-			*reg(regs, in.d) = uint64(-uint32(*reg(regs, in.a)))
-		case iClz32:
-			*reg(regs, in.d) = uint64(bits.LeadingZeros32(uint32(*reg(regs, in.a))))
-		case iCtz32:
-			*reg(regs, in.d) = uint64(bits.TrailingZeros32(uint32(*reg(regs, in.a))))
-		case iExt8S32:
-			*reg(regs, in.d) = uint64(uint32(int32(int8(*reg(regs, in.a)))))
-		case iExt16S32:
-			*reg(regs, in.d) = uint64(uint32(int32(int16(*reg(regs, in.a)))))
-
-		case iLtS32:
-			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) < int32(*reg(regs, in.b)))
-		case iLeS32:
-			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) <= int32(*reg(regs, in.b)))
-		case iGtS32:
-			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) > int32(*reg(regs, in.b)))
-		case iGeS32:
-			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) >= int32(*reg(regs, in.b)))
-		case iLtS32I:
-			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) < int32(in.imm))
-		case iLeS32I:
-			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) <= int32(in.imm))
-		case iGtS32I:
-			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) > int32(in.imm))
-		case iGeS32I:
-			*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) >= int32(in.imm))
-		case iBrLtS32:
-			if int32(*reg(regs, in.a)) < int32(*reg(regs, in.b)) {
-				goto taken
-			}
-			goto notTaken
-		case iBrLeS32:
-			if int32(*reg(regs, in.a)) <= int32(*reg(regs, in.b)) {
-				goto taken
-			}
-			goto notTaken
-		case iBrGtS32:
-			if int32(*reg(regs, in.a)) > int32(*reg(regs, in.b)) {
-				goto taken
-			}
-			goto notTaken
-		case iBrGeS32:
-			if int32(*reg(regs, in.a)) >= int32(*reg(regs, in.b)) {
-				goto taken
-			}
-			goto notTaken
-		case iBrLtS32I:
-			if int32(*reg(regs, in.a)) < int32(in.imm) {
-				goto taken
-			}
-			goto notTaken
-		case iBrLeS32I:
-			if int32(*reg(regs, in.a)) <= int32(in.imm) {
-				goto taken
-			}
-			goto notTaken
-		case iBrGtS32I:
-			if int32(*reg(regs, in.a)) > int32(in.imm) {
-				goto taken
-			}
-			goto notTaken
-		case iBrGeS32I:
-			if int32(*reg(regs, in.a)) >= int32(in.imm) {
-				goto taken
-			}
-			goto notTaken
-
-		case iF32Add:
-			*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) + f32(*reg(regs, in.b)))
-		case iF32Sub:
-			*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) - f32(*reg(regs, in.b)))
-		case iF32Mul:
-			*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) * f32(*reg(regs, in.b)))
-		case iF32Div:
-			*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) / f32(*reg(regs, in.b)))
-		case iF32Min:
-			*reg(regs, in.d) = u32f(min(f32(*reg(regs, in.a)), f32(*reg(regs, in.b))))
-		case iF32Max:
-			*reg(regs, in.d) = u32f(max(f32(*reg(regs, in.a)), f32(*reg(regs, in.b))))
-		case iF32Copysign:
-			*reg(regs, in.d) = *reg(regs, in.a)&^signBit32 | *reg(regs, in.b)&signBit32
-		case iF32Sqrt:
-			*reg(regs, in.d) = u32f(float32(math.Sqrt(float64(f32(*reg(regs, in.a))))))
-		case iF32Floor:
-			*reg(regs, in.d) = u32f(float32(math.Floor(float64(f32(*reg(regs, in.a))))))
-		case iF32Ceil:
-			*reg(regs, in.d) = u32f(float32(math.Ceil(float64(f32(*reg(regs, in.a))))))
-		case iF32Trunc:
-			*reg(regs, in.d) = u32f(float32(math.Trunc(float64(f32(*reg(regs, in.a))))))
-		case iF32Nearest:
-			*reg(regs, in.d) = u32f(float32(math.RoundToEven(float64(f32(*reg(regs, in.a))))))
-		case iF32Eq:
-			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) == f32(*reg(regs, in.b)))
-		case iF32Ne:
-			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) != f32(*reg(regs, in.b)))
-		case iF32Lt:
-			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) < f32(*reg(regs, in.b)))
-		case iF32Le:
-			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) <= f32(*reg(regs, in.b)))
-		case iF32Gt:
-			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) > f32(*reg(regs, in.b)))
-		case iF32Ge:
-			*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) >= f32(*reg(regs, in.b)))
-
-		case iF32DemoteF64:
-			*reg(regs, in.d) = u32f(float32(f64(*reg(regs, in.a))))
-		case iF64PromoteF32:
-			*reg(regs, in.d) = u64(float64(f32(*reg(regs, in.a))))
-		case iF32ConvI32S:
-			*reg(regs, in.d) = u32f(float32(int32(*reg(regs, in.a))))
-		case iF32ConvI64S:
-			*reg(regs, in.d) = u32f(float32(int64(*reg(regs, in.a))))
-		case iF32ConvI64U:
-			*reg(regs, in.d) = u32f(float32(*reg(regs, in.a)))
-		case iF64ConvI32S:
-			*reg(regs, in.d) = u64(float64(int32(*reg(regs, in.a))))
-		case iTruncS32:
-			x := f64(*reg(regs, in.a))
-			if !fitsS32(x) {
-				return m.trap(truncTrap(x), st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(uint32(int32(x)))
-		case iTruncU32:
-			x := f64(*reg(regs, in.a))
-			if !fitsU32(x) {
-				return m.trap(truncTrap(x), st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(uint32(x))
-		case iTruncS32F32:
-			x := float64(f32(*reg(regs, in.a)))
-			if !fitsS32(x) {
-				return m.trap(truncTrap(x), st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(uint32(int32(x)))
-		case iTruncU32F32:
-			x := float64(f32(*reg(regs, in.a)))
-			if !fitsU32(x) {
-				return m.trap(truncTrap(x), st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(uint32(x))
-		case iTruncSF32:
-			x := float64(f32(*reg(regs, in.a)))
-			if !fitsS64(x) {
-				return m.trap(truncTrap(x), st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(int64(x))
-		case iTruncUF32:
-			x := float64(f32(*reg(regs, in.a)))
-			if !fitsU64(x) {
-				return m.trap(truncTrap(x), st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(x)
-		case iTruncSatS32:
-			*reg(regs, in.d) = uint64(uint32(TruncSatS32(f64(*reg(regs, in.a)))))
-		case iTruncSatU32:
-			*reg(regs, in.d) = uint64(TruncSatU32(f64(*reg(regs, in.a))))
-		case iTruncSatS32F32:
-			*reg(regs, in.d) = uint64(uint32(TruncSatS32(float64(f32(*reg(regs, in.a))))))
-		case iTruncSatU32F32:
-			*reg(regs, in.d) = uint64(TruncSatU32(float64(f32(*reg(regs, in.a)))))
-		case iTruncSatSF32:
-			*reg(regs, in.d) = uint64(TruncSatS(float64(f32(*reg(regs, in.a)))))
-		case iTruncSatUF32:
-			*reg(regs, in.d) = TruncSatU(float64(f32(*reg(regs, in.a))))
-
-		case iLoad8S32:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 1) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(uint32(int32(int8(st.mem[ea]))))
-		case iLoad16S32:
-			ea := *reg(regs, in.a) + uint64(in.imm)
-			if !inBounds(st.mem, ea, 2) {
-				return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
-			}
-			*reg(regs, in.d) = uint64(uint32(int32(int16(binary.LittleEndian.Uint16(st.mem[ea:])))))
-		case iMemGrow32:
-			*reg(regs, in.d) = uint64(uint32(m.Memory.Grow(*reg(regs, in.a))))
-			st.mem = m.Memory.Bytes
-
-		default:
-			return m.trap(bytecode.TrapNone, st.fn, st.pc(in))
+	case iAdd:
+		*reg(regs, in.d) = *reg(regs, in.a) + *reg(regs, in.b)
+		in = next(in)
+		goto loop
+	case iSub:
+		*reg(regs, in.d) = *reg(regs, in.a) - *reg(regs, in.b)
+		in = next(in)
+		goto loop
+	case iMul:
+		*reg(regs, in.d) = *reg(regs, in.a) * *reg(regs, in.b)
+		in = next(in)
+		goto loop
+	case iDivS:
+		a, b := int64(*reg(regs, in.a)), int64(*reg(regs, in.b))
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
 		}
-		in = (*inst)(unsafe.Add(unsafe.Pointer(in), instSize))
-		continue
+		if b == -1 && a == math.MinInt64 {
+			return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(a / b)
+		in = next(in)
+		goto loop
+	case iDivU:
+		b := *reg(regs, in.b)
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = *reg(regs, in.a) / b
+		in = next(in)
+		goto loop
+	case iRemS:
+		a, b := int64(*reg(regs, in.a)), int64(*reg(regs, in.b))
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		if b == -1 {
+			*reg(regs, in.d) = 0
+		} else {
+			*reg(regs, in.d) = uint64(a % b)
+		}
+		in = next(in)
+		goto loop
+	case iRemU:
+		b := *reg(regs, in.b)
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = *reg(regs, in.a) % b
+		in = next(in)
+		goto loop
+	case iAnd:
+		*reg(regs, in.d) = *reg(regs, in.a) & *reg(regs, in.b)
+		in = next(in)
+		goto loop
+	case iOr:
+		*reg(regs, in.d) = *reg(regs, in.a) | *reg(regs, in.b)
+		in = next(in)
+		goto loop
+	case iXor:
+		*reg(regs, in.d) = *reg(regs, in.a) ^ *reg(regs, in.b)
+		in = next(in)
+		goto loop
+	case iShl:
+		*reg(regs, in.d) = *reg(regs, in.a) << (*reg(regs, in.b) & 63)
+		in = next(in)
+		goto loop
+	case iShrS:
+		*reg(regs, in.d) = uint64(int64(*reg(regs, in.a)) >> (*reg(regs, in.b) & 63))
+		in = next(in)
+		goto loop
+	case iShrU:
+		*reg(regs, in.d) = *reg(regs, in.a) >> (*reg(regs, in.b) & 63)
+		in = next(in)
+		goto loop
+	case iRotl:
+		*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), int(*reg(regs, in.b)&63))
+		in = next(in)
+		goto loop
+	case iRotr:
+		*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), -int(*reg(regs, in.b)&63))
+		in = next(in)
+		goto loop
 
-	taken:
+	case iAddI:
+		*reg(regs, in.d) = *reg(regs, in.a) + uint64(in.imm)
+		in = next(in)
+		goto loop
+	case iSubI:
+		*reg(regs, in.d) = *reg(regs, in.a) - uint64(in.imm)
+		in = next(in)
+		goto loop
+	case iMulI:
+		*reg(regs, in.d) = *reg(regs, in.a) * uint64(in.imm)
+		in = next(in)
+		goto loop
+	case iDivSI:
+		a, b := int64(*reg(regs, in.a)), in.imm
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		if b == -1 && a == math.MinInt64 {
+			return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(a / b)
+		in = next(in)
+		goto loop
+	case iDivUI:
+		b := uint64(in.imm)
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = *reg(regs, in.a) / b
+		in = next(in)
+		goto loop
+	case iRemSI:
+		a, b := int64(*reg(regs, in.a)), in.imm
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		if b == -1 {
+			*reg(regs, in.d) = 0
+		} else {
+			*reg(regs, in.d) = uint64(a % b)
+		}
+		in = next(in)
+		goto loop
+	case iRemUI:
+		b := uint64(in.imm)
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = *reg(regs, in.a) % b
+		in = next(in)
+		goto loop
+	case iAndI:
+		*reg(regs, in.d) = *reg(regs, in.a) & uint64(in.imm)
+		in = next(in)
+		goto loop
+	case iOrI:
+		*reg(regs, in.d) = *reg(regs, in.a) | uint64(in.imm)
+		in = next(in)
+		goto loop
+	case iXorI:
+		*reg(regs, in.d) = *reg(regs, in.a) ^ uint64(in.imm)
+		in = next(in)
+		goto loop
+	case iShlI:
+		*reg(regs, in.d) = *reg(regs, in.a) << (uint64(in.imm) & 63)
+		in = next(in)
+		goto loop
+	case iShrSI:
+		*reg(regs, in.d) = uint64(int64(*reg(regs, in.a)) >> (uint64(in.imm) & 63))
+		in = next(in)
+		goto loop
+	case iShrUI:
+		*reg(regs, in.d) = *reg(regs, in.a) >> (uint64(in.imm) & 63)
+		in = next(in)
+		goto loop
+	case iRotlI:
+		*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), int(in.imm&63))
+		in = next(in)
+		goto loop
+	case iRotrI:
+		*reg(regs, in.d) = bits.RotateLeft64(*reg(regs, in.a), -int(in.imm&63))
+		in = next(in)
+		goto loop
+
+	case iNeg:
+		*reg(regs, in.d) = -*reg(regs, in.a)
+		in = next(in)
+		goto loop
+	case iNot:
+		*reg(regs, in.d) = ^*reg(regs, in.a)
+		in = next(in)
+		goto loop
+	case iClz:
+		*reg(regs, in.d) = uint64(bits.LeadingZeros64(*reg(regs, in.a)))
+		in = next(in)
+		goto loop
+	case iCtz:
+		*reg(regs, in.d) = uint64(bits.TrailingZeros64(*reg(regs, in.a)))
+		in = next(in)
+		goto loop
+	case iPopcnt:
+		*reg(regs, in.d) = uint64(bits.OnesCount64(*reg(regs, in.a)))
+		in = next(in)
+		goto loop
+	case iExt8S:
+		*reg(regs, in.d) = uint64(int64(int8(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iExt16S:
+		*reg(regs, in.d) = uint64(int64(int16(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iExt32S:
+		*reg(regs, in.d) = uint64(int64(int32(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iExt32U:
+		*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)))
+		in = next(in)
+		goto loop
+
+	case iEq:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) == *reg(regs, in.b))
+		in = next(in)
+		goto loop
+	case iNe:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) != *reg(regs, in.b))
+		in = next(in)
+		goto loop
+	case iLtS:
+		*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) < int64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iLtU:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) < *reg(regs, in.b))
+		in = next(in)
+		goto loop
+	case iLeS:
+		*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) <= int64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iLeU:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) <= *reg(regs, in.b))
+		in = next(in)
+		goto loop
+	case iGtS:
+		*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) > int64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iGtU:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) > *reg(regs, in.b))
+		in = next(in)
+		goto loop
+	case iGeS:
+		*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) >= int64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iGeU:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) >= *reg(regs, in.b))
+		in = next(in)
+		goto loop
+
+	case iEqI:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) == uint64(in.imm))
+		in = next(in)
+		goto loop
+	case iNeI:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) != uint64(in.imm))
+		in = next(in)
+		goto loop
+	case iLtSI:
+		*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) < in.imm)
+		in = next(in)
+		goto loop
+	case iLtUI:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) < uint64(in.imm))
+		in = next(in)
+		goto loop
+	case iLeSI:
+		*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) <= in.imm)
+		in = next(in)
+		goto loop
+	case iLeUI:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) <= uint64(in.imm))
+		in = next(in)
+		goto loop
+	case iGtSI:
+		*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) > in.imm)
+		in = next(in)
+		goto loop
+	case iGtUI:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) > uint64(in.imm))
+		in = next(in)
+		goto loop
+	case iGeSI:
+		*reg(regs, in.d) = b2u(int64(*reg(regs, in.a)) >= in.imm)
+		in = next(in)
+		goto loop
+	case iGeUI:
+		*reg(regs, in.d) = b2u(*reg(regs, in.a) >= uint64(in.imm))
+		in = next(in)
+		goto loop
+
+	case iSelect:
+		if *reg(regs, in.a) != 0 {
+			*reg(regs, in.d) = *reg(regs, in.b)
+		} else {
+			*reg(regs, in.d) = *reg(regs, in.c)
+		}
+		in = next(in)
+		goto loop
+
+	case iFAdd:
+		*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) + f64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iFSub:
+		*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) - f64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iFMul:
+		*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) * f64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iFDiv:
+		*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) / f64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iFMin:
+		*reg(regs, in.d) = u64(min(f64(*reg(regs, in.a)), f64(*reg(regs, in.b))))
+		in = next(in)
+		goto loop
+	case iFMax:
+		*reg(regs, in.d) = u64(max(f64(*reg(regs, in.a)), f64(*reg(regs, in.b))))
+		in = next(in)
+		goto loop
+	case iFCopysign:
+		*reg(regs, in.d) = *reg(regs, in.a)&^signBit | *reg(regs, in.b)&signBit
+		in = next(in)
+		goto loop
+	case iFSqrt:
+		*reg(regs, in.d) = u64(math.Sqrt(f64(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iFNeg:
+		*reg(regs, in.d) = *reg(regs, in.a) ^ signBit
+		in = next(in)
+		goto loop
+	case iFAbs:
+		*reg(regs, in.d) = *reg(regs, in.a) &^ signBit
+		in = next(in)
+		goto loop
+	case iFFloor:
+		*reg(regs, in.d) = u64(math.Floor(f64(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iFCeil:
+		*reg(regs, in.d) = u64(math.Ceil(f64(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iFTrunc:
+		*reg(regs, in.d) = u64(math.Trunc(f64(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iFNearest:
+		*reg(regs, in.d) = u64(math.RoundToEven(f64(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iFEq:
+		*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) == f64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iFNe:
+		*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) != f64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iFLt:
+		*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) < f64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iFLe:
+		*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) <= f64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iFGt:
+		*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) > f64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iFGe:
+		*reg(regs, in.d) = b2u(f64(*reg(regs, in.a)) >= f64(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+
+	case iConvS:
+		*reg(regs, in.d) = u64(float64(int64(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iConvU:
+		*reg(regs, in.d) = u64(float64(*reg(regs, in.a)))
+		in = next(in)
+		goto loop
+	case iTruncS:
+		x := f64(*reg(regs, in.a))
+		if !fitsS64(x) {
+			return m.trap(truncTrap(x), st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(int64(x))
+		in = next(in)
+		goto loop
+	case iTruncU:
+		x := f64(*reg(regs, in.a))
+		if !fitsU64(x) {
+			return m.trap(truncTrap(x), st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(x)
+		in = next(in)
+		goto loop
+	case iTruncSatS:
+		*reg(regs, in.d) = uint64(TruncSatS(f64(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iTruncSatU:
+		*reg(regs, in.d) = TruncSatU(f64(*reg(regs, in.a)))
+		in = next(in)
+		goto loop
+
+	case iLoad8S:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 1) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(int64(int8(*(*byte)(at(st.mem, ea)))))
+		in = next(in)
+		goto loop
+	case iLoad8U:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 1) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(*(*byte)(at(st.mem, ea)))
+		in = next(in)
+		goto loop
+	case iLoad16S:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 2) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(int64(int16(le16(at(st.mem, ea)))))
+		in = next(in)
+		goto loop
+	case iLoad16U:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 2) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(le16(at(st.mem, ea)))
+		in = next(in)
+		goto loop
+	case iLoad32S:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 4) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		b := (*[4]byte)(at(st.mem, ea))
+		*reg(regs, in.d) = uint64(int64(int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)))
+		in = next(in)
+		goto loop
+	case iLoad32U:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 4) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		b := (*[4]byte)(at(st.mem, ea))
+		*reg(regs, in.d) = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
+		in = next(in)
+		goto loop
+	case iLoad64:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 8) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		b := (*[8]byte)(at(st.mem, ea))
+		*reg(regs, in.d) = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		in = next(in)
+		goto loop
+	case iStore8:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 1) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		*(*byte)(at(st.mem, ea)) = byte(*reg(regs, in.b))
+		in = next(in)
+		goto loop
+	case iStore16:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 2) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		b, v := (*[2]byte)(at(st.mem, ea)), *reg(regs, in.b)
+		b[0], b[1] = byte(v), byte(v>>8)
+		in = next(in)
+		goto loop
+	case iStore32:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 4) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		b, v := (*[4]byte)(at(st.mem, ea)), *reg(regs, in.b)
+		b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		in = next(in)
+		goto loop
+	case iStore64:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 8) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		b, v := (*[8]byte)(at(st.mem, ea)), *reg(regs, in.b)
+		b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		b[4], b[5], b[6], b[7] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
+		in = next(in)
+		goto loop
+	case iMemSize:
+		*reg(regs, in.d) = uint64(len(st.mem)) / bytecode.PageSize
+		in = next(in)
+		goto loop
+	case iMemGrow:
+		*reg(regs, in.d) = uint64(m.Memory.Grow(*reg(regs, in.a)))
+		st.mem = m.Memory.Bytes
+		in = next(in)
+		goto loop
+
+	case iJump:
 		count(st.cnt, in.c)
 		if in.back {
 			if m.poll.Budget--; m.poll.Budget < 0 {
@@ -925,11 +661,648 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 			}
 		}
 		in = (*inst)(unsafe.Add(st.code, in.d))
-		continue
-	notTaken:
-		count(st.cnt, in.c+8)
-		in = (*inst)(unsafe.Add(unsafe.Pointer(in), instSize))
+		goto loop
+	case iBrIf:
+		if *reg(regs, in.a) != 0 {
+			goto taken
+		}
+		goto notTaken
+	case iBrEq:
+		if *reg(regs, in.a) == *reg(regs, in.b) {
+			goto taken
+		}
+		goto notTaken
+	case iBrNe:
+		if *reg(regs, in.a) != *reg(regs, in.b) {
+			goto taken
+		}
+		goto notTaken
+	case iBrLtS:
+		if int64(*reg(regs, in.a)) < int64(*reg(regs, in.b)) {
+			goto taken
+		}
+		goto notTaken
+	case iBrLtU:
+		if *reg(regs, in.a) < *reg(regs, in.b) {
+			goto taken
+		}
+		goto notTaken
+	case iBrLeS:
+		if int64(*reg(regs, in.a)) <= int64(*reg(regs, in.b)) {
+			goto taken
+		}
+		goto notTaken
+	case iBrLeU:
+		if *reg(regs, in.a) <= *reg(regs, in.b) {
+			goto taken
+		}
+		goto notTaken
+	case iBrGtS:
+		if int64(*reg(regs, in.a)) > int64(*reg(regs, in.b)) {
+			goto taken
+		}
+		goto notTaken
+	case iBrGtU:
+		if *reg(regs, in.a) > *reg(regs, in.b) {
+			goto taken
+		}
+		goto notTaken
+	case iBrGeS:
+		if int64(*reg(regs, in.a)) >= int64(*reg(regs, in.b)) {
+			goto taken
+		}
+		goto notTaken
+	case iBrGeU:
+		if *reg(regs, in.a) >= *reg(regs, in.b) {
+			goto taken
+		}
+		goto notTaken
+	case iBrEqI:
+		if *reg(regs, in.a) == uint64(in.imm) {
+			goto taken
+		}
+		goto notTaken
+	case iBrNeI:
+		if *reg(regs, in.a) != uint64(in.imm) {
+			goto taken
+		}
+		goto notTaken
+	case iBrLtSI:
+		if int64(*reg(regs, in.a)) < in.imm {
+			goto taken
+		}
+		goto notTaken
+	case iBrLtUI:
+		if *reg(regs, in.a) < uint64(in.imm) {
+			goto taken
+		}
+		goto notTaken
+	case iBrLeSI:
+		if int64(*reg(regs, in.a)) <= in.imm {
+			goto taken
+		}
+		goto notTaken
+	case iBrLeUI:
+		if *reg(regs, in.a) <= uint64(in.imm) {
+			goto taken
+		}
+		goto notTaken
+	case iBrGtSI:
+		if int64(*reg(regs, in.a)) > in.imm {
+			goto taken
+		}
+		goto notTaken
+	case iBrGtUI:
+		if *reg(regs, in.a) > uint64(in.imm) {
+			goto taken
+		}
+		goto notTaken
+	case iBrGeSI:
+		if int64(*reg(regs, in.a)) >= in.imm {
+			goto taken
+		}
+		goto notTaken
+	case iBrGeUI:
+		if *reg(regs, in.a) >= uint64(in.imm) {
+			goto taken
+		}
+		goto notTaken
+
+	case iSwitch:
+		idx := *reg(regs, in.a)
+		var target int
+		if idx < uint64(in.b) {
+			count(st.cnt, in.c+uint32(idx)*8)
+			target = int(st.f.lists[uint64(in.imm)+idx])
+		} else {
+			count(st.cnt, in.c+in.b*8)
+			target = int(in.d) / instSize
+		}
+		if target <= st.pc(in) {
+			if m.poll.Budget--; m.poll.Budget < 0 {
+				if err := m.pollAt(st.fn, st.pc(in)); err != nil {
+					return err
+				}
+			}
+		}
+		in = (*inst)(unsafe.Add(st.code, target*instSize))
+		goto loop
+
+	case iCall:
+		if m.poll.Budget--; m.poll.Budget < 0 {
+			if err := m.pollAt(st.fn, st.pc(in)); err != nil {
+				return err
+			}
+		}
+		if len(m.frames)+m.active >= m.cfg.MaxCallDepth {
+			return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
+		}
+		f := st.f
+		callee := m.prog.funcs[in.a]
+		newBase := st.base + f.nregs
+		if newBase+callee.nregs >= len(m.stack) {
+			if !m.ensureStack(newBase + callee.nregs) {
+				return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
+			}
+			regs = m.window(st.base)
+		}
+		callRegs := m.window(newBase)
+		args := f.lists[in.imm : in.imm+int64(in.b)]
+		for i, r := range args {
+			*reg(callRegs, uint32(i*8)) = *reg(regs, r)
+		}
+		for i := len(args); i < callee.nregs; i++ {
+			*reg(callRegs, uint32(i*8)) = 0
+		}
+		m.frames = append(m.frames, frame{fn: int32(st.fn), pc: int32(st.pc(in)), base: int32(st.base)})
+		st.fn, st.f, st.base = int(in.a), callee, newBase
+		st.code = unsafe.Pointer(unsafe.SliceData(callee.code))
+		st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[in.a]))
+		regs = callRegs
+		count(st.cnt, 0)
+		in = (*inst)(st.code)
+		goto loop
+
+	case iCallHost:
+		f := st.f
+		args := f.lists[in.imm : in.imm+int64(in.b)]
+		res := f.lists[in.imm+int64(in.b) : in.imm+int64(in.b)+int64(in.c)]
+		top := st.base + f.nregs
+		if n := top + len(args) + len(res); n >= len(m.stack) && !m.ensureStack(n) {
+			return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
+		}
+		regs = m.window(st.base)
+		hostArgs := m.stack[top : top+len(args)]
+		hostRes := m.stack[top+len(args) : top+len(args)+len(res)]
+		for i, r := range args {
+			hostArgs[i] = *reg(regs, r)
+		}
+		clear(hostRes)
+		m.sp = top + len(args) + len(res)
+		m.hostSite = int64(st.fn)<<32 | int64(st.pc(in))
+		err := m.hosts[in.a](m.poll.ctx, hostArgs, hostRes)
+		m.hostSite = -1
+		if err != nil {
+			t := m.trap(bytecode.TrapHostError, st.fn, st.pc(in))
+			t.Cause = err
+			return t
+		}
+		// The host may have called back into the machine, growing the
+		// stack or the memory; hostRes still points at the slots it
+		// wrote.
+		regs = m.window(st.base)
+		st.mem = m.Memory.Bytes
+		for i, r := range res {
+			*reg(regs, r) = hostRes[i]
+		}
+		if in.narrow {
+			m.narrowHostResults(int(in.a), regs, res)
+		}
+		in = next(in)
+		goto loop
+
+	case iRet:
+		vals := st.f.lists[in.imm : in.imm+int64(in.b)]
+		if len(m.frames) == st.framesBase {
+			for i, r := range vals {
+				st.results[i] = *reg(regs, r)
+			}
+			return nil
+		}
+		fr := m.frames[len(m.frames)-1]
+		m.frames = m.frames[:len(m.frames)-1]
+		st.fn, st.f, st.base = int(fr.fn), m.prog.funcs[fr.fn], int(fr.base)
+		st.code = unsafe.Pointer(unsafe.SliceData(st.f.code))
+		st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[fr.fn]))
+		callerRegs := m.window(st.base)
+		in = (*inst)(unsafe.Add(st.code, int(fr.pc)*instSize))
+		dsts := st.f.lists[in.imm+int64(in.b) : in.imm+int64(in.b)+int64(in.c)]
+		for i, r := range vals {
+			*reg(callerRegs, dsts[i]) = *reg(regs, r)
+		}
+		regs = callerRegs
+		in = next(in)
+		goto loop
+	case iTrap:
+		t := m.trap(bytecode.TrapExplicit, st.fn, st.pc(in))
+		t.Code = in.imm
+		return t
+
+	// The 32-bit types: every i32 or f32 result is written
+	// zero-extended.
+	case iAdd32:
+		*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) + *reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iSub32:
+		*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) - *reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iMul32:
+		*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) * *reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iDivS32:
+		a, b := int32(*reg(regs, in.a)), int32(*reg(regs, in.b))
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		if b == -1 && a == math.MinInt32 {
+			return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(uint32(a / b))
+		in = next(in)
+		goto loop
+	case iRemS32:
+		a, b := int32(*reg(regs, in.a)), int32(*reg(regs, in.b))
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		if b == -1 {
+			*reg(regs, in.d) = 0
+		} else {
+			*reg(regs, in.d) = uint64(uint32(a % b))
+		}
+		in = next(in)
+		goto loop
+	case iShl32:
+		*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) << (*reg(regs, in.b) & 31))
+		in = next(in)
+		goto loop
+	case iShrS32:
+		*reg(regs, in.d) = uint64(uint32(int32(*reg(regs, in.a)) >> (*reg(regs, in.b) & 31)))
+		in = next(in)
+		goto loop
+	case iShrU32:
+		*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) >> (*reg(regs, in.b) & 31))
+		in = next(in)
+		goto loop
+	case iRotl32:
+		*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), int(*reg(regs, in.b)&31)))
+		in = next(in)
+		goto loop
+	case iRotr32:
+		*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), -int(*reg(regs, in.b)&31)))
+		in = next(in)
+		goto loop
+
+	case iAdd32I:
+		*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) + uint64(in.imm)))
+		in = next(in)
+		goto loop
+	case iMul32I:
+		*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a) * uint64(in.imm)))
+		in = next(in)
+		goto loop
+	case iDivS32I:
+		a, b := int32(*reg(regs, in.a)), int32(in.imm)
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		if b == -1 && a == math.MinInt32 {
+			return m.trap(bytecode.TrapIntegerOverflow, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(uint32(a / b))
+		in = next(in)
+		goto loop
+	case iRemS32I:
+		a, b := int32(*reg(regs, in.a)), int32(in.imm)
+		if b == 0 {
+			return m.trap(bytecode.TrapDivideByZero, st.fn, st.pc(in))
+		}
+		if b == -1 {
+			*reg(regs, in.d) = 0
+		} else {
+			*reg(regs, in.d) = uint64(uint32(a % b))
+		}
+		in = next(in)
+		goto loop
+	case iShl32I:
+		*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) << (uint64(in.imm) & 31))
+		in = next(in)
+		goto loop
+	case iShrS32I:
+		*reg(regs, in.d) = uint64(uint32(int32(*reg(regs, in.a)) >> (uint64(in.imm) & 31)))
+		in = next(in)
+		goto loop
+	case iShrU32I:
+		*reg(regs, in.d) = uint64(uint32(*reg(regs, in.a)) >> (uint64(in.imm) & 31))
+		in = next(in)
+		goto loop
+	case iRotl32I:
+		*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), int(in.imm&31)))
+		in = next(in)
+		goto loop
+	case iRotr32I:
+		*reg(regs, in.d) = uint64(bits.RotateLeft32(uint32(*reg(regs, in.a)), -int(in.imm&31)))
+		in = next(in)
+		goto loop
+
+	case iNeg32:
+		*reg(regs, in.d) = uint64(-uint32(*reg(regs, in.a)))
+		in = next(in)
+		goto loop
+	case iClz32:
+		*reg(regs, in.d) = uint64(bits.LeadingZeros32(uint32(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iCtz32:
+		*reg(regs, in.d) = uint64(bits.TrailingZeros32(uint32(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iExt8S32:
+		*reg(regs, in.d) = uint64(uint32(int32(int8(*reg(regs, in.a)))))
+		in = next(in)
+		goto loop
+	case iExt16S32:
+		*reg(regs, in.d) = uint64(uint32(int32(int16(*reg(regs, in.a)))))
+		in = next(in)
+		goto loop
+
+	case iLtS32:
+		*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) < int32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iLeS32:
+		*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) <= int32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iGtS32:
+		*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) > int32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iGeS32:
+		*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) >= int32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iLtS32I:
+		*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) < int32(in.imm))
+		in = next(in)
+		goto loop
+	case iLeS32I:
+		*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) <= int32(in.imm))
+		in = next(in)
+		goto loop
+	case iGtS32I:
+		*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) > int32(in.imm))
+		in = next(in)
+		goto loop
+	case iGeS32I:
+		*reg(regs, in.d) = b2u(int32(*reg(regs, in.a)) >= int32(in.imm))
+		in = next(in)
+		goto loop
+	case iBrLtS32:
+		if int32(*reg(regs, in.a)) < int32(*reg(regs, in.b)) {
+			goto taken
+		}
+		goto notTaken
+	case iBrLeS32:
+		if int32(*reg(regs, in.a)) <= int32(*reg(regs, in.b)) {
+			goto taken
+		}
+		goto notTaken
+	case iBrGtS32:
+		if int32(*reg(regs, in.a)) > int32(*reg(regs, in.b)) {
+			goto taken
+		}
+		goto notTaken
+	case iBrGeS32:
+		if int32(*reg(regs, in.a)) >= int32(*reg(regs, in.b)) {
+			goto taken
+		}
+		goto notTaken
+	case iBrLtS32I:
+		if int32(*reg(regs, in.a)) < int32(in.imm) {
+			goto taken
+		}
+		goto notTaken
+	case iBrLeS32I:
+		if int32(*reg(regs, in.a)) <= int32(in.imm) {
+			goto taken
+		}
+		goto notTaken
+	case iBrGtS32I:
+		if int32(*reg(regs, in.a)) > int32(in.imm) {
+			goto taken
+		}
+		goto notTaken
+	case iBrGeS32I:
+		if int32(*reg(regs, in.a)) >= int32(in.imm) {
+			goto taken
+		}
+		goto notTaken
+
+	case iF32Add:
+		*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) + f32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iF32Sub:
+		*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) - f32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iF32Mul:
+		*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) * f32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iF32Div:
+		*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) / f32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iF32Min:
+		*reg(regs, in.d) = u32f(min(f32(*reg(regs, in.a)), f32(*reg(regs, in.b))))
+		in = next(in)
+		goto loop
+	case iF32Max:
+		*reg(regs, in.d) = u32f(max(f32(*reg(regs, in.a)), f32(*reg(regs, in.b))))
+		in = next(in)
+		goto loop
+	case iF32Copysign:
+		*reg(regs, in.d) = *reg(regs, in.a)&^signBit32 | *reg(regs, in.b)&signBit32
+		in = next(in)
+		goto loop
+	case iF32Sqrt:
+		*reg(regs, in.d) = u32f(float32(math.Sqrt(float64(f32(*reg(regs, in.a))))))
+		in = next(in)
+		goto loop
+	case iF32Floor:
+		*reg(regs, in.d) = u32f(float32(math.Floor(float64(f32(*reg(regs, in.a))))))
+		in = next(in)
+		goto loop
+	case iF32Ceil:
+		*reg(regs, in.d) = u32f(float32(math.Ceil(float64(f32(*reg(regs, in.a))))))
+		in = next(in)
+		goto loop
+	case iF32Trunc:
+		*reg(regs, in.d) = u32f(float32(math.Trunc(float64(f32(*reg(regs, in.a))))))
+		in = next(in)
+		goto loop
+	case iF32Nearest:
+		*reg(regs, in.d) = u32f(float32(math.RoundToEven(float64(f32(*reg(regs, in.a))))))
+		in = next(in)
+		goto loop
+	case iF32Eq:
+		*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) == f32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iF32Ne:
+		*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) != f32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iF32Lt:
+		*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) < f32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iF32Le:
+		*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) <= f32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iF32Gt:
+		*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) > f32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+	case iF32Ge:
+		*reg(regs, in.d) = b2u(f32(*reg(regs, in.a)) >= f32(*reg(regs, in.b)))
+		in = next(in)
+		goto loop
+
+	case iF32DemoteF64:
+		*reg(regs, in.d) = u32f(float32(f64(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iF64PromoteF32:
+		*reg(regs, in.d) = u64(float64(f32(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iF32ConvI32S:
+		*reg(regs, in.d) = u32f(float32(int32(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iF32ConvI64S:
+		*reg(regs, in.d) = u32f(float32(int64(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iF32ConvI64U:
+		*reg(regs, in.d) = u32f(float32(*reg(regs, in.a)))
+		in = next(in)
+		goto loop
+	case iF64ConvI32S:
+		*reg(regs, in.d) = u64(float64(int32(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iTruncS32:
+		x := f64(*reg(regs, in.a))
+		if !fitsS32(x) {
+			return m.trap(truncTrap(x), st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(uint32(int32(x)))
+		in = next(in)
+		goto loop
+	case iTruncU32:
+		x := f64(*reg(regs, in.a))
+		if !fitsU32(x) {
+			return m.trap(truncTrap(x), st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(uint32(x))
+		in = next(in)
+		goto loop
+	case iTruncS32F32:
+		x := float64(f32(*reg(regs, in.a)))
+		if !fitsS32(x) {
+			return m.trap(truncTrap(x), st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(uint32(int32(x)))
+		in = next(in)
+		goto loop
+	case iTruncU32F32:
+		x := float64(f32(*reg(regs, in.a)))
+		if !fitsU32(x) {
+			return m.trap(truncTrap(x), st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(uint32(x))
+		in = next(in)
+		goto loop
+	case iTruncSF32:
+		x := float64(f32(*reg(regs, in.a)))
+		if !fitsS64(x) {
+			return m.trap(truncTrap(x), st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(int64(x))
+		in = next(in)
+		goto loop
+	case iTruncUF32:
+		x := float64(f32(*reg(regs, in.a)))
+		if !fitsU64(x) {
+			return m.trap(truncTrap(x), st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(x)
+		in = next(in)
+		goto loop
+	case iTruncSatS32:
+		*reg(regs, in.d) = uint64(uint32(TruncSatS32(f64(*reg(regs, in.a)))))
+		in = next(in)
+		goto loop
+	case iTruncSatU32:
+		*reg(regs, in.d) = uint64(TruncSatU32(f64(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+	case iTruncSatS32F32:
+		*reg(regs, in.d) = uint64(uint32(TruncSatS32(float64(f32(*reg(regs, in.a))))))
+		in = next(in)
+		goto loop
+	case iTruncSatU32F32:
+		*reg(regs, in.d) = uint64(TruncSatU32(float64(f32(*reg(regs, in.a)))))
+		in = next(in)
+		goto loop
+	case iTruncSatSF32:
+		*reg(regs, in.d) = uint64(TruncSatS(float64(f32(*reg(regs, in.a)))))
+		in = next(in)
+		goto loop
+	case iTruncSatUF32:
+		*reg(regs, in.d) = TruncSatU(float64(f32(*reg(regs, in.a))))
+		in = next(in)
+		goto loop
+
+	case iLoad8S32:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 1) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(uint32(int32(int8(*(*byte)(at(st.mem, ea))))))
+		in = next(in)
+		goto loop
+	case iLoad16S32:
+		ea := *reg(regs, in.a) + uint64(in.imm)
+		if !inBounds(st.mem, ea, 2) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		*reg(regs, in.d) = uint64(uint32(int32(int16(le16(at(st.mem, ea))))))
+		in = next(in)
+		goto loop
+	case iMemGrow32:
+		*reg(regs, in.d) = uint64(uint32(m.Memory.Grow(*reg(regs, in.a))))
+		st.mem = m.Memory.Bytes
+		in = next(in)
+		goto loop
+
+	default:
+		return m.trap(bytecode.TrapNone, st.fn, st.pc(in))
 	}
+
+taken:
+	count(st.cnt, in.c)
+	if in.back {
+		if m.poll.Budget--; m.poll.Budget < 0 {
+			if err := m.pollAt(st.fn, st.pc(in)); err != nil {
+				return err
+			}
+		}
+	}
+	in = (*inst)(unsafe.Add(st.code, in.d))
+	goto loop
+notTaken:
+	count(st.cnt, in.c+8)
+	in = next(in)
+	goto loop
 }
 
 // pollAt runs the budget's slow path for the instruction at pc.

@@ -11,11 +11,12 @@ import (
 // HostFunc is a host function as the interpreter calls it: it reads its
 // arguments from args and writes its results to results (f64 values as
 // their bits; i32 and f32 values, the f32 as its bits, in the low 32 bits:
-// the arguments' upper halves are zero and the results' are ignored). ctx is the context of the call that is running. A non-nil
-// error stops execution with a HostError trap wrapping it. A panic in a
-// host function ends the call with a HostPanic trap when
-// Config.RecoverHostPanic is set, and propagates out of Machine.Call
-// otherwise; either way the machine restores its state (see Machine.Call).
+// the arguments' upper halves are zero and the results' are ignored). ctx
+// is the context of the call that is running. A non-nil error stops
+// execution with a HostError trap wrapping it. A panic in a host function
+// ends the call with a HostPanic trap when Config.RecoverHostPanic is set,
+// and propagates out of Machine.Call otherwise; either way the machine
+// restores its state (see Machine.Call).
 type HostFunc func(ctx context.Context, args, results []uint64) error
 
 // Config holds the limits of a Machine.
@@ -162,10 +163,10 @@ func (m *Machine) Program() *Program { return m.prog }
 // length must match the function's signature). Values are passed as in a
 // HostFunc: an i32 or f32 argument is the low 32 bits of its slot (Call
 // ignores the upper half), and an i32 or f32 result comes back
-// zero-extended. It returns a *bytecode.Trap
-// when execution traps. Call may be used re-entrantly from a host function
-// running on this machine; the nested call shares the limits and fuel of the
-// outermost call and is polled against its own ctx.
+// zero-extended. It returns a *bytecode.Trap when execution traps. Call
+// may be used re-entrantly from a host function running on this machine;
+// the nested call shares the limits and fuel of the outermost call and is
+// polled against its own ctx.
 //
 // A panic in a host function becomes a HostPanic trap of the Call that
 // ran the host function when Config.RecoverHostPanic is set. Otherwise
