@@ -1160,24 +1160,21 @@ func textParseFloat32(s string) (uint32, string) {
 		}
 		return uint32(bits), ""
 	}
+	// textParseFloat checks the literal's form and reads the infinities;
+	// a finite literal is rounded to f32 directly (rounding through f64
+	// first could round twice).
 	bits, msg := textParseFloat(s)
 	if msg != "" {
 		return 0, msg
 	}
-	f := math.Float64frombits(bits)
-	if g := float32(f); math.IsInf(float64(g), 0) && !math.IsInf(f, 0) {
+	if f := math.Float64frombits(bits); math.IsInf(f, 0) {
+		return math.Float32bits(float32(f)), ""
+	}
+	g, err := strconv.ParseFloat(s, 32)
+	if err != nil {
 		return 0, fmt.Sprintf("f32 %s out of range", asmShorten(s))
 	}
-	// strconv rounds the decimal to f32 directly (rounding through f64
-	// first could round twice).
-	if !math.IsInf(f, 0) {
-		g, err := strconv.ParseFloat(s, 32)
-		if err != nil {
-			return 0, fmt.Sprintf("f32 %s out of range", asmShorten(s))
-		}
-		return math.Float32bits(float32(g)), ""
-	}
-	return math.Float32bits(float32(f)), ""
+	return math.Float32bits(float32(g)), ""
 }
 
 // textAppendFloat32 appends the canonical text of the f32 with the given
