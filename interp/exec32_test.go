@@ -938,26 +938,6 @@ func TestHost32(t *testing.T) {
 	}
 }
 
-func TestRegisters32StartAtZero(t *testing.T) {
-	m := assemble(t, func(b *bc.ModuleBuilder) {
-		g := b.Func("g", nil, []bc.Type{bc.I32, bc.F32})
-		gi, gf := g.NewReg(bc.I32), g.NewReg(bc.F32)
-		g.Return(gi, gf)
-		f := b.Func("f", nil, []bc.Type{bc.I32, bc.F32})
-		for i := 0; i < 4; i++ {
-			f.I64Const(f.NewReg(bc.I64), -1)
-		}
-		r1, r2 := f.NewReg(bc.I32), f.NewReg(bc.F32)
-		f.Call(g.Index(), nil, []bc.Reg{r1, r2})
-		f.Return(r1, r2)
-		b.Export("f", f)
-	})
-	got, err := call(t, newMachine(t, m, Config{}), context.Background(), "f")
-	if err != nil || got[0] != 0 || got[1] != 0 {
-		t.Fatalf("f() = %v, %v", got, err)
-	}
-}
-
 // i32LoopModule: f(n) returns the sum of i for i in [0, n), wrapping mod
 // 2^32, and the number of partial sums that are negative as int32.
 func i32LoopModule(t testing.TB) *bc.Module {

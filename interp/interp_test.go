@@ -343,24 +343,26 @@ func TestMemoryGrow(t *testing.T) {
 
 func TestRegistersStartAtZero(t *testing.T) {
 	// f fills registers with garbage and calls g, whose registers must
-	// still read as zero.
-	m := assemble(t, func(b *bc.ModuleBuilder) {
-		g := b.Func("g", nil, []bc.Type{bc.I64, bc.F64})
-		gi, gf := g.NewReg(bc.I64), g.NewReg(bc.F64)
-		g.Return(gi, gf)
-		f := b.Func("f", nil, []bc.Type{bc.I64, bc.F64})
-		for i := 0; i < 4; i++ {
-			f.I64Const(f.NewReg(bc.I64), -1)
+	// still read as zero, of every type.
+	for _, ts := range [][2]bc.Type{{bc.I64, bc.F64}, {bc.I32, bc.F32}} {
+		m := assemble(t, func(b *bc.ModuleBuilder) {
+			g := b.Func("g", nil, ts[:])
+			gi, gf := g.NewReg(ts[0]), g.NewReg(ts[1])
+			g.Return(gi, gf)
+			f := b.Func("f", nil, ts[:])
+			for i := 0; i < 4; i++ {
+				f.I64Const(f.NewReg(bc.I64), -1)
+			}
+			r1, r2 := f.NewReg(ts[0]), f.NewReg(ts[1])
+			f.Call(g.Index(), nil, []bc.Reg{r1, r2})
+			f.Call(g.Index(), nil, []bc.Reg{r1, r2})
+			f.Return(r1, r2)
+			b.Export("f", f)
+		})
+		got, err := call(t, newMachine(t, m, Config{}), context.Background(), "f")
+		if err != nil || got[0] != 0 || got[1] != 0 {
+			t.Fatalf("%v: f() = %v, %v", ts, got, err)
 		}
-		r1, r2 := f.NewReg(bc.I64), f.NewReg(bc.F64)
-		f.Call(g.Index(), nil, []bc.Reg{r1, r2})
-		f.Call(g.Index(), nil, []bc.Reg{r1, r2})
-		f.Return(r1, r2)
-		b.Export("f", f)
-	})
-	got, err := call(t, newMachine(t, m, Config{}), context.Background(), "f")
-	if err != nil || got[0] != 0 || got[1] != 0 {
-		t.Fatalf("f() = %v, %v", got, err)
 	}
 }
 
