@@ -10,26 +10,52 @@ package bytecode
 // 1, 2, 3, ...). Every uvarint and varint must use the fewest bytes that
 // encode its value: an encoding whose last byte is 0x00 (other than the
 // single byte 0x00) is rejected, and so is one that does not fit in 64 bits.
-// Registers, branch targets, callees, page counts, data offsets and function
-// indices are uvarints that must fit in 32 bits; counts are uvarints bounded
-// by the limits in verify.go and by the input that remains.
+// Registers, branch targets, callees (function, host import, signature and
+// global indices), page counts, table sizes, data and element segment
+// offsets and function indices are uvarints that must fit in 32 bits;
+// counts are uvarints bounded by the limits in verify.go and by the input
+// that remains.
 //
 // Grammar ({...} is a repetition, as many times as the preceding count
 // says; "byte" is one raw byte):
 //
-//	module    = magic version memory data hosts funcs exports
+//	module    = magic 0x01 memory data hosts funcs exports
+//	          | magic 0x02 memory data hosts types globals table elems
+//	            funcs exports
 //	magic     = 0x00 'k' 'l' 'n'
-//	version   = 0x01
 //	memory    = uvarint(MinPages) uvarint(MaxPages)
 //	data      = uvarint(count) {uvarint(Offset) uvarint(len) {byte}}
 //	hosts     = uvarint(count) {string(Name) sig}
+//	types     = uvarint(count) {sig}
+//	globals   = uvarint(count) {global}
+//	global    = string(Name) type byte(flags) [init] [string(Import)]
+//	            [string(Export)]
+//	table     = byte(flags) uvarint(Min) [uvarint(Max)] [string(Import)]
+//	            [string(Export)]
+//	elems     = uvarint(count) {uvarint(Offset) uvarint(n) {uvarint(Func)}}
 //	funcs     = uvarint(count) {func}
 //	func      = string(Name) sig uvarint(nregs) {type} uvarint(ncode) {instr}
 //	exports   = uvarint(count) {string(Name) uvarint(Func)}
 //	string    = uvarint(len) {byte}
 //	sig       = uvarint(nparams) {type} uvarint(nresults) {type}
-//	type      = 0x01 (i64) | 0x02 (f64)
+//	type      = 0x01 (i64) | 0x02 (f64) | 0x03 (i32) | 0x04 (f32)
 //	instr     = uvarint(Op<<1 | UseImm) operands
+//
+// The version byte selects the layout: a module without types, globals,
+// table and element segments is written as version 1 (the layout from
+// before those parts existed, so older encodings still decode), any other
+// as version 2, and a version 2 module must have at least one of them.
+//
+// A global's flags are 0x01 (Mutable), 0x02 (imported: string(Import)
+// follows) and 0x04 (exported: string(Export) follows); no other bit may
+// be set, and Import and Export are not empty when their bit is set. A
+// global that is not imported has its init: for i64 the varint of
+// int64(Init); for i32 the varint of int32(Init), which must lie in the
+// int32 range; for f64 the 8 bytes and for f32 the 4 bytes of Init,
+// little-endian. An imported global has no init (its Init is 0). The
+// table's flags are 0x01 (HasMax: uvarint(Max) follows), 0x02 (imported)
+// and 0x04 (exported), likewise; a module without a table writes flags 0
+// and Min 0.
 //
 // A function's nregs counts the registers beyond its parameters: the types
 // of registers len(Sig.Params) .. len(Regs)-1. The registers that hold the
@@ -56,6 +82,11 @@ package bytecode
 //	                  uvarint(nresults) {R(Results[i])}
 //	FormatReturn      uvarint(n) {R(Args[i])}
 //	FormatTrap        I(Imm)
+//	FormatGlobalGet   R(Dst) uvarint(Callee)
+//	FormatGlobalSet   uvarint(Callee) R(A)
+//	FormatCallIndirect uvarint(Callee) R(A) uvarint(nargs) {R(Args[i])}
+//	                  uvarint(nresults) {R(Results[i])}
+//	FormatNone        nothing (unreachable; its opcode takes two bytes)
 //
 // Op is the opcode's numeric value as defined in ops.go, so the order of the
 // Op constants is part of the format: reordering them needs a new version.
@@ -63,10 +94,12 @@ package bytecode
 // it of every valid module). Bytes after the export section are an error.
 //
 // Limits. Decode rejects a count above the corresponding limit of verify.go
-// before reading the items: host imports (MaxHosts), functions (MaxFuncs),
-// signature parameters and results (MaxParams each), registers including the
-// parameters (MaxRegs), instructions per function (MaxCode) and switch table
-// entries (MaxSwitchTable). The argument and result lists of calls and the
+// before reading the items: host imports (MaxHosts), types (MaxTypes),
+// globals (MaxGlobals), the functions of an element segment
+// (MaxTableSize), functions (MaxFuncs), signature parameters and results
+// (MaxParams each), registers including the parameters (MaxRegs),
+// instructions per function (MaxCode) and switch table entries
+// (MaxSwitchTable). The argument and result lists of calls and the
 // value list of ret are held to MaxParams, which no valid module exceeds.
 // Every count, and every string or data length, must also be small enough
 // for the rest of the input to hold that many items of the smallest
@@ -85,8 +118,19 @@ import (
 
 // binMagic starts every binary module; binVersion follows it.
 const (
-	binMagic   = "\x00kln"
-	binVersion = 1
+	binMagic    = "\x00kln"
+	binVersion  = 1 // modules without types, globals, table and element segments
+	binVersion2 = 2 // modules with some of them
+)
+
+// Flag bits of globals and the table in the binary form.
+const (
+	binGlobalMutable = 0x01
+	binGlobalImport  = 0x02
+	binGlobalExport  = 0x04
+	binTableMax      = 0x01
+	binTableImport   = 0x02
+	binTableExport   = 0x04
 )
 
 // Minimum encoded sizes in bytes of repeated items, used to reject counts
@@ -96,6 +140,9 @@ const (
 	binMinHost   = 3 // name length, nparams, nresults
 	binMinFunc   = 5 // name length, nparams, nresults, nregs, ncode
 	binMinExport = 2 // name length, function index
+	binMinType   = 2 // nparams, nresults
+	binMinGlobal = 3 // name length, type, flags
+	binMinElem   = 2 // offset, count
 	binMinInstr  = 2 // opcode and at least one operand or count
 )
 
@@ -117,6 +164,10 @@ func binSizeHint(m *Module) int {
 	for _, f := range m.Funcs {
 		n += 16 + len(f.Name) + len(f.Regs) + 6*len(f.Code)
 	}
+	n += 8*len(m.Types) + 24*len(m.Globals)
+	for _, e := range m.Elems {
+		n += 8 + 3*len(e.Funcs)
+	}
 	return n
 }
 
@@ -126,7 +177,12 @@ func binSizeHint(m *Module) int {
 // only for verified modules; tests use it to make malformed inputs.
 func binAppendModule(dst []byte, m *Module) []byte {
 	dst = append(dst, binMagic...)
-	dst = append(dst, binVersion)
+	v2 := binNeedsVersion2(m)
+	if v2 {
+		dst = append(dst, binVersion2)
+	} else {
+		dst = append(dst, binVersion)
+	}
 	dst = binary.AppendUvarint(dst, uint64(m.Memory.MinPages))
 	dst = binary.AppendUvarint(dst, uint64(m.Memory.MaxPages))
 	dst = binary.AppendUvarint(dst, uint64(len(m.Data)))
@@ -139,6 +195,9 @@ func binAppendModule(dst []byte, m *Module) []byte {
 		dst = binAppendString(dst, h.Name)
 		dst = binAppendSig(dst, h.Sig)
 	}
+	if v2 {
+		dst = binAppendVersion2Parts(dst, m)
+	}
 	dst = binary.AppendUvarint(dst, uint64(len(m.Funcs)))
 	for _, f := range m.Funcs {
 		dst = binAppendFunc(dst, f)
@@ -147,6 +206,85 @@ func binAppendModule(dst []byte, m *Module) []byte {
 	for _, e := range m.Exports {
 		dst = binAppendString(dst, e.Name)
 		dst = binary.AppendUvarint(dst, uint64(e.Func))
+	}
+	return dst
+}
+
+// binNeedsVersion2 reports whether m has a part only version 2 can hold.
+func binNeedsVersion2(m *Module) bool {
+	return len(m.Types) > 0 || len(m.Globals) > 0 || m.HasTable() || len(m.Elems) > 0
+}
+
+// binAppendVersion2Parts appends the types, globals, table and element
+// segments of m.
+func binAppendVersion2Parts(dst []byte, m *Module) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(m.Types)))
+	for _, s := range m.Types {
+		dst = binAppendSig(dst, s)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(m.Globals)))
+	for i := range m.Globals {
+		g := &m.Globals[i]
+		dst = binAppendString(dst, g.Name)
+		dst = append(dst, byte(g.Type))
+		var flags byte
+		if g.Mutable {
+			flags |= binGlobalMutable
+		}
+		if g.Import != "" {
+			flags |= binGlobalImport
+		}
+		if g.Export != "" {
+			flags |= binGlobalExport
+		}
+		dst = append(dst, flags)
+		if g.Import == "" {
+			switch g.Type {
+			case F64:
+				dst = binary.LittleEndian.AppendUint64(dst, g.Init)
+			case F32:
+				dst = binary.LittleEndian.AppendUint32(dst, uint32(g.Init))
+			case I32:
+				dst = binary.AppendVarint(dst, int64(int32(uint32(g.Init))))
+			default:
+				dst = binary.AppendVarint(dst, int64(g.Init))
+			}
+		} else {
+			dst = binAppendString(dst, g.Import)
+		}
+		if g.Export != "" {
+			dst = binAppendString(dst, g.Export)
+		}
+	}
+	t := &m.Table
+	var flags byte
+	if t.HasMax {
+		flags |= binTableMax
+	}
+	if t.Import != "" {
+		flags |= binTableImport
+	}
+	if t.Export != "" {
+		flags |= binTableExport
+	}
+	dst = append(dst, flags)
+	dst = binary.AppendUvarint(dst, uint64(t.Min))
+	if t.HasMax {
+		dst = binary.AppendUvarint(dst, uint64(t.Max))
+	}
+	if t.Import != "" {
+		dst = binAppendString(dst, t.Import)
+	}
+	if t.Export != "" {
+		dst = binAppendString(dst, t.Export)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(m.Elems)))
+	for _, e := range m.Elems {
+		dst = binary.AppendUvarint(dst, uint64(e.Offset))
+		dst = binary.AppendUvarint(dst, uint64(len(e.Funcs)))
+		for _, f := range e.Funcs {
+			dst = binary.AppendUvarint(dst, uint64(f))
+		}
 	}
 	return dst
 }
@@ -258,6 +396,17 @@ func binAppendInstr(dst []byte, in *Instr) []byte {
 		dst = binAppendRegs(dst, in.Args)
 	case FormatTrap:
 		dst = binary.AppendVarint(dst, in.Imm)
+	case FormatGlobalGet:
+		reg(in.Dst)
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+	case FormatGlobalSet:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		reg(in.A)
+	case FormatCallIndirect:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		reg(in.A)
+		dst = binAppendRegs(dst, in.Args)
+		dst = binAppendRegs(dst, in.Results)
 	}
 	return dst
 }
@@ -552,8 +701,9 @@ func (d *binDecoder) module() (*Module, error) {
 	if d.pos >= len(d.b) {
 		return nil, d.errAt(d.pos, "version: unexpected end of input")
 	}
-	if v := d.b[d.pos]; v != binVersion {
-		return nil, d.errAt(d.pos, "unsupported version %d", v)
+	version := d.b[d.pos]
+	if version != binVersion && version != binVersion2 {
+		return nil, d.errAt(d.pos, "unsupported version %d", version)
 	}
 	d.pos++
 
@@ -603,6 +753,16 @@ func (d *binDecoder) module() (*Module, error) {
 	}
 	d.where = ""
 
+	if version == binVersion2 {
+		start := d.pos
+		if err := d.version2Parts(m); err != nil {
+			return nil, err
+		}
+		if !binNeedsVersion2(m) {
+			return nil, d.errAt(start, "version 2 module without types, globals, table or element segments (it must be written as version 1)")
+		}
+	}
+
 	if n, err = d.count("function count", MaxFuncs, binMinFunc); err != nil {
 		return nil, err
 	}
@@ -639,6 +799,184 @@ func (d *binDecoder) module() (*Module, error) {
 		return nil, d.errAt(d.pos, "%d trailing bytes after the export section", len(d.b)-d.pos)
 	}
 	return m, nil
+}
+
+// version2Parts reads the types, globals, table and element segments of a
+// version 2 module into m.
+func (d *binDecoder) version2Parts(m *Module) error {
+	n, err := d.count("type count", MaxTypes, binMinType)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		m.Types = make([]Signature, n)
+	}
+	for i := range m.Types {
+		d.where, d.whereIdx = "type", i
+		if m.Types[i], err = d.sig(); err != nil {
+			return err
+		}
+	}
+	d.where = ""
+
+	if n, err = d.count("global count", MaxGlobals, binMinGlobal); err != nil {
+		return err
+	}
+	if n > 0 {
+		m.Globals = make([]Global, n)
+	}
+	for i := range m.Globals {
+		d.where, d.whereIdx = "global", i
+		if err := d.global(&m.Globals[i]); err != nil {
+			return err
+		}
+	}
+	d.where = ""
+
+	d.where, d.whereIdx = "table", 0
+	flags, err := d.flags(binTableMax | binTableImport | binTableExport)
+	if err != nil {
+		return err
+	}
+	t := &m.Table
+	if t.Min, err = d.u32("minimum size"); err != nil {
+		return err
+	}
+	if flags&binTableMax != 0 {
+		t.HasMax = true
+		if t.Max, err = d.u32("maximum size"); err != nil {
+			return err
+		}
+	}
+	if flags&binTableImport != 0 {
+		if t.Import, err = d.nonEmptyStr("import name"); err != nil {
+			return err
+		}
+	}
+	if flags&binTableExport != 0 {
+		if t.Export, err = d.nonEmptyStr("export name"); err != nil {
+			return err
+		}
+	}
+	d.where = ""
+
+	if n, err = d.count("element segment count", 0, binMinElem); err != nil {
+		return err
+	}
+	if n > 0 {
+		m.Elems = make([]ElemSegment, n)
+	}
+	for i := range m.Elems {
+		d.where, d.whereIdx = "element segment", i
+		e := &m.Elems[i]
+		if e.Offset, err = d.u32("offset"); err != nil {
+			return err
+		}
+		k, err := d.count("function count", MaxTableSize, 1)
+		if err != nil {
+			return err
+		}
+		if k > 0 {
+			e.Funcs = make([]uint32, k)
+		}
+		for j := range e.Funcs {
+			if e.Funcs[j], err = d.u32(fmt.Sprintf("element %d function index", j)); err != nil {
+				return err
+			}
+		}
+	}
+	d.where = ""
+	return nil
+}
+
+// global reads one global.
+func (d *binDecoder) global(g *Global) error {
+	var err error
+	if g.Name, err = d.str("name"); err != nil {
+		return err
+	}
+	if g.Type, err = d.typ("type"); err != nil {
+		return err
+	}
+	flags, err := d.flags(binGlobalMutable | binGlobalImport | binGlobalExport)
+	if err != nil {
+		return err
+	}
+	g.Mutable = flags&binGlobalMutable != 0
+	if flags&binGlobalImport != 0 {
+		if g.Import, err = d.nonEmptyStr("import name"); err != nil {
+			return err
+		}
+	} else if err := d.globalInit(g); err != nil {
+		return err
+	}
+	if flags&binGlobalExport != 0 {
+		if g.Export, err = d.nonEmptyStr("export name"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// globalInit reads the initial value of a global that is not imported.
+func (d *binDecoder) globalInit(g *Global) error {
+	switch g.Type {
+	case F64, F32:
+		size := 8
+		if g.Type == F32 {
+			size = 4
+		}
+		if d.remaining() < size {
+			return d.errAt(d.pos, "%s initial value: unexpected end of input", g.Type)
+		}
+		if size == 8 {
+			g.Init = binary.LittleEndian.Uint64(d.b[d.pos:])
+		} else {
+			g.Init = uint64(binary.LittleEndian.Uint32(d.b[d.pos:]))
+		}
+		d.pos += size
+	case I32:
+		start := d.pos
+		v, err := d.varint("initial value")
+		if err != nil {
+			return err
+		}
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return d.errAt(start, "i32 initial value %d is not in the int32 range", v)
+		}
+		g.Init = uint64(uint32(v))
+	default:
+		v, err := d.varint("initial value")
+		if err != nil {
+			return err
+		}
+		g.Init = uint64(v)
+	}
+	return nil
+}
+
+// flags reads a flag byte in which only the bits of allowed may be set.
+func (d *binDecoder) flags(allowed byte) (byte, error) {
+	if d.pos >= len(d.b) {
+		return 0, d.errAt(d.pos, "flags: unexpected end of input")
+	}
+	f := d.b[d.pos]
+	if f&^allowed != 0 {
+		return 0, d.errAt(d.pos, "unknown flags %#x", f&^allowed)
+	}
+	d.pos++
+	return f, nil
+}
+
+// nonEmptyStr reads a length-prefixed string that must not be empty (an
+// import or export name whose flag is set).
+func (d *binDecoder) nonEmptyStr(what string) (string, error) {
+	start := d.pos
+	s, err := d.str(what)
+	if err == nil && s == "" {
+		return "", d.errAt(start, "empty %s", what)
+	}
+	return s, err
 }
 
 func (d *binDecoder) function() (*Function, error) {
@@ -806,6 +1144,21 @@ func (d *binDecoder) instruction(in *Instr) error {
 		in.Args, err = d.regs("return value")
 	case FormatTrap:
 		imm("trap code")
+	case FormatGlobalGet:
+		reg(&in.Dst, "destination")
+		target(&in.Callee, "global")
+	case FormatGlobalSet:
+		target(&in.Callee, "global")
+		reg(&in.A, "operand A")
+	case FormatCallIndirect:
+		target(&in.Callee, "signature")
+		reg(&in.A, "operand A")
+		if err == nil {
+			in.Args, err = d.regs("argument")
+		}
+		if err == nil {
+			in.Results, err = d.regs("result")
+		}
 	}
 	return err
 }

@@ -15,10 +15,12 @@ func binFuzzSeeds(t testing.TB) [][]byte {
 		binCat(binHeader, binU(0, 0, 0, 0, 0, 0)),
 		binFib(binRetR0),
 	}
-	if b, err := Encode(baseModule()); err == nil {
+	for _, m := range []*Module{baseModule(), tableModule()} {
+		b, err := Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
 		seeds = append(seeds, b)
-	} else {
-		t.Fatal(err)
 	}
 	for seed := range 24 {
 		b, err := Encode(randomModule(rand.New(rand.NewPCG(uint64(seed), 0xf022))))
@@ -96,6 +98,14 @@ var binCorruptions = []func(m *Module, r *rand.Rand){
 	func(m *Module, r *rand.Rand) { // memory and data
 		m.Memory = Memory{MinPages: uint32(r.IntN(5)), MaxPages: uint32(r.IntN(MaxPages * 2))}
 		m.Data = append(m.Data, DataSegment{Offset: ^uint32(0) - 1, Bytes: []byte("xyz")})
+	},
+	func(m *Module, r *rand.Rand) { // globals, types, table and element segments
+		m.Globals = append(m.Globals, Global{Name: "g", Type: I32, Init: 1 << 40, Import: []string{"", "x"}[r.IntN(2)]})
+		m.Types = append(m.Types, Signature{Params: []Type{9}})
+		m.Table = Table{Min: uint32(r.IntN(3)), Max: uint32(r.IntN(3))}
+		m.Elems = append(m.Elems, ElemSegment{Offset: uint32(r.IntN(4)), Funcs: []uint32{uint32(r.IntN(10))}})
+		f := m.Funcs[r.IntN(len(m.Funcs))]
+		f.Code = append([]Instr{{Op: OpGlobalSet, Callee: uint32(r.IntN(3)), A: Reg(r.IntN(4))}, {Op: OpCallIndirect, Callee: uint32(r.IntN(3))}}, f.Code...)
 	},
 	func(m *Module, r *rand.Rand) { // memory offsets beyond 32 bits
 		f := m.Funcs[r.IntN(len(m.Funcs))]

@@ -19,6 +19,9 @@ func binModulesEqual(a, b *Module) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
+	if !textPartsEqual(a, b) {
+		return false
+	}
 	if a.Memory != b.Memory || len(a.Data) != len(b.Data) || len(a.Hosts) != len(b.Hosts) ||
 		len(a.Funcs) != len(b.Funcs) || !slices.Equal(a.Exports, b.Exports) {
 		return false
@@ -375,7 +378,7 @@ func TestBinaryDecodeErrors(t *testing.T) {
 		{"bad magic", []byte("\x7fELF\x02\x01"), `decode: byte 0: bad magic "\x7fELF", want "\x00kln"`},
 		{"short bad magic", []byte("k"), `decode: byte 0: bad magic "k", want "\x00kln"`},
 		{"no version", []byte("\x00kln"), "decode: byte 4: version: unexpected end of input"},
-		{"bad version", []byte("\x00kln\x02"), "decode: byte 4: unsupported version 2"},
+		{"bad version", []byte("\x00kln\x03"), "decode: byte 4: unsupported version 3"},
 		{"no memory", []byte(binHeader), "decode: byte 5: memory minimum pages: unexpected end of input"},
 		{"overlong varint", binCat(binHeader, "\x81\x00\x01"), "decode: byte 5: memory minimum pages: non-minimal varint encoding"},
 		{"overlong zero", binCat(binHeader, "\x00\x80\x00"), "decode: byte 6: memory maximum pages: non-minimal varint encoding"},
@@ -467,7 +470,7 @@ func TestBinaryDecodeVerifies(t *testing.T) {
 		{"valid", binFib(binRetR0), ""},
 		{"register out of range", binFib(binCat(binOp(OpReturn, false), binU(1, 5))), "verify: func fib: instruction 0 (ret): return value 0 register r5 out of range (the function has 2 registers)"},
 		{"target out of range", binFib(binCat(binOp(OpJump, false), binU(7))), "verify: func fib: instruction 0 (jump): branch target 7 out of range (the function has 1 instructions)"},
-		{"falls off the end", binFib(binCat(binOp(OpI64Neg, false), binU(1, 0))), "verify: func fib: instruction 0 (i64.neg): control falls off the end of the function (the last instruction must be jump, switch, ret or trap)"},
+		{"falls off the end", binFib(binCat(binOp(OpI64Neg, false), binU(1, 0))), "verify: func fib: instruction 0 (i64.neg): control falls off the end of the function (the last instruction must be jump, switch, ret, trap or unreachable)"},
 		{"no code", binFib(), "verify: func fib: function has no code"},
 		{"memory offset", binFib(binCat(binOp(OpI64Load, false), binU(1, 0), binS(1<<31)), binRetR0), "verify: func fib: instruction 0 (i64.load): memory offset 2147483648 does not fit in 32 bits"},
 		{"memory limit", binCat(binHeader, binU(0, MaxPages+1, 0, 0, 0, 0)), "verify: memory maximum 65537 pages exceeds the limit of 65536"},

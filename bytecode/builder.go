@@ -42,6 +42,36 @@ func (b *ModuleBuilder) Host(name string, params, results []Type) uint32 {
 	return uint32(len(b.m.Hosts) - 1)
 }
 
+// Global adds a global and returns its index for GlobalGet and GlobalSet.
+func (b *ModuleBuilder) Global(g Global) uint32 {
+	b.m.Globals = append(b.m.Globals, g)
+	return uint32(len(b.m.Globals) - 1)
+}
+
+// Type adds a signature to Module.Types and returns its index for
+// CallIndirect.
+func (b *ModuleBuilder) Type(params, results []Type) uint32 {
+	b.m.Types = append(b.m.Types, Signature{Params: params, Results: results})
+	return uint32(len(b.m.Types) - 1)
+}
+
+// Table declares the module's table.
+func (b *ModuleBuilder) Table(t Table) *ModuleBuilder {
+	b.m.Table = t
+	return b
+}
+
+// Elem adds an element segment that puts fns into the table from entry
+// offset on.
+func (b *ModuleBuilder) Elem(offset uint32, fns ...*FuncBuilder) *ModuleBuilder {
+	e := ElemSegment{Offset: offset}
+	for _, f := range fns {
+		e.Funcs = append(e.Funcs, f.index)
+	}
+	b.m.Elems = append(b.m.Elems, e)
+	return b
+}
+
 // Func declares a function and returns the builder of its body. Its index
 // (for Call) is FuncBuilder.Index.
 func (b *ModuleBuilder) Func(name string, params, results []Type) *FuncBuilder {
@@ -240,6 +270,25 @@ func (fb *FuncBuilder) Call(callee uint32, args, results []Reg) {
 func (fb *FuncBuilder) CallHost(host uint32, args, results []Reg) {
 	fb.Emit(Instr{Op: OpCallHost, Callee: host, Args: args, Results: results})
 }
+
+// CallIndirect emits a call through table entry index (a register) of a
+// function of signature typ (an index into Module.Types).
+func (fb *FuncBuilder) CallIndirect(typ uint32, index Reg, args, results []Reg) {
+	fb.Emit(Instr{Op: OpCallIndirect, Callee: typ, A: index, Args: args, Results: results})
+}
+
+// GlobalGet emits dst = global g.
+func (fb *FuncBuilder) GlobalGet(dst Reg, g uint32) {
+	fb.Emit(Instr{Op: OpGlobalGet, Dst: dst, Callee: g})
+}
+
+// GlobalSet emits global g = src.
+func (fb *FuncBuilder) GlobalSet(g uint32, src Reg) {
+	fb.Emit(Instr{Op: OpGlobalSet, Callee: g, A: src})
+}
+
+// Unreachable emits an unreachable instruction, which traps.
+func (fb *FuncBuilder) Unreachable() { fb.Emit(Instr{Op: OpUnreachable}) }
 
 // Return emits a return of the given registers.
 func (fb *FuncBuilder) Return(values ...Reg) { fb.Emit(Instr{Op: OpReturn, Args: values}) }

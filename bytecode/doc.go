@@ -9,8 +9,12 @@
 // # Model
 //
 // A Module has functions, host imports (functions the embedder supplies),
-// one linear memory of bytes, data segments that initialise the memory, and
-// exported names for functions.
+// one linear memory of bytes, data segments that initialise the memory,
+// globals, signatures for indirect calls (Module.Types), at most one table
+// of function references with element segments that initialise it, and
+// exported names for functions. Globals and the table may be imported and
+// exported under names of their own. This is the model of WebAssembly 1.0
+// (with one memory and one table).
 //
 // A Function has a signature (i64, f64, i32 and f32 parameters and
 // results), a list of typed virtual registers and a sequence of
@@ -20,7 +24,8 @@
 //
 // Control starts at offset 0 and continues with the next instruction unless a
 // branch is taken. Control never falls off the end of a function: the last
-// instruction is a jump, switch, ret or trap (the verifier checks this).
+// instruction is a jump, switch, ret, trap or unreachable (the verifier
+// checks this).
 // Unreachable instructions are allowed.
 //
 // # Values
@@ -115,13 +120,49 @@
 //	switch   go to Table[A] if A (unsigned) < len(Table), else to Target
 //	call     call function Callee with Args; its results go to Results
 //	call_host  call host import Callee likewise
+//	call_indirect  call the function in table entry A (an i32 or i64,
+//	         unsigned) likewise; Callee is the index in Module.Types of
+//	         the signature the function must have
 //	ret      return the registers in Args
 //	trap     stop with an Explicit trap carrying the code Imm
+//	unreachable  stop with an Unreachable trap
 //
 // Argument registers are read before any result register is written, so a
 // register may be both an argument and a result. A call's result registers
 // are distinct. Calls nest to a depth the embedder limits; exceeding it traps
 // StackOverflow at the call instruction.
+//
+// call_indirect traps UndefinedElement when A is not below the table's
+// size, UninitializedElement when the entry is null, and
+// IndirectCallTypeMismatch when the function's signature is not equal to
+// Types[Callee] (the same parameter and result types; Module.SignatureIDs
+// numbers signatures so that this is one comparison). Otherwise it is a
+// call of that function, with call's depth and stack checks. The checks
+// come in that order; each of them traps at the call_indirect.
+//
+// # Globals
+//
+// A global holds one value of its type; it starts an instance with its
+// Init (or, when imported, with the value the embedder supplies) and each
+// instance has its own. 32-bit globals hold their value zero-extended, as
+// registers do.
+//
+//	global.get  Dst = global Callee (Dst has the global's type)
+//	global.set  global Callee = A (A has the global's type; the global is
+//	            mutable)
+//
+// # Table
+//
+// The table has Table.Min entries, each null or a function of the module.
+// When an instance starts, every entry is null and then the element
+// segments are applied in order: segment e puts its functions into
+// entries e.Offset, e.Offset+1, ...; the verifier checks that they lie
+// within the table. The bytecode has no instruction that changes the table
+// or its size.
+//
+// The compiled tiers do not lower global.get, global.set, call_indirect
+// and unreachable yet: a module that uses one of them runs in the
+// interpreter on every tier (see lower.Supports).
 //
 // # The 32-bit types
 //
@@ -157,9 +198,9 @@
 // Operands that only need an integer take either integer type, chosen by
 // the register: the destination of every comparison (so i64.lt_s, f64.eq
 // and i32.eq can produce an i32 as in WebAssembly, or an i64), the
-// condition of br_if and select, the index of switch, the address of
-// loads and stores, and memory.grow's delta and result and memory.size's
-// result (an i32 memory.grow result of -1 is 0xFFFFFFFF).
+// condition of br_if and select, the index of switch and call_indirect,
+// the address of loads and stores, and memory.grow's delta and result and
+// memory.size's result (an i32 memory.grow result of -1 is 0xFFFFFFFF).
 //
 // The compiled tiers do not lower the 32-bit types yet: a module that uses
 // them runs in the interpreter on every tier (package lower reports which
@@ -172,7 +213,8 @@
 // execution can be stopped by cancellation of the caller's context
 // (Interrupted), by running out of fuel (FuelExhausted) and by a host
 // function's error (HostError). Cancellation and fuel are checked on backward
-// branches and calls, so a loop cannot run unchecked.
+// branches and calls (call_indirect included, before its table checks), so
+// a loop cannot run unchecked.
 //
 // # Text form
 //
@@ -183,6 +225,11 @@
 //	memory 1 16                        ; initial and maximum pages
 //	data 0 "hello\n"                   ; offset and a Go-quoted string
 //	host putc (i64) -> ()
+//	type unop (i64) -> (i64)           ; a signature for call_indirect
+//	global count i64 mut = 0 export "count"
+//	global base i32 import "env.base"  ; imported: no initial value
+//	table 2 2 export "table"           ; minimum and optional maximum
+//	elem 0 fib fib                     ; table offset and function names
 //	func fib (i64) -> (i64)
 //	  regs i64 i64                     ; types of r1, r2 (after the parameters)
 //	  br.lt_s r0, 2, L7
@@ -202,16 +249,29 @@
 // takes a decimal float, inf, -inf, nan, or nan:0xBITS for a NaN with another
 // bit pattern. Memory operands are written [rA+OFF], [rA-OFF] or [rA]. A
 // switch is written "switch rA, [L1, L2], LDEFAULT"; calls "call NAME (ARGS)
-// -> (RESULTS)"; returns "ret r1, r2". Labels are identifiers followed by a
-// colon; Disassemble names them L followed by the offset they mark.
+// -> (RESULTS)" and "call_indirect TYPE, rA (ARGS) -> (RESULTS)"; globals
+// "global.get rD, NAME" and "global.set NAME, rA"; returns "ret r1, r2".
+// Labels are identifiers followed by a colon; Disassemble names them L
+// followed by the offset they mark.
+//
+// A global line is "global NAME TYPE [mut] = LITERAL" or "global NAME TYPE
+// [mut] import "QUOTED"", either followed by an optional export "QUOTED";
+// the LITERAL is read as the operand of TYPE.const. A table line is "table
+// MIN [MAX]" with optional import "QUOTED" and export "QUOTED" clauses
+// (a table of 0 entries needs a maximum, an import or an export to be
+// declared at all), and "elem OFFSET NAME ..." puts the named functions
+// into it. Types, globals and functions have separate namespaces; the
+// model does not keep type names, and Disassemble calls type i "t<i>".
 //
 // # Binary form
 //
 // Encode and Decode use a compact binary form: the magic "\x00kln", a version
 // byte, then the memory, data, host, function and export sections, with
-// unsigned LEB128 counts and indices and signed LEB128 immediates. Decode
-// accepts exactly the bytes Encode produces for some valid module and
-// rejects everything else with an error that says where it stopped.
+// unsigned LEB128 counts and indices and signed LEB128 immediates. Version
+// 2 adds the type, global, table and element sections before the
+// functions; Encode writes version 1 for a module that has none of them.
+// Decode accepts exactly the bytes Encode produces for some valid module
+// and rejects everything else with an error that says where it stopped.
 //
 // Assemble and Decode never panic, whatever their input; both verify the
 // module they produce.

@@ -24,11 +24,12 @@ type Instr struct {
 	Target uint32
 	// Table lists the targets of a switch.
 	Table []uint32
-	// Callee is the index of the called function (call) or host import
-	// (call_host).
+	// Callee is the index of the called function (call), host import
+	// (call_host) or signature in Module.Types (call_indirect), or of the
+	// global (global.get, global.set).
 	Callee uint32
-	// Args are the argument registers of a call or the returned registers
-	// of ret.
+	// Args are the argument registers of a call (any of the three kinds)
+	// or the returned registers of ret.
 	Args []Reg
 	// Results are the registers a call's results are written to.
 	Results []Reg
@@ -73,7 +74,7 @@ func (in *Instr) FallsThrough() bool { return !in.Op.Info().Terminator }
 func (in *Instr) Uses(dst []Reg) []Reg {
 	info := in.Op.Info()
 	switch info.Format {
-	case FormatUnary, FormatLoad, FormatBranch, FormatSwitch:
+	case FormatUnary, FormatLoad, FormatBranch, FormatSwitch, FormatGlobalSet:
 		dst = append(dst, in.A)
 	case FormatBinary, FormatCmpBranch:
 		dst = append(dst, in.A)
@@ -86,6 +87,9 @@ func (in *Instr) Uses(dst []Reg) []Reg {
 		dst = append(dst, in.A, in.B)
 	case FormatCall, FormatReturn:
 		dst = append(dst, in.Args...)
+	case FormatCallIndirect:
+		dst = append(dst, in.A)
+		dst = append(dst, in.Args...)
 	}
 	return dst
 }
@@ -93,9 +97,9 @@ func (in *Instr) Uses(dst []Reg) []Reg {
 // Defs appends the registers in writes to dst and returns the result.
 func (in *Instr) Defs(dst []Reg) []Reg {
 	switch in.Op.Info().Format {
-	case FormatConst, FormatUnary, FormatBinary, FormatSelect, FormatLoad, FormatMemorySize:
+	case FormatConst, FormatUnary, FormatBinary, FormatSelect, FormatLoad, FormatMemorySize, FormatGlobalGet:
 		dst = append(dst, in.Dst)
-	case FormatCall:
+	case FormatCall, FormatCallIndirect:
 		dst = append(dst, in.Results...)
 	}
 	return dst

@@ -101,6 +101,59 @@ type HostImport struct {
 	Sig  Signature
 }
 
+// Global is a module-level variable of one value type. Functions read it
+// with global.get and, when it is mutable, write it with global.set; both
+// refer to it by its index in Module.Globals.
+type Global struct {
+	// Name identifies the global in the text form. It is an identifier (see
+	// Function.Name); names are unique among the module's globals.
+	Name    string
+	Type    Type
+	Mutable bool
+	// Init is the global's value when an instance starts, as a bit
+	// pattern: an i64 value, an i32 value zero-extended, the bits of an
+	// f64, or the bits of an f32 in the low 32 bits (the upper 32 bits of
+	// a 32-bit global's Init are zero). It must be 0 for an imported
+	// global.
+	Init uint64
+	// Import, when not empty, makes the global an import: the embedder
+	// supplies its initial value under this name when it instantiates the
+	// module, and Init is unused.
+	Import string
+	// Export, when not empty, is the name under which the embedder can
+	// read (and, for a mutable global, write) the global.
+	Export string
+}
+
+// Table declares the module's table of function references, which
+// call_indirect calls through. A module has at most one table. Its size is
+// Min entries for the whole life of an instance (there is no table.grow);
+// entries that no element segment initialises are null. A Table with
+// Min == 0, HasMax false and no Import or Export means the module has no
+// table (see Module.HasTable).
+type Table struct {
+	Min uint32
+	// Max is the declared maximum size when HasMax is set (at least Min);
+	// it must be 0 otherwise.
+	Max    uint32
+	HasMax bool
+	// Import, when not empty, makes the table an import under this name.
+	// The text and binary forms and the verifier accept imported tables;
+	// package jit does not instantiate them yet.
+	Import string
+	// Export, when not empty, gives the table a public name.
+	Export string
+}
+
+// ElemSegment initialises entries Offset, Offset+1, ... of the table with
+// the functions Funcs lists (indices into Module.Funcs) when an instance
+// starts. Segments are applied in order, so a later one overwrites what an
+// earlier one wrote to the same entries.
+type ElemSegment struct {
+	Offset uint32
+	Funcs  []uint32
+}
+
 // Export gives a function a public name.
 type Export struct {
 	Name string
@@ -123,13 +176,123 @@ type Function struct {
 }
 
 // Module is a unit of kiln bytecode: functions, host imports, one linear
-// memory with its initial contents, and exported names.
+// memory with its initial contents, globals, a table of function
+// references with its initial contents, and exported names.
 type Module struct {
 	Memory  Memory
 	Data    []DataSegment
 	Hosts   []HostImport
 	Funcs   []*Function
 	Exports []Export
+	// Globals are the module's global variables; global.get and
+	// global.set refer to them by index.
+	Globals []Global
+	// Types are the signatures call_indirect refers to by index (its
+	// Callee).
+	Types []Signature
+	// Table is the module's table, if it has one (see HasTable).
+	Table Table
+	// Elems initialise the table.
+	Elems []ElemSegment
+}
+
+// HasTable reports whether the module declares a table: one with a
+// non-zero minimum size, a maximum, an import or an export name. (A table
+// of no entries needs one of the last three to exist.)
+func (m *Module) HasTable() bool {
+	t := &m.Table
+	return t.Min != 0 || t.HasMax || t.Import != "" || t.Export != ""
+}
+
+// GlobalIndex returns the index of the global with the given name, or -1.
+func (m *Module) GlobalIndex(name string) int {
+	for i := range m.Globals {
+		if m.Globals[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// ExportedGlobal returns the index of the global exported under name, or
+// -1.
+func (m *Module) ExportedGlobal(name string) int {
+	if name == "" {
+		return -1
+	}
+	for i := range m.Globals {
+		if m.Globals[i].Export == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// TableFuncs returns the initial contents of the table of a verified
+// module: for each of its first n entries, the index of the function the
+// element segments put there, or -1 for a null entry, where n is the end
+// of the last initialised entry. Entries from n up to the table's size
+// (Table.Min) are null. The slice is new.
+func (m *Module) TableFuncs() []int32 {
+	n := uint64(0)
+	for _, e := range m.Elems {
+		if len(e.Funcs) > 0 {
+			n = max(n, uint64(e.Offset)+uint64(len(e.Funcs)))
+		}
+	}
+	n = min(n, uint64(m.Table.Min))
+	t := make([]int32, n)
+	for i := range t {
+		t[i] = -1
+	}
+	for _, e := range m.Elems {
+		for k, f := range e.Funcs {
+			if i := uint64(e.Offset) + uint64(k); i < n {
+				t[i] = int32(f)
+			}
+		}
+	}
+	return t
+}
+
+// SignatureIDs assigns canonical signature ids: two signatures get the
+// same id exactly when they have the same parameter and result types. The
+// ids are dense, numbered from 0 in the order in which distinct
+// signatures first appear among m.Types and then the signatures of
+// m.Funcs. typeIDs[i] is the id of m.Types[i] and funcIDs[i] that of
+// m.Funcs[i].Sig, so an executor checks that a table entry fits a
+// call_indirect with one integer comparison of the callee's id with the
+// id of the instruction's type.
+func (m *Module) SignatureIDs() (funcIDs, typeIDs []uint32) {
+	ids := make(map[string]uint32, len(m.Types)+len(m.Funcs))
+	var key []byte
+	id := func(s Signature) uint32 {
+		key = key[:0]
+		for _, t := range s.Params {
+			key = append(key, byte(t))
+		}
+		key = append(key, 0)
+		for _, t := range s.Results {
+			key = append(key, byte(t))
+		}
+		if v, ok := ids[string(key)]; ok {
+			return v
+		}
+		v := uint32(len(ids))
+		ids[string(key)] = v
+		return v
+	}
+	typeIDs = make([]uint32, len(m.Types))
+	for i, s := range m.Types {
+		typeIDs[i] = id(s)
+	}
+	funcIDs = make([]uint32, len(m.Funcs))
+	for i, f := range m.Funcs {
+		if f != nil {
+			funcIDs[i] = id(f.Sig)
+		}
+	}
+	return funcIDs, typeIDs
 }
 
 // Instructions returns the number of instructions in all the module's
@@ -185,6 +348,14 @@ func (m *Module) Clone() *Module {
 		c.Funcs = append(c.Funcs, f.Clone())
 	}
 	c.Exports = slices.Clone(m.Exports)
+	c.Globals = slices.Clone(m.Globals)
+	for _, t := range m.Types {
+		c.Types = append(c.Types, t.clone())
+	}
+	c.Table = m.Table
+	for _, e := range m.Elems {
+		c.Elems = append(c.Elems, ElemSegment{Offset: e.Offset, Funcs: slices.Clone(e.Funcs)})
+	}
 	return c
 }
 

@@ -258,6 +258,13 @@ const (
 	OpI32Store
 	OpF32Store
 
+	// Globals, the table and unreachable (appended after the 32-bit types
+	// for the same reason).
+	OpGlobalGet    // Dst = Globals[Callee]
+	OpGlobalSet    // Globals[Callee] = A (the global is mutable)
+	OpCallIndirect // Results = the function at table entry A, of signature Types[Callee], called with Args
+	OpUnreachable  // trap Unreachable
+
 	numOps
 )
 
@@ -271,29 +278,35 @@ type Format uint8
 
 // The instruction formats.
 const (
-	FormatNone       Format = iota
-	FormatConst             // Dst, Imm
-	FormatUnary             // Dst, A
-	FormatBinary            // Dst, A, B or Imm (when the op allows immediates)
-	FormatSelect            // Dst, A, B, C
-	FormatLoad              // Dst, [A + Imm]
-	FormatStore             // [A + Imm], B
-	FormatMemorySize        // Dst
-	FormatJump              // Target
-	FormatBranch            // A, Target
-	FormatCmpBranch         // A, B or Imm, Target
-	FormatSwitch            // A, Table, Target
-	FormatCall              // Callee, Args, Results
-	FormatReturn            // Args
-	FormatTrap              // Imm
+	FormatNone         Format = iota // no operands (unreachable)
+	FormatConst                      // Dst, Imm
+	FormatUnary                      // Dst, A
+	FormatBinary                     // Dst, A, B or Imm (when the op allows immediates)
+	FormatSelect                     // Dst, A, B, C
+	FormatLoad                       // Dst, [A + Imm]
+	FormatStore                      // [A + Imm], B
+	FormatMemorySize                 // Dst
+	FormatJump                       // Target
+	FormatBranch                     // A, Target
+	FormatCmpBranch                  // A, B or Imm, Target
+	FormatSwitch                     // A, Table, Target
+	FormatCall                       // Callee, Args, Results
+	FormatReturn                     // Args
+	FormatTrap                       // Imm
+	FormatGlobalGet                  // Dst, Callee (the global)
+	FormatGlobalSet                  // Callee (the global), A
+	FormatCallIndirect               // Callee (the signature), A (the table index), Args, Results
 )
 
-// AnyType in an OpInfo operand type means "any type, the same as Dst".
+// AnyType in an OpInfo operand type means "any type, the same as Dst"; for
+// global.get and global.set, whose register has the global's type, it
+// means "the type of the global".
 const AnyType Type = 0xff
 
 // IntType in an OpInfo operand type means "I32 or I64", chosen by the
 // register itself: the destination of a comparison, a condition, a switch
-// index, a memory address, a memory.grow delta.
+// index, a memory address, a memory.grow delta, a call_indirect table
+// index.
 const IntType Type = 0xfe
 
 // OpInfo describes an opcode: its text name, its format, and the type of each
@@ -405,6 +418,11 @@ func init() {
 	def(OpTrap, OpInfo{Name: "trap", Format: FormatTrap, Terminator: true})
 
 	def32()
+
+	def(OpGlobalGet, OpInfo{Name: "global.get", Format: FormatGlobalGet, Dst: AnyType})
+	def(OpGlobalSet, OpInfo{Name: "global.set", Format: FormatGlobalSet, A: AnyType})
+	def(OpCallIndirect, OpInfo{Name: "call_indirect", Format: FormatCallIndirect, A: IntType})
+	def(OpUnreachable, OpInfo{Name: "unreachable", Format: FormatNone, Terminator: true})
 
 	for op := range opTable {
 		if opTable[op].Name == "" {

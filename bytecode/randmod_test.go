@@ -6,8 +6,10 @@ import (
 )
 
 // randomModule returns a module that passes Verify and uses every opcode
-// with random but well-typed operands. It is not meant to run meaningfully:
-// round-trip tests of the text and binary forms use it.
+// with random but well-typed operands, and may have globals (imported,
+// exported, constant and mutable), types (some equal to function
+// signatures, some not), a table and element segments. It is not meant to
+// run meaningfully: round-trip tests of the text and binary forms use it.
 func randomModule(r *rand.Rand) *Module {
 	types := []Type{I64, F64, I32, F32}
 	randTypes := func(max int) []Type {
@@ -43,6 +45,7 @@ func randomModule(r *rand.Rand) *Module {
 		f.Regs = append(f.Regs, randTypes(6)...)
 		m.Funcs = append(m.Funcs, f)
 	}
+	randomModuleParts(r, m, randTypes)
 	for _, f := range m.Funcs {
 		f.Code = randomCode(r, m, f, 1+r.IntN(60))
 	}
@@ -50,6 +53,60 @@ func randomModule(r *rand.Rand) *Module {
 		m.Exports = append(m.Exports, Export{Name: "export \"" + string(rune('a'+len(m.Exports))) + "\"\n", Func: uint32(r.IntN(nf))})
 	}
 	return m
+}
+
+// randomModuleParts gives m random globals, types, a table and element
+// segments; m has its functions (without code) and host imports.
+func randomModuleParts(r *rand.Rand, m *Module, randTypes func(int) []Type) {
+	types := []Type{I64, F64, I32, F32}
+	for i := r.IntN(5); i > 0; i-- {
+		g := Global{Name: "g" + string(rune('a'+len(m.Globals))), Type: types[r.IntN(len(types))], Mutable: r.IntN(2) == 0}
+		switch r.IntN(3) {
+		case 0:
+			g.Import = "global \"" + g.Name + "\" import\n"
+		case 1:
+			g.Init = r.Uint64()
+			if g.Type.Is32() {
+				g.Init = uint64(r.Uint32())
+			}
+		}
+		if r.IntN(3) == 0 {
+			g.Export = "global " + g.Name
+		}
+		m.Globals = append(m.Globals, g)
+	}
+	for i := r.IntN(4); i > 0; i-- {
+		if r.IntN(2) == 0 {
+			m.Types = append(m.Types, m.Funcs[r.IntN(len(m.Funcs))].Sig.clone())
+		} else {
+			m.Types = append(m.Types, Signature{Params: randTypes(3), Results: randTypes(2)})
+		}
+	}
+	if r.IntN(3) == 0 {
+		return
+	}
+	t := &m.Table
+	t.Min = uint32(r.IntN(9))
+	if r.IntN(2) == 0 {
+		t.Max, t.HasMax = t.Min+uint32(r.IntN(4)), true
+	}
+	if r.IntN(4) == 0 {
+		t.Import = "table"
+	}
+	if r.IntN(3) == 0 {
+		t.Export = "the table"
+	}
+	if !m.HasTable() {
+		t.HasMax = true
+	}
+	for i := r.IntN(4); i > 0; i-- {
+		off := r.IntN(int(t.Min) + 1)
+		e := ElemSegment{Offset: uint32(off)}
+		for k := r.IntN(int(t.Min) - off + 1); k > 0; k-- {
+			e.Funcs = append(e.Funcs, uint32(r.IntN(len(m.Funcs))))
+		}
+		m.Elems = append(m.Elems, e)
+	}
 }
 
 func randomCode(r *rand.Rand, m *Module, f *Function, n int) []Instr {
@@ -166,17 +223,50 @@ func randomCode(r *rand.Rand, m *Module, f *Function, n int) []Instr {
 			for i := r.IntN(5); i > 0; i-- {
 				in.Table = append(in.Table, target())
 			}
-		case FormatCall:
+		case FormatGlobalGet, FormatGlobalSet:
+			var gs []int
+			for i, g := range m.Globals {
+				if op == OpGlobalGet || g.Mutable {
+					gs = append(gs, i)
+				}
+			}
+			if len(gs) == 0 {
+				continue
+			}
+			in.Callee = uint32(gs[r.IntN(len(gs))])
+			if op == OpGlobalGet {
+				in.Dst = regOf(m.Globals[in.Callee].Type)
+			} else {
+				in.A = regOf(m.Globals[in.Callee].Type)
+			}
+		case FormatCall, FormatCallIndirect:
 			var sig Signature
-			if op == OpCall {
+			switch op {
+			case OpCall:
 				in.Callee = uint32(r.IntN(len(m.Funcs)))
 				sig = m.Funcs[in.Callee].Sig
-			} else {
+			case OpCallHost:
 				if len(m.Hosts) == 0 {
 					continue
 				}
 				in.Callee = uint32(r.IntN(len(m.Hosts)))
 				sig = m.Hosts[in.Callee].Sig
+			default:
+				if !m.HasTable() || len(m.Types) == 0 {
+					continue
+				}
+				in.Callee = uint32(r.IntN(len(m.Types)))
+				sig = m.Types[in.Callee]
+				in.A = pick(info.A)
+				if len(code) < n-2 && r.IntN(2) == 0 {
+					// Set the index to an entry of the table or just
+					// beyond it.
+					c := Instr{Op: OpI64Const, Dst: in.A, Imm: int64(r.IntN(int(m.Table.Min) + 3))}
+					if f.Regs[in.A] == I32 {
+						c.Op = OpI32Const
+					}
+					code = append(code, c)
+				}
 			}
 			in.Args = regsFor(sig.Params, false)
 			in.Results = regsFor(sig.Results, true)

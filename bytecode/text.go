@@ -17,12 +17,24 @@ import (
 //	memory MIN MAX
 //	data OFFSET "QUOTED"
 //	host NAME (TYPES) -> (TYPES)
+//	type NAME (TYPES) -> (TYPES)
+//	global NAME TYPE [mut] = LITERAL [export "QUOTED"]
+//	global NAME TYPE [mut] import "QUOTED" [export "QUOTED"]
+//	table MIN [MAX] [import "QUOTED"] [export "QUOTED"]
+//	elem OFFSET NAME ...
 //	func NAME (TYPES) -> (TYPES)
 //	  regs TYPE ...
 //	LABEL:
 //	  MNEMONIC OPERANDS
 //	end
 //	export "QUOTED" NAME
+//
+// Types, globals and functions each have their own namespace: call_indirect
+// names a type, global.get and global.set a global, call and elem
+// functions. Module.Types has no names: Disassemble calls type i "t<i>".
+// The LITERAL of a global is written as the operand of the TYPE.const
+// instruction. A table with no entries, no maximum, no import and no
+// export is no table at all (see Module.HasTable).
 //
 // Unexported identifiers of this file start with "asm" (the assembler) or
 // "text" (shared helpers and the disassembler).
@@ -81,19 +93,24 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 // the problem; when the verifier rejects the module the *SyntaxError wraps
 // the *VerifyError (see SyntaxError). Assemble reports the first problem it
 // finds: syntax is checked line by line, labels when a function's "end" is
-// reached, and function, host import and export names after the whole input
-// has been read, so functions and host imports may be used before they are
-// declared. Assemble never panics, whatever its input.
+// reached, and the names of functions, host imports, types, globals and
+// exports after the whole input has been read, so all of them may be used
+// before they are declared. Assemble never panics, whatever its input.
 func Assemble(src []byte) (*Module, error) {
 	p := &asmParser{
 		hostIdx:    map[string]int{},
 		funcIdx:    map[string]int{},
+		typeIdx:    map[string]int{},
+		globalIdx:  map[string]int{},
 		exportLine: map[string]int{},
 	}
 	if err := p.run(src); err != nil {
 		return nil, err
 	}
-	m := &Module{Memory: p.mem, Data: p.data, Hosts: p.hosts}
+	m := &Module{Memory: p.mem, Data: p.data, Hosts: p.hosts, Types: p.sigs, Globals: p.globals, Table: p.table}
+	for _, e := range p.elems {
+		m.Elems = append(m.Elems, e.seg)
+	}
 	m.Funcs = make([]*Function, len(p.funcs))
 	for i, f := range p.funcs {
 		m.Funcs[i] = f.fn
@@ -141,11 +158,19 @@ type asmLabelRef struct {
 	name     string
 }
 
-// asmCallRef is a callee name to resolve once every function and host
-// import has been read.
+// asmCallRef is a callee, type or global name to resolve once the whole
+// input has been read.
 type asmCallRef struct {
 	pc   int
 	name string
+}
+
+// asmElem is an element segment whose function names are resolved once
+// every function has been read.
+type asmElem struct {
+	seg   ElemSegment
+	names []string
+	line  int
 }
 
 type asmExport struct {
@@ -170,6 +195,15 @@ type asmParser struct {
 	hostIdx    map[string]int
 	funcs      []*asmFunc
 	funcIdx    map[string]int
+	sigs       []Signature
+	typeIdx    map[string]int
+	typeLines  []int
+	globals    []Global
+	globalIdx  map[string]int
+	globalLine []int
+	table      Table
+	tableLine  int
+	elems      []asmElem
 	exports    []asmExport
 	exportLine map[string]int
 	cur        *asmFunc // function whose body is being read, or nil
@@ -449,7 +483,7 @@ func (p *asmParser) parseLine() {
 		return
 	}
 	switch w {
-	case "memory", "data", "host", "func", "export":
+	case "memory", "data", "host", "func", "export", "type", "global", "table", "elem":
 		if p.cur != nil {
 			if w == "func" {
 				p.fail(`missing "end" before the next func`)
@@ -469,6 +503,14 @@ func (p *asmParser) parseLine() {
 			p.funcHeader()
 		case "export":
 			p.export()
+		case "type":
+			p.typeDecl()
+		case "global":
+			p.global()
+		case "table":
+			p.tableDecl()
+		case "elem":
+			p.elem()
 		}
 	case "end":
 		p.end()
@@ -521,6 +563,112 @@ func (p *asmParser) host() {
 	p.hostIdx[name] = len(p.hosts)
 	p.hosts = append(p.hosts, HostImport{Name: name, Sig: sig})
 	p.hostLines = append(p.hostLines, p.line)
+}
+
+func (p *asmParser) typeDecl() {
+	name := p.name("type name")
+	sig := p.signature()
+	p.endLine("the type's signature")
+	if p.err != nil {
+		return
+	}
+	if first, dup := p.typeIdx[name]; dup {
+		p.fail("duplicate type %q (the first is on line %d)", name, p.typeLines[first])
+		return
+	}
+	p.typeIdx[name] = len(p.sigs)
+	p.sigs = append(p.sigs, sig)
+	p.typeLines = append(p.typeLines, p.line)
+}
+
+// keyword consumes the word kw if it comes next and reports whether it did.
+func (p *asmParser) keyword(kw string) bool {
+	if t := p.peek(); p.err == nil && t.kind == asmWord && t.text == kw {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+// nonEmptyStr consumes a quoted string that must not be empty.
+func (p *asmParser) nonEmptyStr(what string) string {
+	s := p.str("a quoted " + what)
+	if p.err == nil && s == "" {
+		p.fail("empty %s", what)
+	}
+	return s
+}
+
+// global parses "global NAME TYPE [mut] = LITERAL [export "QUOTED"]" or
+// "global NAME TYPE [mut] import "QUOTED" [export "QUOTED"]".
+func (p *asmParser) global() {
+	g := Global{Name: p.name("global name")}
+	g.Type = p.typ()
+	g.Mutable = p.keyword("mut")
+	switch {
+	case p.keyword("="):
+		switch g.Type {
+		case I64:
+			g.Init = uint64(p.integer())
+		case I32:
+			g.Init = uint64(uint32(p.integer32()))
+		case F64:
+			g.Init = uint64(p.float())
+		case F32:
+			g.Init = uint64(p.float32())
+		}
+	case p.keyword("import"):
+		g.Import = p.nonEmptyStr("import name")
+	default:
+		p.unexpected(`"=" or "import"`)
+	}
+	if p.keyword("export") {
+		g.Export = p.nonEmptyStr("export name")
+	}
+	p.endLine("the global")
+	if p.err != nil {
+		return
+	}
+	if first, dup := p.globalIdx[g.Name]; dup {
+		p.fail("duplicate global %q (the first is on line %d)", g.Name, p.globalLine[first])
+		return
+	}
+	p.globalIdx[g.Name] = len(p.globals)
+	p.globals = append(p.globals, g)
+	p.globalLine = append(p.globalLine, p.line)
+}
+
+// tableDecl parses "table MIN [MAX] [import "QUOTED"] [export "QUOTED"]".
+func (p *asmParser) tableDecl() {
+	if p.tableLine != 0 {
+		p.fail("duplicate table declaration (the first is on line %d)", p.tableLine)
+		return
+	}
+	var t Table
+	t.Min = p.uint32Num("minimum table size")
+	if tok := p.peek(); p.err == nil && tok.kind == asmWord && tok.text != "import" && tok.text != "export" {
+		t.Max, t.HasMax = p.uint32Num("maximum table size"), true
+	}
+	if p.keyword("import") {
+		t.Import = p.nonEmptyStr("import name")
+	}
+	if p.keyword("export") {
+		t.Export = p.nonEmptyStr("export name")
+	}
+	p.endLine("the table declaration")
+	p.table, p.tableLine = t, p.line
+}
+
+// elem parses "elem OFFSET NAME ...".
+func (p *asmParser) elem() {
+	e := asmElem{line: p.line}
+	e.seg.Offset = p.uint32Num("element segment offset")
+	for p.err == nil && !p.atEOL() {
+		e.names = append(e.names, p.name("function name"))
+	}
+	if p.err == nil {
+		p.elems = append(p.elems, e)
+	}
 }
 
 func (p *asmParser) funcHeader() {
@@ -640,12 +788,14 @@ func (p *asmParser) finish() error {
 	for _, f := range p.funcs {
 		for _, c := range f.calls {
 			in := &f.fn.Code[c.pc]
-			var idx map[string]int
-			what := "function"
-			if in.Op == OpCallHost {
+			idx, what := p.funcIdx, "function"
+			switch in.Op {
+			case OpCallHost:
 				idx, what = p.hostIdx, "host import"
-			} else {
-				idx = p.funcIdx
+			case OpCallIndirect:
+				idx, what = p.typeIdx, "type"
+			case OpGlobalGet, OpGlobalSet:
+				idx, what = p.globalIdx, "global"
 			}
 			i, ok := idx[c.name]
 			if !ok {
@@ -654,6 +804,16 @@ func (p *asmParser) finish() error {
 			in.Callee = uint32(i)
 		}
 		f.calls = nil
+	}
+	for i := range p.elems {
+		e := &p.elems[i]
+		for _, name := range e.names {
+			fi, ok := p.funcIdx[name]
+			if !ok {
+				return p.errAt(e.line, nil, "element segment %d: unknown function %q", i, name)
+			}
+			e.seg.Funcs = append(e.seg.Funcs, uint32(fi))
+		}
 	}
 	for i := range p.exports {
 		e := &p.exports[i]
@@ -723,6 +883,12 @@ func asmUsage(op Op) string {
 		return "rA, ... (or nothing)"
 	case FormatTrap:
 		return "INTEGER"
+	case FormatGlobalGet:
+		return "rD, GLOBAL"
+	case FormatGlobalSet:
+		return "GLOBAL, rA"
+	case FormatCallIndirect:
+		return "TYPE, rA (ARGS) -> (RESULTS)"
 	}
 	return "no operands"
 }
@@ -829,6 +995,23 @@ func (p *asmParser) instr(op Op) {
 		}
 	case FormatTrap:
 		in.Imm = p.integer()
+	case FormatGlobalGet:
+		in.Dst = p.reg()
+		p.punct(',')
+		callee = p.name("global name")
+	case FormatGlobalSet:
+		callee = p.name("global name")
+		p.punct(',')
+		in.A = p.reg()
+	case FormatCallIndirect:
+		callee = p.name("type name")
+		p.punct(',')
+		in.A = p.reg()
+		in.Args = p.regList()
+		if t := p.peek(); p.err == nil && t.kind == asmWord && t.text == "->" {
+			p.pos++
+			in.Results = p.regList()
+		}
 	}
 	if p.err == nil && !p.atEOL() {
 		p.fail("too many operands: %s takes %s", op, asmUsage(op))
@@ -1211,8 +1394,10 @@ func textAppendFloat(b []byte, bits uint64) []byte {
 }
 
 // Disassemble prints m in the canonical text form: the memory declaration
-// (when the module has memory), data segments and host imports, then each
-// function, then the exports, with a blank line between those parts.
+// (when the module has memory), data segments, host imports, types,
+// globals, the table declaration (when the module has a table) and
+// element segments, then each function, then the exports, with a blank
+// line between those parts.
 // Function bodies are indented by two spaces, and each instruction that a
 // branch or switch of its function targets is preceded by a label line
 // "L<offset>:".
@@ -1237,6 +1422,30 @@ func Disassemble(m *Module) []byte {
 	for _, h := range m.Hosts {
 		b = fmt.Appendf(b, "host %s %s\n", h.Name, h.Sig)
 	}
+	for i, s := range m.Types {
+		b = fmt.Appendf(b, "type t%d %s\n", i, s)
+	}
+	for i := range m.Globals {
+		b = textAppendGlobal(b, &m.Globals[i])
+	}
+	if m.HasTable() {
+		t := &m.Table
+		b = fmt.Appendf(b, "table %d", t.Min)
+		if t.HasMax {
+			b = fmt.Appendf(b, " %d", t.Max)
+		}
+		b = textAppendClause(b, "import", t.Import)
+		b = textAppendClause(b, "export", t.Export)
+		b = append(b, '\n')
+	}
+	for _, e := range m.Elems {
+		b = fmt.Appendf(b, "elem %d", e.Offset)
+		for _, f := range e.Funcs {
+			b = append(b, ' ')
+			b = textAppendCallee(b, m, OpCall, f)
+		}
+		b = append(b, '\n')
+	}
 	for _, f := range m.Funcs {
 		if f == nil {
 			continue
@@ -1257,6 +1466,42 @@ func Disassemble(m *Module) []byte {
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// textAppendClause appends ` kw "QUOTED"` when s is not empty.
+func textAppendClause(b []byte, kw, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = append(b, ' ')
+	b = append(b, kw...)
+	b = append(b, ' ')
+	return strconv.AppendQuote(b, s)
+}
+
+// textAppendGlobal appends the line declaring g.
+func textAppendGlobal(b []byte, g *Global) []byte {
+	b = fmt.Appendf(b, "global %s %s", g.Name, g.Type)
+	if g.Mutable {
+		b = append(b, " mut"...)
+	}
+	if g.Import != "" {
+		b = textAppendClause(b, "import", g.Import)
+	} else {
+		b = append(b, " = "...)
+		switch g.Type {
+		case F64:
+			b = textAppendFloat(b, g.Init)
+		case F32:
+			b = textAppendFloat32(b, uint32(g.Init))
+		case I32:
+			b = strconv.AppendInt(b, int64(int32(uint32(g.Init))), 10)
+		default:
+			b = strconv.AppendInt(b, int64(g.Init), 10)
+		}
+	}
+	b = textAppendClause(b, "export", g.Export)
+	return append(b, '\n')
 }
 
 func textAppendFunc(b []byte, m *Module, f *Function) []byte {
@@ -1325,15 +1570,27 @@ func textAppendRegList(b []byte, rs []Reg) []byte {
 	return append(b, ')')
 }
 
-// textAppendCallee appends the name of the function (op call) or host import
-// (op call_host) with the given index, or "#index" if there is none.
+// textAppendCallee appends the name of the function (op call), host import
+// (op call_host), type (op call_indirect) or global (global.get and
+// global.set) with the given index, or "#index" if there is none.
 func textAppendCallee(b []byte, m *Module, op Op, idx uint32) []byte {
-	if op == OpCallHost {
+	switch op {
+	case OpCallHost:
 		if int(idx) < len(m.Hosts) {
 			return append(b, m.Hosts[idx].Name...)
 		}
-	} else if int(idx) < len(m.Funcs) && m.Funcs[idx] != nil {
-		return append(b, m.Funcs[idx].Name...)
+	case OpCallIndirect:
+		if int(idx) < len(m.Types) {
+			return fmt.Appendf(b, "t%d", idx)
+		}
+	case OpGlobalGet, OpGlobalSet:
+		if int(idx) < len(m.Globals) {
+			return append(b, m.Globals[idx].Name...)
+		}
+	default:
+		if int(idx) < len(m.Funcs) && m.Funcs[idx] != nil {
+			return append(b, m.Funcs[idx].Name...)
+		}
 	}
 	return fmt.Appendf(b, "#%d", idx)
 }
@@ -1430,6 +1687,25 @@ func textAppendInstr(b []byte, m *Module, in *Instr) []byte {
 	case FormatTrap:
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, in.Imm, 10)
+	case FormatGlobalGet:
+		b = append(b, ' ')
+		b = textAppendReg(b, in.Dst)
+		b = append(b, ", "...)
+		b = textAppendCallee(b, m, in.Op, in.Callee)
+	case FormatGlobalSet:
+		b = append(b, ' ')
+		b = textAppendCallee(b, m, in.Op, in.Callee)
+		b = append(b, ", "...)
+		b = textAppendReg(b, in.A)
+	case FormatCallIndirect:
+		b = append(b, ' ')
+		b = textAppendCallee(b, m, in.Op, in.Callee)
+		b = append(b, ", "...)
+		b = textAppendReg(b, in.A)
+		b = append(b, ' ')
+		b = textAppendRegList(b, in.Args)
+		b = append(b, " -> "...)
+		b = textAppendRegList(b, in.Results)
 	}
 	return b
 }

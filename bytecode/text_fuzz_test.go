@@ -35,6 +35,10 @@ func FuzzAssemble(f *testing.F) {
 		"func f () -> (f64)\n  regs f64\n  f64.const r0, nan:0x7ff0000000000001\n  ret r0\nend\n",
 		"memory 1 1\ndata 0 \"\\xff;\"\n",
 		"func f () -> ()\n  jump L\nL:\nend\n",
+		tableModuleText,
+		"global g f32 mut = -nan export \"g\"\nglobal h i32 import \"h\"\n",
+		"table 0 0 import \"t\"\ntype s (i32) -> ()\nfunc f (i32) -> ()\n  call_indirect s, r0 (r0)\n  unreachable\nend\nelem 0\n",
+		"table 3\nelem 1 f f\nfunc f () -> ()\n  unreachable\nend\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -89,7 +89,24 @@ func textModuleDiff(a, b *Module) string {
 	if !slices.Equal(a.Exports, b.Exports) {
 		return fmt.Sprintf("exports %v != %v", a.Exports, b.Exports)
 	}
+	if !textPartsEqual(a, b) {
+		return fmt.Sprintf("globals, types, table or element segments differ:\n%+v %+v %+v %+v\n%+v %+v %+v %+v",
+			a.Globals, a.Types, a.Table, a.Elems, b.Globals, b.Types, b.Table, b.Elems)
+	}
 	return ""
+}
+
+// textPartsEqual reports whether a and b have the same globals, types,
+// table and element segments, treating nil and empty slices as equal.
+func textPartsEqual(a, b *Module) bool {
+	if !slices.Equal(a.Globals, b.Globals) || a.Table != b.Table ||
+		!slices.EqualFunc(a.Types, b.Types, Signature.Equal) ||
+		!slices.EqualFunc(a.Elems, b.Elems, func(x, y ElemSegment) bool {
+			return x.Offset == y.Offset && slices.Equal(x.Funcs, y.Funcs)
+		}) {
+		return false
+	}
+	return true
 }
 
 // textCheckRoundTrip checks that m survives Disassemble and Assemble and that
@@ -243,6 +260,11 @@ func TestAssembleDocExample(t *testing.T) {
 memory 1 16                        ; initial and maximum pages
 data 0 "hello\n"                   ; offset and a Go-quoted string
 host putc (i64) -> ()
+type unop (i64) -> (i64)           ; a signature for call_indirect
+global count i64 mut = 0 export "count"
+global base i32 import "env.base"  ; imported: no initial value
+table 2 2 export "table"           ; minimum and optional maximum
+elem 0 fib fib                     ; table offset and function names
 func fib (i64) -> (i64)
   regs i64 i64                     ; types of r1, r2 (after the parameters)
   br.lt_s r0, 2, L7
@@ -281,6 +303,13 @@ export "fib" fib
 			},
 		}},
 		Exports: []Export{{Name: "fib", Func: 0}},
+		Types:   []Signature{{Params: []Type{I64}, Results: []Type{I64}}},
+		Globals: []Global{
+			{Name: "count", Type: I64, Mutable: true, Export: "count"},
+			{Name: "base", Type: I32, Import: "env.base"},
+		},
+		Table: Table{Min: 2, Max: 2, HasMax: true, Export: "table"},
+		Elems: []ElemSegment{{Offset: 0, Funcs: []uint32{0, 0}}},
 	}
 	if d := textModuleDiff(got, want); d != "" {
 		t.Fatal(d)
@@ -472,7 +501,7 @@ func TestAssembleErrors(t *testing.T) {
 		// Errors found by the verifier, located by source line.
 		{"verify register range", fn("  i64.add r0, r0, 1\n  i64.add r0, r9, 1\n  ret"), "line 4: func f: instruction 1 (i64.add): operand A register r9 out of range (the function has 2 registers)"},
 		{"verify register type", fn("  ; comment\n\n  mov r0, r1\n  ret"), "line 5: func f: instruction 0 (mov): operand A register r1 has type f64, want i64"},
-		{"verify falls off end", fn("  mov r0, r0"), "line 3: func f: instruction 0 (mov): control falls off the end of the function (the last instruction must be jump, switch, ret or trap)"},
+		{"verify falls off end", fn("  mov r0, r0"), "line 3: func f: instruction 0 (mov): control falls off the end of the function (the last instruction must be jump, switch, ret, trap or unreachable)"},
 		{"verify no code", "\nfunc f () -> ()\nend", "line 2: func f: function has no code"},
 		{"verify return count", "func f () -> (i64)\n  ret\nend", "line 2: func f: instruction 0 (ret): returns 0 values; the function's signature is () -> (i64)"},
 		{"verify call arguments", fn("  call f (r0)\n  ret"), "line 3: func f: instruction 0 (call): 1 arguments for a callee with signature () -> ()"},

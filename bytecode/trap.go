@@ -13,17 +13,21 @@ type TrapKind uint8
 // The trap kinds. Every tier reports the same kind at the same bytecode
 // offset for the same program and inputs.
 const (
-	TrapNone              TrapKind = iota
-	TrapDivideByZero               // integer division or remainder by zero
-	TrapIntegerOverflow            // INT64_MIN / -1, or a trapping float->int conversion out of range
-	TrapInvalidConversion          // trapping float->int conversion of NaN
-	TrapOutOfBounds                // memory access outside linear memory
-	TrapStackOverflow              // call depth or stack limit exceeded
-	TrapExplicit                   // the trap instruction; Trap.Code holds its code
-	TrapInterrupted                // the call's context was cancelled or timed out
-	TrapFuelExhausted              // the call used up its fuel budget
-	TrapHostError                  // a host function returned an error
-	TrapHostPanic                  // a host function panicked; Trap.Cause holds what the embedding recovered
+	TrapNone                     TrapKind = iota
+	TrapDivideByZero                      // integer division or remainder by zero
+	TrapIntegerOverflow                   // INT64_MIN / -1, or a trapping float->int conversion out of range
+	TrapInvalidConversion                 // trapping float->int conversion of NaN
+	TrapOutOfBounds                       // memory access outside linear memory
+	TrapStackOverflow                     // call depth or stack limit exceeded
+	TrapExplicit                          // the trap instruction; Trap.Code holds its code
+	TrapInterrupted                       // the call's context was cancelled or timed out
+	TrapFuelExhausted                     // the call used up its fuel budget
+	TrapHostError                         // a host function returned an error
+	TrapHostPanic                         // a host function panicked; Trap.Cause holds what the embedding recovered
+	TrapUnreachable                       // the unreachable instruction
+	TrapUndefinedElement                  // call_indirect with a table index at or beyond the table's size
+	TrapUninitializedElement              // call_indirect through a null table entry
+	TrapIndirectCallTypeMismatch          // call_indirect of a function whose signature differs from the instruction's
 	numTrapKinds
 )
 
@@ -39,6 +43,11 @@ var trapNames = [numTrapKinds]string{
 	TrapFuelExhausted:     "fuel exhausted",
 	TrapHostError:         "host function failed",
 	TrapHostPanic:         "host function panicked",
+
+	TrapUnreachable:              "unreachable executed",
+	TrapUndefinedElement:         "undefined element",
+	TrapUninitializedElement:     "uninitialized element",
+	TrapIndirectCallTypeMismatch: "indirect call type mismatch",
 }
 
 // String describes the trap kind in words.

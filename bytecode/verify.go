@@ -14,6 +14,9 @@ const (
 	MaxSwitchTable = 1 << 16 // entries in one switch table
 	MaxFuncs       = 1 << 20 // functions per module
 	MaxHosts       = 1 << 16 // host imports per module
+	MaxGlobals     = 1 << 20 // globals per module
+	MaxTypes       = 1 << 20 // signatures in Module.Types
+	MaxTableSize   = 1 << 24 // entries of the table (its minimum size)
 )
 
 // VerifyError reports the first rule a module breaks. Func and Offset locate
@@ -47,11 +50,12 @@ func (e *VerifyError) funcLabel() string {
 }
 
 // Verify checks that m is well formed: every register index, type, branch
-// target, callee and signature is valid, unused instruction fields are zero,
-// control cannot fall off the end of a function, names are identifiers and
-// unique, and memory, data and exports are consistent. Code after a
-// terminator that no branch reaches is allowed. Verify returns the first
-// problem it finds as a *VerifyError.
+// target, callee, global and signature is valid, unused instruction fields
+// are zero, control cannot fall off the end of a function, names are
+// identifiers and unique, and memory, data, globals, the table, element
+// segments, imports and exports are consistent. Code after a terminator
+// that no branch reaches is allowed. Verify returns the first problem it
+// finds as a *VerifyError.
 func Verify(m *Module) error {
 	if m == nil {
 		return &VerifyError{Func: -1, Msg: "nil module"}
@@ -77,6 +81,12 @@ func Verify(m *Module) error {
 	if len(m.Funcs) > MaxFuncs {
 		return modErr("%d functions exceed the limit of %d", len(m.Funcs), MaxFuncs)
 	}
+	if len(m.Globals) > MaxGlobals {
+		return modErr("%d globals exceed the limit of %d", len(m.Globals), MaxGlobals)
+	}
+	if len(m.Types) > MaxTypes {
+		return modErr("%d types exceed the limit of %d", len(m.Types), MaxTypes)
+	}
 	hostNames := make(map[string]bool, len(m.Hosts))
 	for i, h := range m.Hosts {
 		if !IsIdentifier(h.Name) {
@@ -89,6 +99,9 @@ func Verify(m *Module) error {
 		if err := checkSignature(h.Sig); err != nil {
 			return modErr("host import %s: %v", h.Name, err)
 		}
+	}
+	if err := verifyModuleParts(m); err != nil {
+		return err
 	}
 	funcNames := make(map[string]bool, len(m.Funcs))
 	for i, f := range m.Funcs {
@@ -119,6 +132,93 @@ func Verify(m *Module) error {
 		exportNames[e.Name] = true
 		if int(e.Func) >= len(m.Funcs) {
 			return modErr("export %q refers to function %d; the module has %d", e.Name, e.Func, len(m.Funcs))
+		}
+	}
+	for i := range m.Globals {
+		g := &m.Globals[i]
+		if g.Export == "" {
+			continue
+		}
+		if exportNames[g.Export] {
+			return modErr("global %s: duplicate export name %q", g.Name, g.Export)
+		}
+		exportNames[g.Export] = true
+	}
+	if e := m.Table.Export; e != "" && exportNames[e] {
+		return modErr("table: duplicate export name %q", e)
+	}
+	return nil
+}
+
+// verifyModuleParts checks the types, globals, table, element segments
+// and import names of m.
+func verifyModuleParts(m *Module) error {
+	modErr := func(format string, args ...any) error {
+		return &VerifyError{Func: -1, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+	}
+	for i, s := range m.Types {
+		if err := checkSignature(s); err != nil {
+			return modErr("type %d: %v", i, err)
+		}
+	}
+	// Import names are unique across kinds: the embedder supplies every
+	// import in one table keyed by name.
+	imports := make(map[string]string, len(m.Hosts))
+	for _, h := range m.Hosts {
+		imports[h.Name] = "host import " + h.Name
+	}
+	globalNames := make(map[string]bool, len(m.Globals))
+	for i := range m.Globals {
+		g := &m.Globals[i]
+		if !IsIdentifier(g.Name) {
+			return modErr("global %d: name %q is not an identifier", i, g.Name)
+		}
+		if globalNames[g.Name] {
+			return modErr("global %d: duplicate name %q", i, g.Name)
+		}
+		globalNames[g.Name] = true
+		if !g.Type.Valid() {
+			return modErr("global %s: invalid type %s", g.Name, g.Type)
+		}
+		if g.Import != "" {
+			if g.Init != 0 {
+				return modErr("global %s: imported global has the initial value %#x (an imported global's Init must be 0)", g.Name, g.Init)
+			}
+			if prev, dup := imports[g.Import]; dup {
+				return modErr("global %s: import name %q is already used by %s", g.Name, g.Import, prev)
+			}
+			imports[g.Import] = "global " + g.Name
+		}
+		if g.Type.Is32() && g.Init > math.MaxUint32 {
+			return modErr("global %s: initial value %#x does not fit in 32 bits (the global is %s)", g.Name, g.Init, g.Type)
+		}
+	}
+	t := &m.Table
+	if t.Min > MaxTableSize {
+		return modErr("table minimum of %d entries exceeds the limit of %d", t.Min, MaxTableSize)
+	}
+	if t.HasMax && t.Max < t.Min {
+		return modErr("table maximum of %d entries is below its minimum of %d", t.Max, t.Min)
+	}
+	if !t.HasMax && t.Max != 0 {
+		return modErr("table maximum %d given without HasMax", t.Max)
+	}
+	if t.Import != "" {
+		if prev, dup := imports[t.Import]; dup {
+			return modErr("table: import name %q is already used by %s", t.Import, prev)
+		}
+	}
+	for i, e := range m.Elems {
+		if !m.HasTable() {
+			return modErr("element segment %d: the module has no table", i)
+		}
+		if end := uint64(e.Offset) + uint64(len(e.Funcs)); end > uint64(t.Min) {
+			return modErr("element segment %d ends at entry %d, beyond the table's %d entries", i, end, t.Min)
+		}
+		for k, f := range e.Funcs {
+			if int(f) >= len(m.Funcs) {
+				return modErr("element segment %d: element %d: function %d out of range (the module has %d functions)", i, k, f, len(m.Funcs))
+			}
 		}
 	}
 	return nil
@@ -192,7 +292,7 @@ func verifyFunc(m *Module, idx int, f *Function) error {
 	}
 	if last := &f.Code[len(f.Code)-1]; last.FallsThrough() {
 		v.pc, v.in = len(f.Code)-1, last
-		return v.errf("control falls off the end of the function (the last instruction must be jump, switch, ret or trap)")
+		return v.errf("control falls off the end of the function (the last instruction must be jump, switch, ret, trap or unreachable)")
 	}
 	return nil
 }
@@ -230,9 +330,13 @@ func (v *funcVerifier) instr() error {
 
 	// Fields an opcode does not use must be zero.
 	usesDst := f == FormatConst || f == FormatUnary || f == FormatBinary || f == FormatSelect ||
-		f == FormatLoad || f == FormatMemorySize
+		f == FormatLoad || f == FormatMemorySize || f == FormatGlobalGet
 	usesA := f == FormatUnary || f == FormatBinary || f == FormatSelect || f == FormatLoad ||
-		f == FormatStore || f == FormatBranch || f == FormatCmpBranch || f == FormatSwitch
+		f == FormatStore || f == FormatBranch || f == FormatCmpBranch || f == FormatSwitch ||
+		f == FormatGlobalSet || f == FormatCallIndirect
+	usesCallee := f == FormatCall || f == FormatGlobalGet || f == FormatGlobalSet || f == FormatCallIndirect
+	usesArgs := f == FormatCall || f == FormatReturn || f == FormatCallIndirect
+	usesResults := f == FormatCall || f == FormatCallIndirect
 	usesB := f == FormatBinary || f == FormatSelect || f == FormatStore || f == FormatCmpBranch
 	usesImm := f == FormatConst || f == FormatLoad || f == FormatStore || f == FormatTrap ||
 		(info.Imm && in.UseImm)
@@ -253,11 +357,11 @@ func (v *funcVerifier) instr() error {
 		return v.errf("stray branch target %d", in.Target)
 	case in.Op != OpSwitch && len(in.Table) != 0:
 		return v.errf("stray switch table")
-	case f != FormatCall && in.Callee != 0:
+	case !usesCallee && in.Callee != 0:
 		return v.errf("stray callee %d", in.Callee)
-	case f != FormatCall && f != FormatReturn && len(in.Args) != 0:
+	case !usesArgs && len(in.Args) != 0:
 		return v.errf("stray argument list")
-	case f != FormatCall && len(in.Results) != 0:
+	case !usesResults && len(in.Results) != 0:
 		return v.errf("stray result list")
 	}
 
@@ -269,7 +373,7 @@ func (v *funcVerifier) instr() error {
 		}
 	}
 	want := func(t Type) Type {
-		if t == AnyType {
+		if t == AnyType && usesDst {
 			return dstType
 		}
 		return t
@@ -313,18 +417,42 @@ func (v *funcVerifier) instr() error {
 			}
 		}
 		return v.target("switch default", in.Target)
-	case FormatCall:
+	case FormatGlobalGet, FormatGlobalSet:
+		if int(in.Callee) >= len(v.m.Globals) {
+			return v.errf("global %d out of range (the module has %d globals)", in.Callee, len(v.m.Globals))
+		}
+		g := &v.m.Globals[in.Callee]
+		what, r := "destination", in.Dst
+		if f == FormatGlobalSet {
+			if !g.Mutable {
+				return v.errf("global %s is constant (not mutable)", g.Name)
+			}
+			what, r = "operand A", in.A
+		}
+		if t := v.f.Regs[r]; t != g.Type {
+			return v.errf("%s register r%d has type %s; global %s is %s", what, r, t, g.Name, g.Type)
+		}
+	case FormatCall, FormatCallIndirect:
 		var sig Signature
-		if in.Op == OpCall {
+		switch in.Op {
+		case OpCall:
 			if int(in.Callee) >= len(v.m.Funcs) {
 				return v.errf("callee %d out of range (the module has %d functions)", in.Callee, len(v.m.Funcs))
 			}
 			sig = v.m.Funcs[in.Callee].Sig
-		} else {
+		case OpCallHost:
 			if int(in.Callee) >= len(v.m.Hosts) {
 				return v.errf("host import %d out of range (the module has %d host imports)", in.Callee, len(v.m.Hosts))
 			}
 			sig = v.m.Hosts[in.Callee].Sig
+		default:
+			if !v.m.HasTable() {
+				return v.errf("call_indirect in a module without a table")
+			}
+			if int(in.Callee) >= len(v.m.Types) {
+				return v.errf("signature %d out of range (the module has %d types)", in.Callee, len(v.m.Types))
+			}
+			sig = v.m.Types[in.Callee]
 		}
 		if len(in.Args) != len(sig.Params) {
 			return v.errf("%d arguments for a callee with signature %s", len(in.Args), sig)
@@ -360,8 +488,8 @@ func (v *funcVerifier) instr() error {
 	return nil
 }
 
-// IsIdentifier reports whether s is a valid function or host import name: a
-// letter or '_' followed by letters, digits, '_' and '.'.
+// IsIdentifier reports whether s is a valid function, host import or global
+// name: a letter or '_' followed by letters, digits, '_' and '.'.
 func IsIdentifier(s string) bool {
 	if s == "" {
 		return false

@@ -6,10 +6,10 @@
 // edges fall through, loops rotated, cold trap blocks last; blockOrder)
 // with branches to adjacent blocks elided; the multi-instruction sequences of
 // the op table's expanded ops; out-of-line exit paths; and after the code a
-// constant pool (f64 constants and SSE masks, addressed RIP-relative) and
-// jump tables. The result is position independent except for the jump
-// tables' absolute entries, which the runtime patches when it installs the
-// code (Code.Relocs). Calls between compiled functions go through the
+// constant pool (f64 and f32 constants and SSE masks, addressed
+// RIP-relative) and jump tables. The result is position independent except
+// for the jump tables' absolute entries, which the runtime patches when it
+// installs the code (Code.Relocs). Calls between compiled functions go through the
 // per-instance entry table the context points to, so no call needs a
 // relocation.
 //

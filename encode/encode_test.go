@@ -189,6 +189,65 @@ func simpleForms(a, b, c mir.Reg, x, y mir.Reg) []formTest {
 		in.Cond = cond
 		add(in, cmovs[cond], r64(a), r64(b))
 	}
+
+	// 32-bit integer ops: 32-bit register operands (no REX.W).
+	for op, xop := range map[mir.Op]x86asm.Op{mir.OpADDL: x86asm.ADD, mir.OpSUBL: x86asm.SUB, mir.OpANDL: x86asm.AND,
+		mir.OpORL: x86asm.OR, mir.OpXORL: x86asm.XOR, mir.OpIMULL: x86asm.IMUL} {
+		add(ins(op, regs(a), regs(a, b), 0, 0), xop, r32(a), r32(b))
+	}
+	for op, xop := range map[mir.Op]x86asm.Op{mir.OpADDLconst: x86asm.ADD, mir.OpSUBLconst: x86asm.SUB,
+		mir.OpANDLconst: x86asm.AND, mir.OpORLconst: x86asm.OR, mir.OpXORLconst: x86asm.XOR} {
+		add(ins(op, regs(a), regs(a), -77, 0), xop, r32(a), imm)
+		add(ins(op, regs(a), regs(a), 0x12345678, 0), xop, r32(a), x86asm.Imm(0x12345678))
+	}
+	add(ins(mir.OpNEGL, regs(a), regs(a), 0, 0), x86asm.NEG, r32(a))
+	add(ins(mir.OpNOTL, regs(a), regs(a), 0, 0), x86asm.NOT, r32(a))
+	for op, xop := range map[mir.Op]x86asm.Op{mir.OpSHLL: x86asm.SHL, mir.OpSHRL: x86asm.SHR, mir.OpSARL: x86asm.SAR,
+		mir.OpROLL: x86asm.ROL, mir.OpRORL: x86asm.ROR} {
+		if a != mir.RCX {
+			add(ins(op, regs(a), regs(a, mir.RCX), 0, 0), xop, r32(a), x86asm.CL)
+		}
+	}
+	for op, xop := range map[mir.Op]x86asm.Op{mir.OpSHLLconst: x86asm.SHL, mir.OpSHRLconst: x86asm.SHR,
+		mir.OpSARLconst: x86asm.SAR, mir.OpROLLconst: x86asm.ROL, mir.OpRORLconst: x86asm.ROR} {
+		add(ins(op, regs(a), regs(a), 31, 0), xop, r32(a), x86asm.Imm(31))
+	}
+	add(ins(mir.OpIMUL3Lconst, regs(a), regs(b), 1000, 0), x86asm.IMUL, r32(a), r32(b), x86asm.Imm(1000))
+	add(ins(mir.OpLEAL, regs(a), regs(b), -40, 0), x86asm.LEA, r32(a), mem(b, 0, 0, -40))
+	add(ins(mir.OpLEALidx, regs(a), regs(b, c), 24, 4), x86asm.LEA, r32(a), m)
+	add(ins(mir.OpCMPL, nil, regs(a, b), 0, 0), x86asm.CMP, r32(a), r32(b))
+	add(ins(mir.OpCMPLconst, nil, regs(a), -77, 0), x86asm.CMP, r32(a), imm)
+	add(ins(mir.OpTESTL, nil, regs(a, b), 0, 0), x86asm.TEST, r32(a), r32(b))
+	add(ins(mir.OpTESTLconst, nil, regs(a), 255, 0), x86asm.TEST, r32(a), x86asm.Imm(255))
+	for op, xop := range map[mir.Op]x86asm.Op{mir.OpLZCNTL: x86asm.LZCNT, mir.OpTZCNTL: x86asm.TZCNT,
+		mir.OpPOPCNTL: x86asm.POPCNT, mir.OpBSRL: x86asm.BSR, mir.OpBSFL: x86asm.BSF} {
+		add(ins(op, regs(a), regs(b), 0, 0), xop, r32(a), r32(b))
+	}
+	add(ins(mir.OpMOVBLSX, regs(a), regs(b), 0, 0), x86asm.MOVSX, r32(a), r8(b))
+	add(ins(mir.OpMOVWLSX, regs(a), regs(b), 0, 0), x86asm.MOVSX, r32(a), r16(b))
+	add(ins(mir.OpMOVBLSXload, regs(a), regs(b, c), -8, 1), x86asm.MOVSX, r32(a), lm)
+	add(ins(mir.OpMOVWLSXload, regs(a), regs(b, c), -8, 1), x86asm.MOVSX, r32(a), lm)
+
+	// Scalar singles and the conversions involving 32-bit types.
+	add(ins(mir.OpMOVSSload, regs(x), regs(b, c), -8, 1), x86asm.MOVSS, r64(x), lm)
+	add(ins(mir.OpMOVSSstore, nil, regs(b, c, x), -8, 1), x86asm.MOVSS, lm, r64(x))
+	for op, xop := range map[mir.Op]x86asm.Op{mir.OpADDSS: x86asm.ADDSS, mir.OpSUBSS: x86asm.SUBSS,
+		mir.OpMULSS: x86asm.MULSS, mir.OpDIVSS: x86asm.DIVSS} {
+		add(ins(op, regs(x), regs(x, y), 0, 0), xop, r64(x), r64(y))
+	}
+	add(ins(mir.OpSQRTSS, regs(x), regs(y), 0, 0), x86asm.SQRTSS, r64(x), r64(y))
+	rss := ins(mir.OpROUNDSS, regs(x), regs(y), 0, 0)
+	rss.Aux = mir.RoundTrunc
+	add(rss, x86asm.ROUNDSS, r64(x), r64(y), x86asm.Imm(mir.RoundTrunc))
+	add(ins(mir.OpUCOMISS, nil, regs(x, y), 0, 0), x86asm.UCOMISS, r64(x), r64(y))
+	add(ins(mir.OpMOVL2X, regs(x), regs(a), 0, 0), x86asm.MOVD, r64(x), r32(a))
+	add(ins(mir.OpMOVX2L, regs(a), regs(x), 0, 0), x86asm.MOVD, r32(a), r64(x))
+	add(ins(mir.OpCVTSS2SD, regs(x), regs(y), 0, 0), x86asm.CVTSS2SD, r64(x), r64(y))
+	add(ins(mir.OpCVTSD2SS, regs(x), regs(y), 0, 0), x86asm.CVTSD2SS, r64(x), r64(y))
+	add(ins(mir.OpCVTSL2SS, regs(x), regs(a), 0, 0), x86asm.CVTSI2SS, r64(x), r32(a))
+	add(ins(mir.OpCVTSQ2SS, regs(x), regs(a), 0, 0), x86asm.CVTSI2SS, r64(x), r64(a))
+	add(ins(mir.OpCVTSL2SD, regs(x), regs(a), 0, 0), x86asm.CVTSI2SD, r64(x), r32(a))
+	add(ins(mir.OpCVTTSD2SL, regs(a), regs(x), 0, 0), x86asm.CVTTSD2SI, r32(a), r64(x))
 	return fs
 }
 
@@ -241,6 +300,10 @@ func TestOpFormsRoundTrip(t *testing.T) {
 			if got[0].Op != ft.op || !sameArgs(got[0].Args, ft.args) {
 				t.Errorf("%s %v: decoded %v %v, want %v %v", ft.in.Op, set, got[0].Op, got[0].Args, ft.op, ft.args)
 			}
+			// The width of a memory operand is not in its x86asm.Mem.
+			if size := ft.in.Op.Info().MemSize; size != 0 && got[0].MemBytes != size {
+				t.Errorf("%s %v: accesses %d bytes of memory, want %d", ft.in.Op, set, got[0].MemBytes, size)
+			}
 		}
 	}
 	// Every op is covered here or by TestExpandedForms.
@@ -260,6 +323,8 @@ var expandedOps = map[mir.Op]bool{
 	mir.OpCVTTSD2SQsat: true, mir.OpCVTTSD2UQsat: true, mir.OpCVTTSD2UQ: true, mir.OpJMP: true,
 	mir.OpJCC: true, mir.OpJMPTABLE: true, mir.OpRET: true, mir.OpTRAP: true, mir.OpCALL: true,
 	mir.OpCALLHOST: true, mir.OpCALLRT: true, mir.OpInvalid: true,
+	mir.OpIDIVL: true, mir.OpDIVL: true, mir.OpMOVSSconst: true, mir.OpMINSS: true, mir.OpMAXSS: true,
+	mir.OpCVTUQ2SS: true,
 }
 
 // TestExpandedForms checks the instruction sequences of the expanded ops
@@ -269,6 +334,8 @@ func TestExpandedForms(t *testing.T) {
 	trap.Aux = 6
 	setFEQ := ins(mir.OpSETCC, regs(mir.RSI), nil, 0, 0)
 	setFEQ.Cond = mir.CondFEQ
+	setFNE := ins(mir.OpSETCC, regs(mir.R9), nil, 0, 0)
+	setFNE.Cond = mir.CondFNE
 	setL := ins(mir.OpSETCC, regs(mir.RDI), nil, 0, 0)
 	setL.Cond = mir.CondL
 	call := ins(mir.OpCALL, nil, nil, 0, 0)
@@ -282,7 +349,8 @@ func TestExpandedForms(t *testing.T) {
 		{ins(mir.OpIDIVQ, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "CQO IDIV"},
 		{ins(mir.OpDIVQ, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "XOR DIV"},
 		{setL, "SETL MOVZX"},
-		{setFEQ, "SETE SETNP AND MOVZX"},
+		{setFEQ, "MOV SETE MOVZX CMOVP"},
+		{setFNE, "MOV SETNE MOVZX CMOVP"},
 		{ins(mir.OpMOVSDconst, regs(mir.X3), nil, 0, 0), "XORPS"},
 		{ins(mir.OpMOVSDconst, regs(mir.X3), nil, 0x3ff0000000000000, 0), "MOVSD_XMM"},
 		{ins(mir.OpXORPDconst, regs(mir.X3), regs(mir.X3), -1<<63, 0), "XORPD"},
@@ -290,6 +358,13 @@ func TestExpandedForms(t *testing.T) {
 		{ins(mir.OpMINSD, regs(mir.X1), regs(mir.X1, mir.X2), 0, 0), "UCOMISD JP JNE ORPD JMP ADDSD JMP MINSD"},
 		{ins(mir.OpMAXSD, regs(mir.X1), regs(mir.X1, mir.X2), 0, 0), "UCOMISD JP JNE ANDPD JMP ADDSD JMP MAXSD"},
 		{ins(mir.OpCVTUQ2SD, regs(mir.X1, mir.RAX), regs(mir.RCX), 0, 0), "TEST JS CVTSI2SD JMP MOV SHR MOV AND OR CVTSI2SD ADDSD"},
+		{ins(mir.OpIDIVL, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "CDQ IDIV"},
+		{ins(mir.OpDIVL, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "XOR DIV"},
+		{ins(mir.OpMOVSSconst, regs(mir.X3), nil, 0, 0), "XORPS"},
+		{ins(mir.OpMOVSSconst, regs(mir.X3), nil, 0x3f800000, 0), "MOVSS"},
+		{ins(mir.OpMINSS, regs(mir.X1), regs(mir.X1, mir.X2), 0, 0), "UCOMISS JP JNE ORPS JMP ADDSS JMP MINSS"},
+		{ins(mir.OpMAXSS, regs(mir.X1), regs(mir.X1, mir.X2), 0, 0), "UCOMISS JP JNE ANDPS JMP ADDSS JMP MAXSS"},
+		{ins(mir.OpCVTUQ2SS, regs(mir.X1, mir.RAX), regs(mir.RCX), 0, 0), "TEST JS CVTSI2SS JMP MOV SHR MOV AND OR CVTSI2SS ADDSS"},
 		{ins(mir.OpCVTTSD2SQsat, regs(mir.RAX), regs(mir.X1), 0, 0), "CVTTSD2SI CMP JNO UCOMISD JP XORPS UCOMISD JBE MOV JMP MOV"},
 		{ins(mir.OpCVTTSD2UQ, regs(mir.RAX, mir.X2), regs(mir.X1), 0, 0), "MOVSD_XMM UCOMISD JAE CVTTSD2SI JMP MOVAPS SUBSD CVTTSD2SI BTS JMP"},
 		{trap, "MOV MOV MOV MOV CALL INT"},
@@ -303,6 +378,42 @@ func TestExpandedForms(t *testing.T) {
 		}
 		if got := strings.Join(names, " "); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.in.Op, got, tt.want)
+		}
+	}
+}
+
+// TestExpandedOperands checks the operands, and so their widths, of the
+// instructions (branches aside) of expanded sequences whose 32-bit and f32
+// forms share a shape with the 64-bit ones, and that the two-flag SETCC
+// conditions write no flags.
+func TestExpandedOperands(t *testing.T) {
+	setFEQ := ins(mir.OpSETCC, regs(mir.RSI), nil, 0, 0)
+	setFEQ.Cond = mir.CondFEQ
+	setFNE := ins(mir.OpSETCC, regs(mir.R9), nil, 0, 0)
+	setFNE.Cond = mir.CondFNE
+	for _, tt := range []struct {
+		in   *mir.Instr
+		want string // instructions in Intel syntax, "; "-separated
+	}{
+		{ins(mir.OpIDIVL, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "CDQ; IDIV R9L"},
+		{ins(mir.OpDIVL, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.RBX), 0, 0), "XOR EDX, EDX; DIV EBX"},
+		{ins(mir.OpMINSS, regs(mir.X1), regs(mir.X1, mir.X12), 0, 0),
+			"UCOMISS X1, X12; ORPS X1, X12; ADDSS X1, X12; MINSS X1, X12"},
+		{ins(mir.OpMAXSS, regs(mir.X9), regs(mir.X9, mir.X2), 0, 0),
+			"UCOMISS X9, X2; ANDPS X9, X2; ADDSS X9, X2; MAXSS X9, X2"},
+		{ins(mir.OpCVTUQ2SS, regs(mir.X10, mir.R8), regs(mir.RCX), 0, 0),
+			"TEST RCX, RCX; CVTSI2SS X10, RCX; MOV R8, RCX; SHR R8, 0x1; MOV R11, RCX; AND R11, 0x1; OR R8, R11; CVTSI2SS X10, R8; ADDSS X10, X10"},
+		{setFEQ, "MOV R11L, 0x0; SETE SIB; MOVZX RSI, SIB; CMOVP RSI, R11"},
+		{setFNE, "MOV R11L, 0x1; SETNE R9B; MOVZX R9, R9B; CMOVP R9, R11"},
+	} {
+		var got []string
+		for _, inst := range encodeOne(t, tt.in, 0) {
+			if _, ok := inst.Args[0].(x86asm.Rel); !ok {
+				got = append(got, inst.String())
+			}
+		}
+		if g := strings.Join(got, "; "); g != tt.want {
+			t.Errorf("%s: %s\nwant %s", tt.in.Op, g, tt.want)
 		}
 	}
 }

@@ -36,6 +36,29 @@ var simpleOps = map[mir.Op]obj.As{
 	mir.OpADDSDload: x86.AADDSD, mir.OpSUBSDload: x86.ASUBSD, mir.OpMULSDload: x86.AMULSD, mir.OpDIVSDload: x86.ADIVSD,
 	mir.OpSQRTSD: x86.ASQRTSD, mir.OpCVTSQ2SD: x86.ACVTSQ2SD, mir.OpCVTTSD2SQ: x86.ACVTTSD2SQ,
 	mir.OpMOVQ2X: x86.AMOVQ, mir.OpMOVX2Q: x86.AMOVQ,
+
+	// 32-bit integer ops: the L forms write 32-bit results, which the
+	// processor zero-extends to 64 bits.
+	mir.OpADDL: x86.AADDL, mir.OpSUBL: x86.ASUBL, mir.OpANDL: x86.AANDL, mir.OpORL: x86.AORL,
+	mir.OpXORL: x86.AXORL, mir.OpIMULL: x86.AIMULL,
+	mir.OpADDLconst: x86.AADDL, mir.OpSUBLconst: x86.ASUBL, mir.OpANDLconst: x86.AANDL,
+	mir.OpORLconst: x86.AORL, mir.OpXORLconst: x86.AXORL,
+	mir.OpSHLL: x86.ASHLL, mir.OpSHRL: x86.ASHRL, mir.OpSARL: x86.ASARL, mir.OpROLL: x86.AROLL, mir.OpRORL: x86.ARORL,
+	mir.OpSHLLconst: x86.ASHLL, mir.OpSHRLconst: x86.ASHRL, mir.OpSARLconst: x86.ASARL,
+	mir.OpROLLconst: x86.AROLL, mir.OpRORLconst: x86.ARORL,
+	mir.OpLZCNTL: x86.ALZCNTL, mir.OpTZCNTL: x86.ATZCNTL, mir.OpPOPCNTL: x86.APOPCNTL,
+	mir.OpBSRL: x86.ABSRL, mir.OpBSFL: x86.ABSFL,
+	mir.OpMOVBLSX: x86.AMOVBLSX, mir.OpMOVWLSX: x86.AMOVWLSX,
+	mir.OpMOVBLSXload: x86.AMOVBLSX, mir.OpMOVWLSXload: x86.AMOVWLSX,
+
+	// Scalar singles and the 32-bit conversions. Go's MOVL between a GPR
+	// and an XMM register is MOVD (66 0F 6E and 66 0F 7E without REX.W):
+	// it moves 32 bits and zeroes the rest of the destination.
+	mir.OpMOVSSload: x86.AMOVSS, mir.OpMOVSSstore: x86.AMOVSS,
+	mir.OpADDSS: x86.AADDSS, mir.OpSUBSS: x86.ASUBSS, mir.OpMULSS: x86.AMULSS, mir.OpDIVSS: x86.ADIVSS,
+	mir.OpSQRTSS: x86.ASQRTSS, mir.OpMOVL2X: x86.AMOVL, mir.OpMOVX2L: x86.AMOVL,
+	mir.OpCVTSS2SD: x86.ACVTSS2SD, mir.OpCVTSD2SS: x86.ACVTSD2SS, mir.OpCVTSL2SS: x86.ACVTSL2SS,
+	mir.OpCVTSQ2SS: x86.ACVTSQ2SS, mir.OpCVTSL2SD: x86.ACVTSL2SD, mir.OpCVTTSD2SL: x86.ACVTTSD2SL,
 }
 
 // memArg returns the memory operand of an op with HasMem, whose address
@@ -147,19 +170,37 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 		a.add(x86.ANEGQ).To = dst()
 	case mir.OpNOTQ:
 		a.add(x86.ANOTQ).To = dst()
+	case mir.OpNEGL:
+		a.add(x86.ANEGL).To = dst()
+	case mir.OpNOTL:
+		a.add(x86.ANOTL).To = dst()
 	case mir.OpIMUL3Qconst:
 		p := e.op2(x86.AIMUL3Q, constOp(in.Imm), dst())
+		p.SetFrom3(reg(0))
+	case mir.OpIMUL3Lconst:
+		p := e.op2(x86.AIMUL3L, constOp(in.Imm), dst())
 		p.SetFrom3(reg(0))
 	case mir.OpLEAQ:
 		e.op2(x86.ALEAQ, memOp(u[0], in.Imm), dst())
 	case mir.OpLEAQidx:
 		e.op2(x86.ALEAQ, memIdxOp(u[0], u[1], in.Scale, in.Imm), dst())
+	case mir.OpLEAL:
+		// A 64-bit address truncated to 32 bits: the low half of the sum.
+		e.op2(x86.ALEAL, memOp(u[0], in.Imm), dst())
+	case mir.OpLEALidx:
+		e.op2(x86.ALEAL, memIdxOp(u[0], u[1], in.Scale, in.Imm), dst())
 	case mir.OpIDIVQ:
 		a.add(x86.ACQO)
 		a.add(x86.AIDIVQ).From = reg(1)
 	case mir.OpDIVQ:
 		e.op2(x86.AXORL, regOp(mir.RDX), regOp(mir.RDX))
 		a.add(x86.ADIVQ).From = reg(1)
+	case mir.OpIDIVL:
+		a.add(x86.ACDQ)
+		a.add(x86.AIDIVL).From = reg(1)
+	case mir.OpDIVL:
+		e.op2(x86.AXORL, regOp(mir.RDX), regOp(mir.RDX))
+		a.add(x86.ADIVL).From = reg(1)
 	case mir.OpCMPQ:
 		e.op2(x86.ACMPQ, reg(0), reg(1))
 	case mir.OpCMPQconst:
@@ -170,9 +211,19 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 		e.op2(x86.ATESTQ, reg(1), reg(0))
 	case mir.OpTESTQconst:
 		e.op2(x86.ATESTQ, constOp(in.Imm), reg(0))
+	case mir.OpCMPL:
+		e.op2(x86.ACMPL, reg(0), reg(1))
+	case mir.OpCMPLconst:
+		e.op2(x86.ACMPL, reg(0), constOp(in.Imm))
+	case mir.OpTESTL:
+		e.op2(x86.ATESTL, reg(1), reg(0))
+	case mir.OpTESTLconst:
+		e.op2(x86.ATESTL, constOp(in.Imm), reg(0))
 	case mir.OpUCOMISD:
 		// Go writes the operands reversed: this is UCOMISD u0, u1.
 		e.op2(x86.AUCOMISD, reg(1), reg(0))
+	case mir.OpUCOMISS:
+		e.op2(x86.AUCOMISS, reg(1), reg(0))
 	case mir.OpSETCC:
 		return e.setcc(in.Cond, d[0])
 	case mir.OpCMOVQCC:
@@ -189,13 +240,29 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 			as = x86.AANDPD
 		}
 		e.op2(as, e.poolOp(uint64(in.Imm)), dst())
+	case mir.OpMOVSSconst:
+		// The pool entry holds the 32 bits zero-extended: it is shared with
+		// a MOVSDconst or mask of the same 64-bit value, whose low 4 bytes
+		// are these bits.
+		if in.Imm == 0 {
+			e.op2(x86.AXORPS, dst(), dst())
+		} else {
+			e.op2(x86.AMOVSS, e.poolOp(uint64(uint32(in.Imm))), dst())
+		}
 	case mir.OpROUNDSD:
 		p := e.op2(x86.AROUNDSD, constOp(int64(in.Aux)), dst())
 		p.SetFrom3(reg(0))
+	case mir.OpROUNDSS:
+		p := e.op2(x86.AROUNDSS, constOp(int64(in.Aux)), dst())
+		p.SetFrom3(reg(0))
 	case mir.OpMINSD, mir.OpMAXSD:
-		e.minmax(in.Op == mir.OpMINSD, d[0], u[1])
+		e.minmax(&sseDouble, in.Op == mir.OpMINSD, d[0], u[1])
+	case mir.OpMINSS, mir.OpMAXSS:
+		e.minmax(&sseSingle, in.Op == mir.OpMINSS, d[0], u[1])
 	case mir.OpCVTUQ2SD:
-		e.cvtUQ2SD(d[0], d[1], u[0])
+		e.cvtUQ(&sseDouble, d[0], d[1], u[0])
+	case mir.OpCVTUQ2SS:
+		e.cvtUQ(&sseSingle, d[0], d[1], u[0])
 	case mir.OpCVTTSD2SQsat:
 		e.cvtTSD2SQsat(d[0], u[0])
 	case mir.OpCVTTSD2UQsat, mir.OpCVTTSD2UQ:
@@ -270,20 +337,26 @@ func (e *encoder) call(in *mir.Instr) {
 	})
 }
 
-// setcc materialises a condition as 0 or 1.
+// setcc materialises a condition as 0 or 1. SETCC does not write the
+// flags (the op table says so, and later readers may use them), so the
+// two-flag conditions combine ZF and PF with a conditional move rather
+// than AND or OR: FEQ is ZF, overridden by 0 when PF (unordered); FNE is
+// not ZF, overridden by 1 when PF.
 func (e *encoder) setcc(cond mir.Cond, d mir.Reg) error {
 	a := e.a
 	r8 := regOp(d)
 	scratch := regOp(mir.ScratchGPR)
 	switch cond {
-	case mir.CondFEQ:
-		a.add(x86.ASETEQ).To = r8
-		a.add(x86.ASETPC).To = scratch
-		e.op2(x86.AANDB, scratch, r8)
-	case mir.CondFNE:
-		a.add(x86.ASETNE).To = r8
-		a.add(x86.ASETPS).To = scratch
-		e.op2(x86.AORB, scratch, r8)
+	case mir.CondFEQ, mir.CondFNE:
+		unordered, set := int64(0), obj.As(x86.ASETEQ)
+		if cond == mir.CondFNE {
+			unordered, set = 1, x86.ASETNE
+		}
+		e.op2(x86.AMOVL, constOp(unordered), scratch) // MOV, not XOR: the flags stay
+		a.add(set).To = r8
+		e.op2(x86.AMOVBQZX, r8, r8)
+		e.op2(x86.ACMOVQPS, scratch, r8)
+		return nil
 	default:
 		if !cond.Valid() {
 			return fmt.Errorf("condition %d", cond)
@@ -308,42 +381,66 @@ func (e *encoder) cmov(cond mir.Cond, d, src mir.Reg) {
 	}
 }
 
+// sseForms are the instructions of one scalar float width that the
+// expanded sequences use.
+type sseForms struct {
+	ucomis, or, and, add, min, max, cvtSQ obj.As
+}
+
+var (
+	sseDouble = sseForms{x86.AUCOMISD, x86.AORPD, x86.AANDPD, x86.AADDSD, x86.AMINSD, x86.AMAXSD, x86.ACVTSQ2SD}
+	sseSingle = sseForms{x86.AUCOMISS, x86.AORPS, x86.AANDPS, x86.AADDSS, x86.AMINSS, x86.AMAXSS, x86.ACVTSQ2SS}
+)
+
 // minmax computes kiln's min or max into d (which holds the first operand):
-// NaN if either operand is NaN, and -0 below +0.
-func (e *encoder) minmax(isMin bool, d, b mir.Reg) {
+// NaN if either operand is NaN, and -0 below +0. The NaN is the first NaN
+// operand quieted, as the addition d + b makes it. For singles the
+// bitwise OR and AND also combine bits 32..127, which an f32 leaves
+// undefined.
+func (e *encoder) minmax(fp *sseForms, isMin bool, d, b mir.Reg) {
 	a := e.a
 	nan, ordinary, done := a.label(), a.label(), a.label()
-	e.op2(x86.AUCOMISD, regOp(b), regOp(d)) // ucomisd d, b
+	e.op2(fp.ucomis, regOp(b), regOp(d)) // ucomis d, b
 	branchTo(a.add(x86.AJPS), nan)
 	branchTo(a.add(x86.AJNE), ordinary)
 	// Equal: the same number, or zeros of either sign. OR keeps a set sign
 	// bit (min(-0, +0) = -0); AND clears it (max(-0, +0) = +0).
 	if isMin {
-		e.op2(x86.AORPD, regOp(b), regOp(d))
+		e.op2(fp.or, regOp(b), regOp(d))
 	} else {
-		e.op2(x86.AANDPD, regOp(b), regOp(d))
+		e.op2(fp.and, regOp(b), regOp(d))
 	}
 	branchTo(a.add(obj.AJMP), done)
 	a.bind(nan)
-	e.op2(x86.AADDSD, regOp(b), regOp(d)) // a NaN operand makes a NaN
+	e.op2(fp.add, regOp(b), regOp(d)) // a NaN operand makes a NaN
 	branchTo(a.add(obj.AJMP), done)
 	a.bind(ordinary)
 	if isMin {
-		e.op2(x86.AMINSD, regOp(b), regOp(d))
+		e.op2(fp.min, regOp(b), regOp(d))
 	} else {
-		e.op2(x86.AMAXSD, regOp(b), regOp(d))
+		e.op2(fp.max, regOp(b), regOp(d))
 	}
 	a.bind(done)
 }
 
-// cvtUQ2SD converts the unsigned integer s to double d, using t.
-func (e *encoder) cvtUQ2SD(d, t, s mir.Reg) {
+// cvtUQ converts the unsigned integer s to a double or single d, using t.
+//
+// Below 2^63, s is a signed integer and converts directly. From 2^63 on,
+// the sequence converts t = s>>1 | s&1 and doubles the result. Doubling is
+// exact, so this is right when t rounds to the value s/2 rounds to. Both
+// lie in [2^62, 2^63), where the format keeps the bits from 2^(63-p) up (p
+// = 53 for doubles, 24 for singles): rounding depends on those bits, the
+// next lower one and whether any below it is set. t and s/2 differ only
+// below 2^1, and OR-ing the discarded bit of s into bit 0 keeps "some bit
+// below is set" exact (round to odd), so with p <= 61 they round alike.
+// One conversion instruction rounds once: no double rounding.
+func (e *encoder) cvtUQ(fp *sseForms, d, t, s mir.Reg) {
 	a := e.a
 	neg, done := a.label(), a.label()
 	scratch := regOp(mir.ScratchGPR)
 	e.op2(x86.ATESTQ, regOp(s), regOp(s))
 	branchTo(a.add(x86.AJMI), neg)
-	e.op2(x86.ACVTSQ2SD, regOp(s), regOp(d))
+	e.op2(fp.cvtSQ, regOp(s), regOp(d))
 	branchTo(a.add(obj.AJMP), done)
 	a.bind(neg)
 	// Halve, keeping the low bit for correct rounding, convert, double.
@@ -352,8 +449,8 @@ func (e *encoder) cvtUQ2SD(d, t, s mir.Reg) {
 	e.op2(x86.AMOVQ, regOp(s), scratch)
 	e.op2(x86.AANDQ, constOp(1), scratch)
 	e.op2(x86.AORQ, scratch, regOp(t))
-	e.op2(x86.ACVTSQ2SD, regOp(t), regOp(d))
-	e.op2(x86.AADDSD, regOp(d), regOp(d))
+	e.op2(fp.cvtSQ, regOp(t), regOp(d))
+	e.op2(fp.add, regOp(d), regOp(d))
 	a.bind(done)
 }
 

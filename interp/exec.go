@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"github.com/kiln-jit/kiln/internal/floatbits"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -432,27 +433,27 @@ loop:
 		goto loop
 
 	case iFAdd:
-		*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) + f64(*reg(regs, in.b)))
+		*reg(regs, in.d) = floatbits.Add64(*reg(regs, in.a), *reg(regs, in.b))
 		in = next(in)
 		goto loop
 	case iFSub:
-		*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) - f64(*reg(regs, in.b)))
+		*reg(regs, in.d) = floatbits.Sub64(*reg(regs, in.a), *reg(regs, in.b))
 		in = next(in)
 		goto loop
 	case iFMul:
-		*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) * f64(*reg(regs, in.b)))
+		*reg(regs, in.d) = floatbits.Mul64(*reg(regs, in.a), *reg(regs, in.b))
 		in = next(in)
 		goto loop
 	case iFDiv:
-		*reg(regs, in.d) = u64(f64(*reg(regs, in.a)) / f64(*reg(regs, in.b)))
+		*reg(regs, in.d) = floatbits.Div64(*reg(regs, in.a), *reg(regs, in.b))
 		in = next(in)
 		goto loop
 	case iFMin:
-		*reg(regs, in.d) = u64(min(f64(*reg(regs, in.a)), f64(*reg(regs, in.b))))
+		*reg(regs, in.d) = floatbits.Min64(*reg(regs, in.a), *reg(regs, in.b))
 		in = next(in)
 		goto loop
 	case iFMax:
-		*reg(regs, in.d) = u64(max(f64(*reg(regs, in.a)), f64(*reg(regs, in.b))))
+		*reg(regs, in.d) = floatbits.Max64(*reg(regs, in.a), *reg(regs, in.b))
 		in = next(in)
 		goto loop
 	case iFCopysign:
@@ -460,7 +461,7 @@ loop:
 		in = next(in)
 		goto loop
 	case iFSqrt:
-		*reg(regs, in.d) = u64(math.Sqrt(f64(*reg(regs, in.a))))
+		*reg(regs, in.d) = floatbits.Sqrt64(*reg(regs, in.a))
 		in = next(in)
 		goto loop
 	case iFNeg:
@@ -472,19 +473,19 @@ loop:
 		in = next(in)
 		goto loop
 	case iFFloor:
-		*reg(regs, in.d) = u64(math.Floor(f64(*reg(regs, in.a))))
+		*reg(regs, in.d) = floatbits.Round64(*reg(regs, in.a), floatbits.Floor)
 		in = next(in)
 		goto loop
 	case iFCeil:
-		*reg(regs, in.d) = u64(math.Ceil(f64(*reg(regs, in.a))))
+		*reg(regs, in.d) = floatbits.Round64(*reg(regs, in.a), floatbits.Ceil)
 		in = next(in)
 		goto loop
 	case iFTrunc:
-		*reg(regs, in.d) = u64(math.Trunc(f64(*reg(regs, in.a))))
+		*reg(regs, in.d) = floatbits.Round64(*reg(regs, in.a), floatbits.Trunc)
 		in = next(in)
 		goto loop
 	case iFNearest:
-		*reg(regs, in.d) = u64(math.RoundToEven(f64(*reg(regs, in.a))))
+		*reg(regs, in.d) = floatbits.Round64(*reg(regs, in.a), floatbits.Nearest)
 		in = next(in)
 		goto loop
 	case iFEq:
@@ -887,6 +888,61 @@ loop:
 		t := m.trap(bytecode.TrapExplicit, st.fn, st.pc(in))
 		t.Code = in.imm
 		return t
+	case iUnreachable:
+		return m.trap(bytecode.TrapUnreachable, st.fn, st.pc(in))
+
+	case iGlobalGet:
+		*reg(regs, in.d) = *reg(unsafe.Pointer(unsafe.SliceData(m.globals)), in.a)
+		in = next(in)
+		goto loop
+	case iGlobalSet:
+		*reg(unsafe.Pointer(unsafe.SliceData(m.globals)), in.d) = *reg(regs, in.a)
+		in = next(in)
+		goto loop
+
+	case iCallIndirect:
+		// As iCall, once the table entry is found and checked: an index
+		// beyond the initialised entries or an entry whose signature id
+		// differs (a null entry's never matches) takes indirectTrap's
+		// slow path.
+		if m.poll.Budget--; m.poll.Budget < 0 {
+			if err := m.pollAt(st.fn, st.pc(in)); err != nil {
+				return err
+			}
+		}
+		idx := *reg(regs, in.a)
+		if idx >= uint64(len(m.table)) || m.table[idx].sig != in.d {
+			return m.indirectTrap(st.fn, st.pc(in), idx, in.d)
+		}
+		if len(m.frames)+m.active >= m.cfg.MaxCallDepth {
+			return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
+		}
+		fn := int(m.table[idx].fn)
+		f := st.f
+		callee := m.prog.funcs[fn]
+		newBase := st.base + f.nregs
+		if newBase+callee.nregs >= len(m.stack) {
+			if !m.ensureStack(newBase + callee.nregs) {
+				return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
+			}
+			regs = m.window(st.base)
+		}
+		callRegs := m.window(newBase)
+		args := f.lists[in.imm : in.imm+int64(in.b)]
+		for i, r := range args {
+			*reg(callRegs, uint32(i*8)) = *reg(regs, r)
+		}
+		for i := len(args); i < callee.nregs; i++ {
+			*reg(callRegs, uint32(i*8)) = 0
+		}
+		m.frames = append(m.frames, frame{fn: int32(st.fn), pc: int32(st.pc(in)), base: int32(st.base)})
+		st.fn, st.f, st.base = fn, callee, newBase
+		st.code = unsafe.Pointer(unsafe.SliceData(callee.code))
+		st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[fn]))
+		regs = callRegs
+		count(st.cnt, 0)
+		in = (*inst)(st.code)
+		goto loop
 
 	// The 32-bit types: every i32 or f32 result is written
 	// zero-extended.
@@ -1093,27 +1149,27 @@ loop:
 		goto notTaken
 
 	case iF32Add:
-		*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) + f32(*reg(regs, in.b)))
+		*reg(regs, in.d) = uint64(floatbits.Add32(uint32(*reg(regs, in.a)), uint32(*reg(regs, in.b))))
 		in = next(in)
 		goto loop
 	case iF32Sub:
-		*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) - f32(*reg(regs, in.b)))
+		*reg(regs, in.d) = uint64(floatbits.Sub32(uint32(*reg(regs, in.a)), uint32(*reg(regs, in.b))))
 		in = next(in)
 		goto loop
 	case iF32Mul:
-		*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) * f32(*reg(regs, in.b)))
+		*reg(regs, in.d) = uint64(floatbits.Mul32(uint32(*reg(regs, in.a)), uint32(*reg(regs, in.b))))
 		in = next(in)
 		goto loop
 	case iF32Div:
-		*reg(regs, in.d) = u32f(f32(*reg(regs, in.a)) / f32(*reg(regs, in.b)))
+		*reg(regs, in.d) = uint64(floatbits.Div32(uint32(*reg(regs, in.a)), uint32(*reg(regs, in.b))))
 		in = next(in)
 		goto loop
 	case iF32Min:
-		*reg(regs, in.d) = u32f(min(f32(*reg(regs, in.a)), f32(*reg(regs, in.b))))
+		*reg(regs, in.d) = uint64(floatbits.Min32(uint32(*reg(regs, in.a)), uint32(*reg(regs, in.b))))
 		in = next(in)
 		goto loop
 	case iF32Max:
-		*reg(regs, in.d) = u32f(max(f32(*reg(regs, in.a)), f32(*reg(regs, in.b))))
+		*reg(regs, in.d) = uint64(floatbits.Max32(uint32(*reg(regs, in.a)), uint32(*reg(regs, in.b))))
 		in = next(in)
 		goto loop
 	case iF32Copysign:
@@ -1121,23 +1177,23 @@ loop:
 		in = next(in)
 		goto loop
 	case iF32Sqrt:
-		*reg(regs, in.d) = u32f(float32(math.Sqrt(float64(f32(*reg(regs, in.a))))))
+		*reg(regs, in.d) = uint64(floatbits.Sqrt32(uint32(*reg(regs, in.a))))
 		in = next(in)
 		goto loop
 	case iF32Floor:
-		*reg(regs, in.d) = u32f(float32(math.Floor(float64(f32(*reg(regs, in.a))))))
+		*reg(regs, in.d) = uint64(floatbits.Round32(uint32(*reg(regs, in.a)), floatbits.Floor))
 		in = next(in)
 		goto loop
 	case iF32Ceil:
-		*reg(regs, in.d) = u32f(float32(math.Ceil(float64(f32(*reg(regs, in.a))))))
+		*reg(regs, in.d) = uint64(floatbits.Round32(uint32(*reg(regs, in.a)), floatbits.Ceil))
 		in = next(in)
 		goto loop
 	case iF32Trunc:
-		*reg(regs, in.d) = u32f(float32(math.Trunc(float64(f32(*reg(regs, in.a))))))
+		*reg(regs, in.d) = uint64(floatbits.Round32(uint32(*reg(regs, in.a)), floatbits.Trunc))
 		in = next(in)
 		goto loop
 	case iF32Nearest:
-		*reg(regs, in.d) = u32f(float32(math.RoundToEven(float64(f32(*reg(regs, in.a))))))
+		*reg(regs, in.d) = uint64(floatbits.Round32(uint32(*reg(regs, in.a)), floatbits.Nearest))
 		in = next(in)
 		goto loop
 	case iF32Eq:
@@ -1166,11 +1222,11 @@ loop:
 		goto loop
 
 	case iF32DemoteF64:
-		*reg(regs, in.d) = u32f(float32(f64(*reg(regs, in.a))))
+		*reg(regs, in.d) = uint64(floatbits.Demote(*reg(regs, in.a)))
 		in = next(in)
 		goto loop
 	case iF64PromoteF32:
-		*reg(regs, in.d) = u64(float64(f32(*reg(regs, in.a))))
+		*reg(regs, in.d) = floatbits.Promote(uint32(*reg(regs, in.a)))
 		in = next(in)
 		goto loop
 	case iF32ConvI32S:

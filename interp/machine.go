@@ -116,6 +116,10 @@ type Machine struct {
 	Counters [][]uint64
 	hosts    []HostFunc
 	cfg      Config
+	// globals holds the module's globals (see Globals); table is the
+	// program's table.
+	globals []uint64
+	table   []tableEntry
 
 	stack  []uint64
 	frames []frame
@@ -153,8 +157,23 @@ func NewMachine(p *Program, cfg Config, hosts []HostFunc, mem *Memory) (*Machine
 	for i, l := range p.Layouts {
 		m.Counters[i] = l.NewCounters()
 	}
+	m.globals = make([]uint64, len(p.Module.Globals))
+	for i, g := range p.Module.Globals {
+		m.globals[i] = g.Init
+	}
+	m.table = p.table
 	return m, nil
 }
+
+// Globals returns the machine's globals, one slot per global of the
+// module, in order, holding its bits (f64 values as their bits; i32 and
+// f32 values, the f32 as its bits, zero-extended). NewMachine sets each
+// to its Init, so imported globals start at zero: the embedder stores
+// their values here before the first call. The slice is the machine's
+// storage: writes to it are what global.get reads next. It must not be
+// written while a call runs on another goroutine, a 32-bit global's slot
+// must hold a zero-extended value, and the slice must not be resized.
+func (m *Machine) Globals() []uint64 { return m.globals }
 
 // Program returns the program the machine runs.
 func (m *Machine) Program() *Program { return m.prog }
@@ -273,6 +292,20 @@ func (m *Machine) ensureStack(n int) bool {
 	copy(s, m.stack)
 	m.stack = s
 	return true
+}
+
+// indirectTrap returns the trap of a call_indirect at (fn, pc) whose table
+// index idx is beyond the initialised part of the table or whose entry's
+// signature id differs from sig, the id the instruction expects.
+func (m *Machine) indirectTrap(fn, pc int, idx uint64, sig uint32) *bytecode.Trap {
+	kind := bytecode.TrapIndirectCallTypeMismatch
+	switch {
+	case idx >= m.prog.tableSize:
+		kind = bytecode.TrapUndefinedElement
+	case idx >= uint64(len(m.table)) || m.table[idx].fn < 0:
+		kind = bytecode.TrapUninitializedElement
+	}
+	return m.trap(kind, fn, pc)
 }
 
 func (m *Machine) trap(kind bytecode.TrapKind, fn, pc int) *bytecode.Trap {

@@ -243,6 +243,11 @@ const (
 	iLoad16S32
 	iMemGrow32 // memory.grow with an i32 destination
 
+	iGlobalGet    // d = global at byte offset a
+	iGlobalSet    // global at byte offset d = a
+	iCallIndirect // call table[a] if its signature id is d (lists as iCall)
+	iUnreachable  // trap Unreachable
+
 	numOpcodes
 )
 
@@ -310,6 +315,10 @@ func init() {
 	set(bytecode.OpCallHost, iCallHost, 0)
 	set(bytecode.OpReturn, iRet, 0)
 	set(bytecode.OpTrap, iTrap, 0)
+	set(bytecode.OpGlobalGet, iGlobalGet, 0)
+	set(bytecode.OpGlobalSet, iGlobalSet, 0)
+	set(bytecode.OpCallIndirect, iCallIndirect, 0)
+	set(bytecode.OpUnreachable, iUnreachable, 0)
 }
 
 // opFor returns the interpreter opcode of a bytecode op in register or

@@ -9,11 +9,21 @@
 // lists are resolved ahead of time, so the dispatch loop is a single switch
 // with no allocation, no map lookup and no interface call per instruction.
 // A Machine executes a Program for one instance: it owns the register stack,
-// the call frames and the edge counters of every function (laid out by
-// package profilecounters) and shares the instance's linear memory.
+// the call frames, the globals and the edge counters of every function
+// (laid out by package profilecounters) and shares the instance's linear
+// memory.
 //
 // Registers of all active frames live in one []uint64 stack (f64 values as
 // their bits).
+//
+// Globals live in the Machine, one uint64 each (see Machine.Globals); the
+// table is part of the Program, because nothing changes it after the
+// element segments are applied: each entry holds the function's index and
+// its canonical signature id (bytecode.Module.SignatureIDs), and a null
+// entry an id no signature has, so call_indirect checks the index against
+// the initialised part of the table and the entry's id against its own
+// with two comparisons, and works out which trap applies only when one of
+// them fails.
 //
 // Representation of the 32-bit types: every register slot is a uint64, and
 // an i32 or f32 value (the f32 as its bits) is kept in the low 32 bits with
@@ -57,6 +67,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"unsafe"
 
@@ -70,7 +81,25 @@ type Program struct {
 	Module  *bytecode.Module
 	Layouts []*profilecounters.Layout
 	funcs   []*funcCode
+	// table is the initial table up to its last initialised entry (see
+	// bytecode.Module.TableFuncs); the entries beyond, up to tableSize,
+	// are null. Nothing changes a table, so every Machine shares it.
+	table     []tableEntry
+	tableSize uint64
 }
+
+// tableEntry is a table entry in the interpreter's form: the function's
+// index and canonical signature id (bytecode.Module.SignatureIDs), or fn
+// -1 and sig nullSig for a null entry, so that call_indirect checks an
+// entry with one comparison of sig with the id it expects.
+type tableEntry struct {
+	fn  int32
+	sig uint32
+}
+
+// nullSig is the signature id of a null table entry, which no signature
+// has.
+const nullSig = math.MaxUint32
 
 // funcCode is one function in pre-decoded form.
 type funcCode struct {
@@ -92,8 +121,12 @@ type funcCode struct {
 // branch's block (taken, then not taken; a switch's cases then its
 // default), and back is set when the target is at or before the branch.
 // Calls keep the callee index in a, the argument and result counts in b and
-// c, and the start of their register lists in imm; switches keep the table
-// length in b and its start in lists in imm; ret keeps its count in b.
+// c, and the start of their register lists in imm; call_indirect keeps its
+// index register in a and the canonical id of its signature in d, and b, c
+// and imm as calls do; switches keep the table length in b and its start
+// in lists in imm; ret keeps its count in b. global.get and global.set
+// keep the global's byte offset (index*8) in a and d respectively, in
+// place of the register they do not have.
 // narrow is set on a call_host whose host import has 32-bit results, whose
 // upper halves the interpreter clears.
 type inst struct {
@@ -124,12 +157,22 @@ func PrepareContext(ctx context.Context, m *bytecode.Module) (*Program, error) {
 		return nil, err
 	}
 	p := &Program{Module: m}
+	funcIDs, typeIDs := m.SignatureIDs()
+	elems := m.TableFuncs()
+	p.table = make([]tableEntry, len(elems))
+	for i, fn := range elems {
+		p.table[i] = tableEntry{fn: -1, sig: nullSig}
+		if fn >= 0 {
+			p.table[i] = tableEntry{fn: fn, sig: funcIDs[fn]}
+		}
+	}
+	p.tableSize = uint64(m.Table.Min)
 	for _, f := range m.Funcs {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interp: prepare func %s: %w", f.Name, err)
 		}
 		layout := profilecounters.NewLayout(f)
-		fc, err := decodeFunc(m, f, layout)
+		fc, err := decodeFunc(m, f, layout, typeIDs)
 		if err != nil {
 			return nil, fmt.Errorf("interp: prepare func %s: %w", f.Name, err)
 		}
@@ -137,6 +180,19 @@ func PrepareContext(ctx context.Context, m *bytecode.Module) (*Program, error) {
 		p.funcs = append(p.funcs, fc)
 	}
 	return p, nil
+}
+
+// TableFunc returns the function in entry i of the table: its index, or -1
+// when the entry is null. ok is false when i is not below the table's size
+// (the module's Table.Min).
+func (p *Program) TableFunc(i uint64) (fn int, ok bool) {
+	switch {
+	case i >= p.tableSize:
+		return -1, false
+	case i >= uint64(len(p.table)):
+		return -1, true
+	}
+	return int(p.table[i].fn), true
 }
 
 // apply rewrites the immediate imm by the rule.
@@ -152,7 +208,7 @@ func (r immRule) apply(imm int64) int64 {
 	return imm
 }
 
-func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounters.Layout) (*funcCode, error) {
+func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounters.Layout, typeIDs []uint32) (*funcCode, error) {
 	fc := &funcCode{name: f.Name, code: make([]inst, len(f.Code)), nregs: len(f.Regs), nparams: len(f.Sig.Params), nres: len(f.Sig.Results)}
 	for i, t := range f.Sig.Params {
 		if t.Is32() {
@@ -195,8 +251,15 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 			out.a, out.d, out.b, out.c = scale(in.A), target(in.Target), uint32(len(in.Table)), edge
 			out.imm = int64(len(fc.lists))
 			fc.lists = append(fc.lists, in.Table...)
-		case bytecode.FormatCall:
+		case bytecode.FormatGlobalGet:
+			out.d, out.a = scale(in.Dst), in.Callee*8
+		case bytecode.FormatGlobalSet:
+			out.a, out.d = scale(in.A), in.Callee*8
+		case bytecode.FormatCall, bytecode.FormatCallIndirect:
 			out.a, out.b, out.c = in.Callee, uint32(len(in.Args)), uint32(len(in.Results))
+			if in.Op == bytecode.OpCallIndirect {
+				out.a, out.d = scale(in.A), typeIDs[in.Callee]
+			}
 			out.imm = int64(len(fc.lists))
 			for _, r := range in.Args {
 				fc.lists = append(fc.lists, scale(r))

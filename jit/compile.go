@@ -71,7 +71,13 @@ type compiledModule struct {
 	slots              []int
 	hostArgs, hostRets [][]mir.Reg
 	hosts              []mir.HostSig
-	stats              CompileStats
+	// Value masks at the boundary with Go, by the same indexes (nil when
+	// a signature has no 32-bit type): an i32 or f32 value crosses it as
+	// its low 32 bits, zero-extended, whatever the upper half of the
+	// register or of the caller's word holds.
+	argMasks, retMasks         [][]uint64
+	hostArgMasks, hostRetMasks [][]uint64
+	stats                      CompileStats
 }
 
 var (
@@ -162,6 +168,9 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 	m := prog.Module
 	cm := &compiledModule{hosts: lower.HostSigs(m), stats: CompileStats{Tier: cfg.tier, Functions: len(m.Funcs)}}
 	parts := make([]runtime.Part, len(m.Funcs))
+	if err := checkSupported(m); err != nil {
+		return nil, err
+	}
 	for _, f := range m.Funcs {
 		if err := cfg.checkCompileBytes(f); err != nil {
 			return nil, err
@@ -225,6 +234,14 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 	for _, h := range cm.hosts {
 		cm.hostArgs = append(cm.hostArgs, mir.ArgLocations(h.Params, false))
 		cm.hostRets = append(cm.hostRets, mir.ResultLocations(h.Params, h.Results, false))
+	}
+	for _, f := range m.Funcs {
+		cm.argMasks = append(cm.argMasks, valueMasks(f.Sig.Params))
+		cm.retMasks = append(cm.retMasks, valueMasks(f.Sig.Results))
+	}
+	for _, h := range m.Hosts {
+		cm.hostArgMasks = append(cm.hostArgMasks, valueMasks(h.Sig.Params))
+		cm.hostRetMasks = append(cm.hostRetMasks, valueMasks(h.Sig.Results))
 	}
 	start := time.Now()
 	code, err := runtime.Install(parts)
@@ -314,4 +331,22 @@ func (cm *compiledModule) trapAt(prog *interp.Program, kind bytecode.TrapKind, f
 		}
 	}
 	return t
+}
+
+// valueMasks returns the mask of each value of types ts as it crosses the
+// boundary between compiled code and Go, or nil when no type needs one.
+func valueMasks(ts []bytecode.Type) []uint64 {
+	var masks []uint64
+	for i, t := range ts {
+		if t.Is32() {
+			if masks == nil {
+				masks = make([]uint64, len(ts))
+				for k := range masks {
+					masks[k] = math.MaxUint64
+				}
+			}
+			masks[i] = math.MaxUint32
+		}
+	}
+	return masks
 }

@@ -210,8 +210,13 @@ func (c *compiledInstance) enter(fn int, args, results []uint64, sp uintptr) err
 	if sp < x.StackLimit+4096 {
 		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: prog.Module.Funcs[fn].Name}
 	}
+	masks := cm.argMasks[fn]
 	for i, loc := range cm.args[fn] {
-		if err := c.setValue(loc, sp, args[i]); err != nil {
+		v := args[i]
+		if masks != nil {
+			v &= masks[i]
+		}
+		if err := c.setValue(loc, sp, v); err != nil {
 			return err
 		}
 	}
@@ -233,10 +238,14 @@ func (c *compiledInstance) run(fn int, results []uint64, sp uintptr) error {
 		c.poll.Budget = x.Budget
 		switch x.ExitCode {
 		case encode.ExitDone:
+			masks := cm.retMasks[fn]
 			for i, loc := range cm.rets[fn] {
 				var err error
 				if results[i], err = c.value(loc, sp); err != nil {
 					return err
+				}
+				if masks != nil {
+					results[i] &= masks[i]
 				}
 			}
 			return nil
@@ -302,9 +311,13 @@ func (c *compiledInstance) hostCall(h int) error {
 // results.
 func (c *compiledInstance) callHost(h int, sp uintptr, args, results []uint64) error {
 	var err error
+	argMasks, retMasks := c.cm.hostArgMasks[h], c.cm.hostRetMasks[h]
 	for i, loc := range c.cm.hostArgs[h] {
 		if args[i], err = c.value(loc, sp); err != nil {
 			return err
+		}
+		if argMasks != nil {
+			args[i] &= argMasks[i]
 		}
 	}
 	// A nested call from the host function saves and restores the
@@ -318,6 +331,9 @@ func (c *compiledInstance) callHost(h int, sp uintptr, args, results []uint64) e
 		return err
 	}
 	for i, loc := range c.cm.hostRets[h] {
+		if retMasks != nil {
+			results[i] &= retMasks[i]
+		}
 		if err := c.setValue(loc, sp, results[i]); err != nil {
 			return err
 		}

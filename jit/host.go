@@ -281,8 +281,19 @@ func fastHost(fn any) (HostFunction, bool) {
 	return HostFunction{}, false
 }
 
-// Imports maps host import names to the functions that implement them.
-type Imports map[string]HostFunction
+// Imports maps import names to what the embedder supplies for them: a
+// HostFunction for each host import and a GlobalImport for each imported
+// global. (Table imports are not supported yet.)
+type Imports map[string]Import
+
+// Import is a value an embedder supplies for one of a module's imports:
+// a HostFunction or a GlobalImport.
+type Import interface {
+	// importKind names the kind of import ("host function", "global").
+	importKind() string
+}
+
+func (HostFunction) importKind() string { return "host function" }
 
 // HostPanicError is the cause of a bytecode.TrapHostPanic trap: a host
 // function panicked, and the call that ran it recovered the panic (see

@@ -32,12 +32,18 @@ type Instance struct {
 	callerDepth int
 }
 
-// Instantiate creates an instance. Every host import must be provided with
-// a matching signature; extra entries in imports are an error too (they are
-// most likely misspelt names). The memory is created and the data segments
-// copied in.
+// Instantiate creates an instance. Every host import must be provided
+// with a HostFunction of a matching signature and every imported global
+// with a GlobalImport of its type; extra entries in imports are an error
+// too (they are most likely misspelt names). A module that imports its
+// table cannot be instantiated yet. The memory is created and the data
+// segments copied in; the globals start with their initial values and the
+// imported ones with the values in imports.
 func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	bm := m.prog.Module
+	if bm.Table.Import != "" {
+		return nil, fmt.Errorf("jit: instantiate: the module imports its table as %q: table imports are not supported", bm.Table.Import)
+	}
 	opts := m.engine.opts
 	maxPages := bm.Memory.MaxPages
 	if opts.MaxMemoryPages > 0 && maxPages > opts.MaxMemoryPages {
@@ -46,12 +52,21 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	if bm.Memory.MinPages > maxPages {
 		return nil, fmt.Errorf("jit: instantiate: the module needs %d memory pages; the engine allows %d", bm.Memory.MinPages, maxPages)
 	}
+	for name, v := range imports {
+		if v == nil {
+			return nil, fmt.Errorf("jit: instantiate: import %q is nil", name)
+		}
+	}
 	inst := &Instance{module: m}
 	hosts := make([]interp.HostFunc, len(bm.Hosts))
 	for i, imp := range bm.Hosts {
-		h, ok := imports[imp.Name]
+		v, ok := imports[imp.Name]
 		if !ok {
 			return nil, fmt.Errorf("jit: instantiate: missing host function %q %s", imp.Name, imp.Sig)
+		}
+		h, ok := v.(HostFunction)
+		if !ok {
+			return nil, fmt.Errorf("jit: instantiate: import %q is a %s; the module imports a host function %s", imp.Name, v.importKind(), imp.Sig)
 		}
 		if h.fn == nil {
 			return nil, fmt.Errorf("jit: instantiate: host function %q is empty", imp.Name)
@@ -61,9 +76,9 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		}
 		hosts[i] = inst.wrapHost(h.fn)
 	}
-	for name := range imports {
-		if bm.HostIndex(name) < 0 {
-			return nil, fmt.Errorf("jit: instantiate: the module imports no host function %q", name)
+	for name, v := range imports {
+		if bm.HostIndex(name) < 0 && !isGlobalImport(bm, name) {
+			return nil, fmt.Errorf("jit: instantiate: the module imports no %s %q", v.importKind(), name)
 		}
 	}
 	mem := interp.NewMemory(bm.Memory.MinPages, maxPages)
@@ -83,6 +98,9 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		return nil, fmt.Errorf("jit: instantiate: %w", err)
 	}
 	inst.machine, inst.mem, inst.hosts, inst.cfg = mach, mem, hosts, cfg
+	if err := inst.initGlobals(imports); err != nil {
+		return nil, fmt.Errorf("jit: instantiate: %w", err)
+	}
 	inst.tier = TierInterp
 	if m.compiled != nil {
 		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem)

@@ -34,7 +34,7 @@ func runInterp(t *testing.T, m *bc.Module, fn int, args []uint64) outcome {
 		t.Fatal(err)
 	}
 	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
-	err = mach.Call(context.Background(), fn, args, res)
+	err = mach.Call(context.Background(), fn, testrun.BoundaryArgs(m.Funcs[fn].Sig.Params, args), res)
 	return outcome{res, err, mem.Bytes, mach.FuelLeft()}
 }
 
@@ -45,7 +45,7 @@ func runMIR(t *testing.T, funcs []*mir.Func, m *bc.Module, fn int, args []uint64
 		t.Fatal(err)
 	}
 	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
-	err = mach.Call(context.Background(), fn, args, res)
+	err = mach.Call(context.Background(), fn, testrun.BoundaryArgs(m.Funcs[fn].Sig.Params, args), res)
 	return outcome{res, err, mem.Bytes, mach.FuelLeft()}
 }
 

@@ -52,7 +52,8 @@ func usesRounding(m *bc.Module) bool {
 	for _, f := range m.Funcs {
 		for _, in := range f.Code {
 			switch in.Op {
-			case bc.OpF64Floor, bc.OpF64Ceil, bc.OpF64Trunc, bc.OpF64Nearest:
+			case bc.OpF64Floor, bc.OpF64Ceil, bc.OpF64Trunc, bc.OpF64Nearest,
+				bc.OpF32Floor, bc.OpF32Ceil, bc.OpF32Trunc, bc.OpF32Nearest:
 				return true
 			}
 		}

@@ -2,10 +2,10 @@ package lower
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/floatbits"
 	"github.com/kiln-jit/kiln/mir"
 	"github.com/kiln-jit/kiln/profilecounters"
 )
@@ -73,7 +73,7 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 		}
 		c := l.cmpFlags(cond, a, bo)
 		d := l.setcc(c)
-		l.recordCompare(d, c, false)
+		l.recordCompare(d, c)
 		l.write(in.Dst, d)
 
 	case bc.OpSelect:
@@ -84,7 +84,7 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 		ca, aConst := l.constOf(a)
 		cb, bConst := l.constOf(bv)
 		if aConst && bConst {
-			l.write(in.Dst, l.fconst(math.Float64bits(foldF64(in.Op, math.Float64frombits(uint64(ca)), math.Float64frombits(uint64(cb))))))
+			l.write(in.Dst, l.fconst(foldF64(in.Op, uint64(ca), uint64(cb))))
 			break
 		}
 		l.write(in.Dst, l.op(floatBinOps[in.Op], mir.XMM, a, bv))
@@ -115,7 +115,7 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 	case bc.OpF64Eq, bc.OpF64Ne, bc.OpF64Lt, bc.OpF64Le, bc.OpF64Gt, bc.OpF64Ge:
 		cond := l.floatCond(in.Op, l.read(in.A), l.read(in.B))
 		d := l.setcc(cond)
-		l.recordCompare(d, cond, true)
+		l.recordCompare(d, cond)
 		l.write(in.Dst, d)
 
 	case bc.OpF64ConvertI64S:
@@ -198,6 +198,9 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 		l.emit(mir.Instr{Op: mir.OpTRAP, Aux: int32(bc.TrapExplicit), Imm: in.Imm, Pos: l.pos()})
 		l.cur = nil
 	default:
+		if handled, err := l.instr32(in, b); handled || err != nil {
+			return err
+		}
 		return fmt.Errorf("no lowering for %s", in.Op)
 	}
 	return nil
@@ -303,21 +306,22 @@ func (l *lowerer) popcountSWAR(x mir.Reg) mir.Reg {
 	return l.opImm(mir.OpSHRQconst, x, 56)
 }
 
-// foldF64 computes a binary f64 operation on constants.
-func foldF64(op bc.Op, a, b float64) float64 {
+// foldF64 computes a binary f64 operation on constant bits, with the
+// result bits every tier computes (NaNs included).
+func foldF64(op bc.Op, a, b uint64) uint64 {
 	switch op {
 	case bc.OpF64Add:
-		return a + b
+		return floatbits.Add64(a, b)
 	case bc.OpF64Sub:
-		return a - b
+		return floatbits.Sub64(a, b)
 	case bc.OpF64Mul:
-		return a * b
+		return floatbits.Mul64(a, b)
 	case bc.OpF64Div:
-		return a / b
+		return floatbits.Div64(a, b)
 	case bc.OpF64Min:
-		return min(a, b)
+		return floatbits.Min64(a, b)
 	case bc.OpF64Max:
-		return max(a, b)
+		return floatbits.Max64(a, b)
 	}
 	return 0
 }

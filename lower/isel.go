@@ -313,58 +313,79 @@ func (l *lowerer) intBinary(op bc.Op, a mir.Reg, b operand) (mir.Reg, bool) {
 	return l.op(forms.reg, mir.GPR, a, l.materialize(b)), true
 }
 
-// divide lowers division and remainder with explicit checks: a divisor of
-// zero traps, INT64_MIN / -1 traps, and INT64_MIN % -1 is 0 (x86 would
-// fault on both, so the remainder divides by 1 instead when the divisor is
-// -1: x % 1 == x % -1 == 0).
+// divWidth holds what division differs in between i64 and i32.
+type divWidth struct {
+	signed, rem    bool   // the operation
+	minusOne       int64  // -1 as the operand's constant (i32 constants are zero-extended)
+	test, cmpConst mir.Op // TESTQ/TESTL, CMPQconst/CMPLconst
+	neg, shrConst  mir.Op
+	div, idiv      mir.Op
+	compareMin     func(a mir.Reg) // sets ZF when a is the most negative value
+	and            func(a mir.Reg, mask int64) mir.Reg
+}
+
+// divide lowers i64 division and remainder.
 func (l *lowerer) divide(op bc.Op, a mir.Reg, b operand) (mir.Reg, bool) {
-	signed := op == bc.OpI64DivS || op == bc.OpI64RemS
-	rem := op == bc.OpI64RemS || op == bc.OpI64RemU
+	return l.divideWidth(divWidth{
+		signed: op == bc.OpI64DivS || op == bc.OpI64RemS, rem: op == bc.OpI64RemS || op == bc.OpI64RemU,
+		minusOne: -1, test: mir.OpTESTQ, cmpConst: mir.OpCMPQconst, neg: mir.OpNEGQ, shrConst: mir.OpSHRQconst,
+		div: mir.OpDIVQ, idiv: mir.OpIDIVQ,
+		compareMin: func(a mir.Reg) {
+			min := l.iconst(math.MinInt64)
+			l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, min}, Pos: l.pos()})
+		},
+		and: func(a mir.Reg, mask int64) mir.Reg { return l.intBinaryNoFold(bc.OpI64And, a, mask) },
+	}, a, b)
+}
+
+// divideWidth lowers division and remainder with explicit checks: a
+// divisor of zero traps, the most negative value / -1 traps, and the most
+// negative value % -1 is 0 (x86 would fault on both, so the remainder
+// divides by 1 instead when the divisor is -1: x % 1 == x % -1 == 0).
+func (l *lowerer) divideWidth(w divWidth, a mir.Reg, b operand) (mir.Reg, bool) {
 	var divisor mir.Reg
 	switch {
 	case b.isConst && b.c == 0:
 		l.trapAlways(bc.TrapDivideByZero)
 		return mir.NoReg, false
-	case b.isConst && signed && b.c == -1:
-		if rem {
+	case b.isConst && w.signed && b.c == w.minusOne:
+		if w.rem {
 			return l.iconst(0), true
 		}
-		// a / -1 = -a, trapping for INT64_MIN.
-		min := l.iconst(math.MinInt64)
-		l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, min}, Pos: l.pos()})
+		// a / -1 = -a, trapping for the most negative value.
+		w.compareMin(a)
 		l.checkTrap(mir.CondE, bc.TrapIntegerOverflow)
-		return l.op(mir.OpNEGQ, mir.GPR, a), true
+		return l.op(w.neg, mir.GPR, a), true
 	case b.isConst:
-		if !signed && b.c > 0 && b.c&(b.c-1) == 0 {
+		if !w.signed && b.c > 0 && b.c&(b.c-1) == 0 {
 			// Unsigned division by a power of two is a shift or a mask.
-			k := bits.TrailingZeros64(uint64(b.c))
-			if rem {
-				return l.intBinaryNoFold(bc.OpI64And, a, b.c-1), true
+			if w.rem {
+				return w.and(a, b.c-1), true
 			}
-			return l.opImm(mir.OpSHRQconst, a, int64(k)), true
+			return l.opImm(w.shrConst, a, int64(bits.TrailingZeros64(uint64(b.c)))), true
 		}
 		divisor = l.materialize(b)
 	default:
 		divisor = b.reg
-		l.emit(mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{divisor, divisor}, Pos: l.pos()})
+		l.emit(mir.Instr{Op: w.test, Uses: []mir.Reg{divisor, divisor}, Pos: l.pos()})
 		l.checkTrap(mir.CondE, bc.TrapDivideByZero)
-		if signed && !rem {
-			l.emit(mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{divisor}, Imm: -1, Pos: l.pos()})
-			l.overflowCheck(a)
+		if w.signed && !w.rem {
+			l.emit(mir.Instr{Op: w.cmpConst, Uses: []mir.Reg{divisor}, Imm: -1, Pos: l.pos()})
+			l.overflowCheckWith(func() { w.compareMin(a) })
 		}
-		if signed && rem {
+		if w.signed && w.rem {
 			one := l.iconst(1)
-			l.emit(mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{divisor}, Imm: -1, Pos: l.pos()})
+			l.emit(mir.Instr{Op: w.cmpConst, Uses: []mir.Reg{divisor}, Imm: -1, Pos: l.pos()})
 			divisor = l.newDefCMOV(mir.CondE, divisor, one)
 		}
 	}
 	quo, remainder := l.newG(), l.newG()
-	div := mir.OpDIVQ
-	if signed {
-		div = mir.OpIDIVQ
+	div := w.div
+	if w.signed {
+		div = w.idiv
 	}
 	l.emit(mir.Instr{Op: div, Defs: []mir.Reg{quo, remainder}, Uses: []mir.Reg{a, divisor}, Pos: l.pos()})
-	if rem {
+	if w.rem {
 		return remainder, true
 	}
 	return quo, true
@@ -382,9 +403,11 @@ func (l *lowerer) newDefCMOV(cond mir.Cond, ifFalse, ifTrue mir.Reg) mir.Reg {
 	return d
 }
 
-// overflowCheck follows a comparison of the divisor with -1: when it is -1
-// and the dividend is INT64_MIN, trap with an integer overflow.
-func (l *lowerer) overflowCheck(a mir.Reg) {
+// overflowCheckWith follows a comparison of the divisor with -1: when it is
+// -1, compareMin sets the flags to "equal" exactly when the dividend is the
+// most negative value, and then the division traps with an integer
+// overflow.
+func (l *lowerer) overflowCheckWith(compareMin func()) {
 	freq := l.curFreq
 	minusOne := l.newSealedBlock(freq * ProbTrap)
 	cont := l.newSealedBlock(freq)
@@ -396,8 +419,7 @@ func (l *lowerer) overflowCheck(a mir.Reg) {
 	l.ssa.inherit(minusOne.ID, l.cur.ID)
 	l.ssa.inherit(cont.ID, l.cur.ID)
 	l.cur, l.curFreq = minusOne, minusOne.Freq
-	min := l.iconst(math.MinInt64)
-	l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, min}, Pos: l.pos()})
+	compareMin()
 	l.checkTrap(mir.CondE, bc.TrapIntegerOverflow)
 	l.emit(mir.Instr{Op: mir.OpJMP, Pos: l.pos()})
 	l.f.AddEdge(l.cur.ID, cont.ID, 1)
@@ -461,22 +483,28 @@ func swapCond(c bc.Cond) bc.Cond {
 // ZF, PF and CF when the operands are unordered, so a > b is "above" (false
 // for NaN), a < b is b > a, and equality must also check parity.
 func (l *lowerer) floatCond(op bc.Op, a, b mir.Reg) mir.Cond {
+	return l.floatCondOp(mir.OpUCOMISD, op, a, b)
+}
+
+// floatCondOp is floatCond with the compare instruction cmp (UCOMISD or
+// UCOMISS) for the f64 or f32 comparison op.
+func (l *lowerer) floatCondOp(cmp mir.Op, op bc.Op, a, b mir.Reg) mir.Cond {
 	var cond mir.Cond
 	switch op {
-	case bc.OpF64Eq:
+	case bc.OpF64Eq, bc.OpF32Eq:
 		cond = mir.CondFEQ
-	case bc.OpF64Ne:
+	case bc.OpF64Ne, bc.OpF32Ne:
 		cond = mir.CondFNE
-	case bc.OpF64Gt:
+	case bc.OpF64Gt, bc.OpF32Gt:
 		cond = mir.CondA
-	case bc.OpF64Ge:
+	case bc.OpF64Ge, bc.OpF32Ge:
 		cond = mir.CondAE
-	case bc.OpF64Lt:
+	case bc.OpF64Lt, bc.OpF32Lt:
 		a, b, cond = b, a, mir.CondA
-	case bc.OpF64Le:
+	case bc.OpF64Le, bc.OpF32Le:
 		a, b, cond = b, a, mir.CondAE
 	}
-	l.emit(mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{a, b}, Pos: l.pos()})
+	l.emit(mir.Instr{Op: cmp, Uses: []mir.Reg{a, b}, Pos: l.pos()})
 	return cond
 }
 
@@ -486,17 +514,11 @@ func (l *lowerer) floatCond(op bc.Op, a, b mir.Reg) mir.Cond {
 func (l *lowerer) flagsFor(c mir.Reg) mir.Cond {
 	c = l.ssa.find(c)
 	if ci, ok := l.compares[c.Index()]; ok {
-		if ci.float {
-			l.emit(mir.Instr{Op: mir.OpUCOMISD, Uses: []mir.Reg{ci.a, ci.b}, Pos: l.pos()})
-		} else if ci.isImm {
-			if ci.imm == 0 && (ci.cond == mir.CondE || ci.cond == mir.CondNE) {
-				l.emit(mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{ci.a, ci.a}, Pos: l.pos()})
-			} else {
-				l.emit(mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{ci.a}, Imm: ci.imm, Pos: l.pos()})
-			}
-		} else {
-			l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{ci.a, ci.b}, Pos: l.pos()})
+		uses := []mir.Reg{ci.a, ci.b}
+		if ci.op.Info().HasImm {
+			uses = uses[:1]
 		}
+		l.emit(mir.Instr{Op: ci.op, Uses: uses, Imm: ci.imm, Pos: l.pos()})
 		return ci.cond
 	}
 	l.emit(mir.Instr{Op: mir.OpTESTQ, Uses: []mir.Reg{c, c}, Pos: l.pos()})
@@ -505,16 +527,11 @@ func (l *lowerer) flagsFor(c mir.Reg) mir.Cond {
 
 // recordCompare remembers how the SETCC result d was computed: the SETCC
 // was the last instruction emitted, the comparison the one before it.
-func (l *lowerer) recordCompare(d mir.Reg, cond mir.Cond, float bool) {
+func (l *lowerer) recordCompare(d mir.Reg, cond mir.Cond) {
 	cmp := l.cur.Instrs[len(l.cur.Instrs)-2]
-	ci := compareInfo{cond: cond, float: float}
-	switch cmp.Op {
-	case mir.OpCMPQconst:
-		ci.a, ci.imm, ci.isImm = cmp.Uses[0], cmp.Imm, true
-	case mir.OpTESTQ:
-		ci.a, ci.imm, ci.isImm = cmp.Uses[0], 0, true
-	default:
-		ci.a, ci.b = cmp.Uses[0], cmp.Uses[1]
+	ci := compareInfo{cond: cond, op: cmp.Op, a: cmp.Uses[0], b: mir.NoReg, imm: cmp.Imm}
+	if len(cmp.Uses) > 1 {
+		ci.b = cmp.Uses[1]
 	}
 	l.compares[d.Index()] = ci
 }

@@ -85,18 +85,17 @@ func Classes(ts []bc.Type) []mir.Class {
 }
 
 func classOf(t bc.Type) mir.Class {
-	if t == bc.F64 {
+	if t == bc.F64 || t == bc.F32 {
 		return mir.XMM
 	}
 	return mir.GPR
 }
 
-// Supports reports whether the compiled tiers lower op. The 32-bit types
-// (their ops, and i64.eqz, which came with them) are run by the
-// interpreter only, for now: Func rejects a function with a register of a
-// 32-bit type, and an op it does not lower, with an error, and the jit
+// Supports reports whether the compiled tiers lower op. Globals, the
+// table, call_indirect and unreachable are run by the interpreter only, for
+// now: Func rejects an op it does not lower with an error, and the jit
 // leaves such a module in the interpreter.
-func Supports(op bc.Op) bool { return op.Valid() && op < bc.OpI32Const }
+func Supports(op bc.Op) bool { return op.Valid() && op <= bc.OpF32Store }
 
 // Func lowers function fn of the verified module m to SSA machine IR.
 func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
@@ -104,11 +103,6 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 		return nil, fmt.Errorf("lower: function index %d out of range", fn)
 	}
 	bf := m.Funcs[fn]
-	for r, t := range bf.Regs {
-		if t.Is32() {
-			return nil, fmt.Errorf("lower func %s: register r%d has type %s: the compiled tiers do not support the 32-bit types yet", bf.Name, r, t)
-		}
-	}
 	prof := opts.Profile
 	var layout *profilecounters.Layout
 	if prof != nil && prof.Layout != nil && len(prof.EdgeProb) == len(prof.Layout.Edges) &&
@@ -192,12 +186,10 @@ type trapKey struct {
 }
 
 type compareInfo struct {
-	cond  mir.Cond
-	a, b  mir.Reg
-	imm   int64
-	isImm bool
-	float bool
-	block int
+	cond mir.Cond
+	op   mir.Op  // the compare instruction
+	a, b mir.Reg // its uses (b is NoReg for a compare with an immediate)
+	imm  int64
 }
 
 // Variables: the bytecode registers, then the memory base, the memory

@@ -59,7 +59,7 @@ type Instr struct {
 	// Aux is an op-specific number: the argument index of Arg, the callee
 	// of CALL, the host import of CALLHOST, the runtime function of CALLRT,
 	// the trap kind of TRAP, the context field of CtxLoad, the counter slot
-	// of Count, the rounding mode of ROUNDSD.
+	// of Count, the rounding mode of ROUNDSD and ROUNDSS.
 	Aux int32
 	// Pos is the bytecode offset the instruction came from (-1 if none);
 	// traps report it.

@@ -14,18 +14,28 @@ import (
 // tested by running its output and comparing it with the reference
 // interpreter.
 //
-// Model. Values are uint64 (f64 values as their bits). Each frame has one
-// window of cells: the 32 physical registers, the virtual registers, the
-// stack slots, the outgoing and incoming stack-argument areas and the
-// arguments of the call. Every cell is either defined or undefined; a frame
-// starts with every cell undefined (except the arguments, and in allocated
-// form their calling-convention locations). Pure moves (φ, ParCopy, Copy,
-// Spill, Reload, Xchg, MOVQ2X, MOVX2Q, Arg, the selected operand of CMOVQCC
-// and the arguments and results of calls between kiln functions) copy
-// definedness along with the value, as real machine code copies garbage
-// without harm; every other read of an undefined cell, and every value that
-// leaves the machine (host-call arguments, results returned to Go, stored
-// values, addresses, divisors, branch conditions), is a Fault.
+// Model. Values are uint64: f64 values as their bits, i32 values
+// zero-extended (every L op reads the low 32 bits of its operands and
+// writes a zero-extended result, as x86-64 does), f32 values as their bits
+// in the low 32 bits of an XMM cell. The machine leaves bits 32..63 of an
+// XMM register holding an f32 undefined and no op reads them; the
+// interpreter defines them as zero in every f32 result (MOVSSconst,
+// MOVSSload, the SS arithmetic, CVTSD2SS, ...), so every f32 it computes
+// has its upper half zero. Float results have the bits
+// x86's SSE instructions produce, NaNs included (package floatbits). Each
+// frame has one window of cells: the 32 physical registers, the virtual
+// registers, the stack slots, the outgoing and incoming stack-argument
+// areas and the arguments of the call. Every cell is either defined or
+// undefined; a frame starts with every cell undefined (except the
+// arguments, and in allocated form their calling-convention locations).
+// Pure moves (φ, ParCopy, Copy, Spill, Reload, Xchg, MOVQ2X, MOVX2Q,
+// MOVL2X and MOVX2L (which keep the low 32 bits), Arg, the selected
+// operand of CMOVQCC and the arguments and results of calls between kiln
+// functions) copy definedness along with the value, as real machine code
+// copies garbage without harm; every other read of an undefined cell, and
+// every value that leaves the machine (host-call arguments, results
+// returned to Go, stored values, addresses, divisors, branch conditions),
+// is a Fault.
 //
 // Calls emulate kiln's calling convention: after a CALL, CALLHOST or CALLRT
 // the caller's CallerSaved registers are undefined except those receiving

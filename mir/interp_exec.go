@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/floatbits"
 	"github.com/kiln-jit/kiln/interp"
 )
 
@@ -17,8 +18,10 @@ const (
 	irFlagsSub                // a - b (CMPQ, SUBQ, NEGQ as 0 - a)
 	irFlagsAdd                // a + b
 	irFlagsLogic              // result a, CF = OF = 0 (AND, OR, XOR, TEST)
-	irFlagsUcomi              // UCOMISD a, b (float bits)
+	irFlagsUcomi              // UCOMISD a, b (float64 bits; UCOMISS promotes its operands)
 	irFlagsZF                 // only ZF is defined: ZF = (a == 0) (BSR, BSF)
+	irFlagsSub32              // uint32(a) - uint32(b) (CMPL, SUBL, NEGL as 0 - a)
+	irFlagsAdd32              // uint32(a) + uint32(b)
 )
 
 // irParity returns x86's PF for a result: set when its low byte has an even
@@ -48,6 +51,14 @@ func irHolds(c Cond, kind uint8, a, b uint64) (holds, ok bool) {
 		case x == y:
 			fl.ZF = true
 		}
+	case irFlagsSub32:
+		x, y := uint32(a), uint32(b)
+		r := x - y
+		fl = Flags{CF: x < y, ZF: r == 0, SF: int32(r) < 0, OF: int32((x^y)&(x^r)) < 0, PF: irParity(uint64(r))}
+	case irFlagsAdd32:
+		x, y := uint32(a), uint32(b)
+		r := x + y
+		fl = Flags{CF: r < x, ZF: r == 0, SF: int32(r) < 0, OF: int32((x^r)&(y^r)) < 0, PF: irParity(uint64(r))}
 	case irFlagsZF:
 		if c != CondE && c != CondNE {
 			return false, false
@@ -75,6 +86,18 @@ func irInMem(mem []byte, off, size uint64) bool {
 func irF(v uint64) float64  { return math.Float64frombits(v) }
 func irB(x float64) uint64  { return math.Float64bits(x) }
 func irDef(v uint64) irCell { return irCell{v, true} }
+
+// irLogic32 is the lazily kept operand of the flags of a 32-bit logic op
+// (ANDL, ORL, XORL, TESTL) with result r: they keep irFlagsLogic with the
+// result sign-extended to 64 bits, whose ZF, SF (bit 31 copied to bit 63)
+// and PF (the low byte) are those of the 32-bit result.
+func irLogic32(r uint64) uint64 { return uint64(int64(int32(r))) }
+
+// irF32 returns the f32 value of an XMM cell: its low 32 bits. f32 results
+// are cells with those bits and the upper 32 bits zero; the machine leaves
+// bits 32..63 of an XMM register holding an f32 undefined, and the
+// interpreter defines them as zero (no op reads them).
+func irF32(v uint64) uint32 { return uint32(v) }
 
 // irMoves runs a parallel move list.
 func (m *Machine) irMoves(regs []irCell, mv []irMove, seq bool) {
@@ -492,9 +515,9 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 				return m.faultUndef(f, ip, regs)
 			}
 			if in.op == OpMINSD {
-				regs[in.d0] = irDef(irB(min(irF(a.v), irF(b.v))))
+				regs[in.d0] = irDef(floatbits.Min64(a.v, b.v))
 			} else {
-				regs[in.d0] = irDef(irB(max(irF(a.v), irF(b.v))))
+				regs[in.d0] = irDef(floatbits.Max64(a.v, b.v))
 			}
 			fk, fw = irFlagsUndef, int32(ip)
 		case OpSQRTSD, OpROUNDSD:
@@ -502,20 +525,11 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			if !a.ok {
 				return m.faultUndef(f, ip, regs)
 			}
-			x := irF(a.v)
-			switch {
-			case in.op == OpSQRTSD:
-				x = math.Sqrt(x)
-			case in.aux == RoundNearest:
-				x = math.RoundToEven(x)
-			case in.aux == RoundFloor:
-				x = math.Floor(x)
-			case in.aux == RoundCeil:
-				x = math.Ceil(x)
-			default:
-				x = math.Trunc(x)
+			if in.op == OpSQRTSD {
+				regs[in.d0] = irDef(floatbits.Sqrt64(a.v))
+			} else {
+				regs[in.d0] = irDef(floatbits.Round64(a.v, int(in.aux)))
 			}
-			regs[in.d0] = irDef(irB(x))
 		case OpXORPDconst, OpANDPDconst:
 			a := regs[in.u0]
 			if !a.ok {
@@ -564,6 +578,276 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 				return m.faultUndef(f, ip, regs)
 			}
 			regs[in.d0], regs[in.d1] = irDef(interp.TruncSatU(irF(a.v))), irCell{}
+			fk, fw = irFlagsUndef, int32(ip)
+
+		// 32-bit integer ops: they read the low 32 bits of their operands
+		// and write zero-extended 32-bit results.
+		case OpADDL, OpSUBL, OpANDL, OpORL, OpXORL, OpIMULL:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			var r uint64
+			r, fk, fa, fb = irALU32(in.op, a.v, b.v)
+			regs[in.d0] = irDef(r)
+			fw = int32(ip)
+		case OpADDLconst, OpSUBLconst, OpANDLconst, OpORLconst, OpXORLconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			var r uint64
+			r, fk, fa, fb = irALU32(in.op, a.v, uint64(in.imm))
+			regs[in.d0] = irDef(r)
+			fw = int32(ip)
+		case OpNEGL:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(uint64(-uint32(a.v)))
+			fk, fa, fb, fw = irFlagsSub32, 0, a.v, int32(ip)
+		case OpNOTL:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(uint64(^uint32(a.v)))
+		case OpSHLL, OpSHRL, OpSARL, OpROLL, OpRORL:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(irShift32(in.op, a.v, b.v&31))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpSHLLconst, OpSHRLconst, OpSARLconst, OpROLLconst, OpRORLconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(irShift32(in.op, a.v, uint64(in.imm)&31))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpIMUL3Lconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(uint64(uint32(a.v) * uint32(in.imm)))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpLEAL:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(uint64(uint32(a.v + uint64(in.imm))))
+		case OpLEALidx:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(uint64(uint32(a.v + b.v*uint64(in.scale) + uint64(in.imm))))
+		case OpIDIVL:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			x, y := int32(a.v), int32(b.v)
+			if y == 0 {
+				return m.fault(f, ip, "#DE: signed division of %d by zero", x)
+			}
+			if y == -1 && x == math.MinInt32 {
+				return m.fault(f, ip, "#DE: signed division overflows (INT32_MIN / -1)")
+			}
+			regs[in.d0], regs[in.d1] = irDef(uint64(uint32(x/y))), irDef(uint64(uint32(x%y)))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpDIVL:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			x, y := uint32(a.v), uint32(b.v)
+			if y == 0 {
+				return m.fault(f, ip, "#DE: unsigned division of %d by zero", x)
+			}
+			regs[in.d0], regs[in.d1] = irDef(uint64(x/y)), irDef(uint64(x%y))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpCMPL:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			fk, fa, fb, fw = irFlagsSub32, a.v, b.v, int32(ip)
+		case OpCMPLconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			fk, fa, fb, fw = irFlagsSub32, a.v, uint64(in.imm), int32(ip)
+		case OpTESTL:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			fk, fa, fw = irFlagsLogic, irLogic32(a.v&b.v), int32(ip)
+		case OpTESTLconst:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			fk, fa, fw = irFlagsLogic, irLogic32(a.v&uint64(in.imm)), int32(ip)
+		case OpLZCNTL, OpTZCNTL, OpPOPCNTL:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			x := uint32(a.v)
+			var r int
+			switch in.op {
+			case OpLZCNTL:
+				r = bits.LeadingZeros32(x)
+			case OpTZCNTL:
+				r = bits.TrailingZeros32(x)
+			default:
+				r = bits.OnesCount32(x)
+			}
+			regs[in.d0] = irDef(uint64(r))
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpBSRL, OpBSFL:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			x := uint32(a.v)
+			switch {
+			case x == 0:
+				regs[in.d0] = irCell{}
+			case in.op == OpBSRL:
+				regs[in.d0] = irDef(uint64(31 - bits.LeadingZeros32(x)))
+			default:
+				regs[in.d0] = irDef(uint64(bits.TrailingZeros32(x)))
+			}
+			fk, fa, fw = irFlagsZF, uint64(x), int32(ip)
+		case OpMOVBLSX, OpMOVWLSX:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if in.op == OpMOVBLSX {
+				regs[in.d0] = irDef(uint64(uint32(int32(int8(a.v)))))
+			} else {
+				regs[in.d0] = irDef(uint64(uint32(int32(int16(a.v)))))
+			}
+		case OpMOVBLSXload:
+			off, ok := irEA(regs, in)
+			if !ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 1) {
+				return m.faultMem(f, ip, off, 1, len(mem))
+			}
+			regs[in.d0] = irDef(uint64(uint32(int32(int8(mem[off])))))
+		case OpMOVWLSXload:
+			off, ok := irEA(regs, in)
+			if !ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 2) {
+				return m.faultMem(f, ip, off, 2, len(mem))
+			}
+			regs[in.d0] = irDef(uint64(uint32(int32(int16(binary.LittleEndian.Uint16(mem[off:]))))))
+
+		// Scalar singles: f32 values are the low 32 bits of XMM cells
+		// (irF32); results have their upper 32 bits zero.
+		case OpMOVSSconst:
+			regs[in.d0] = irDef(uint64(uint32(in.imm)))
+		case OpMOVSSload:
+			off, ok := irEA(regs, in)
+			if !ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 4) {
+				return m.faultMem(f, ip, off, 4, len(mem))
+			}
+			regs[in.d0] = irDef(uint64(binary.LittleEndian.Uint32(mem[off:])))
+		case OpMOVSSstore:
+			val := regs[in.u0]
+			off, ok := irEA(regs, in)
+			if !ok || !val.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if !irInMem(mem, off, 4) {
+				return m.faultMem(f, ip, off, 4, len(mem))
+			}
+			binary.LittleEndian.PutUint32(mem[off:], irF32(val.v))
+		case OpADDSS, OpSUBSS, OpMULSS, OpDIVSS:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0] = irDef(irFP32(in.op, a.v, b.v))
+		case OpMINSS, OpMAXSS:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if in.op == OpMINSS {
+				regs[in.d0] = irDef(uint64(floatbits.Min32(irF32(a.v), irF32(b.v))))
+			} else {
+				regs[in.d0] = irDef(uint64(floatbits.Max32(irF32(a.v), irF32(b.v))))
+			}
+			fk, fw = irFlagsUndef, int32(ip)
+		case OpSQRTSS, OpROUNDSS:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if in.op == OpSQRTSS {
+				regs[in.d0] = irDef(uint64(floatbits.Sqrt32(irF32(a.v))))
+			} else {
+				regs[in.d0] = irDef(uint64(floatbits.Round32(irF32(a.v), int(in.aux))))
+			}
+		case OpUCOMISS:
+			a, b := regs[in.u0], regs[in.u1]
+			if !a.ok || !b.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			// Promotion is exact and keeps NaNs NaN: the comparison of the
+			// f64 values is that of the f32 values.
+			fk, fa, fb, fw = irFlagsUcomi, floatbits.Promote(irF32(a.v)), floatbits.Promote(irF32(b.v)), int32(ip)
+		case OpMOVL2X, OpMOVX2L:
+			// Moves of the low 32 bits (zero-extended), copying definedness
+			// as the 64-bit moves do.
+			a := regs[in.u0]
+			regs[in.d0] = irCell{uint64(uint32(a.v)), a.ok}
+
+		// Conversions involving 32-bit types.
+		case OpCVTSS2SD, OpCVTSD2SS, OpCVTSL2SS, OpCVTSQ2SS, OpCVTSL2SD, OpCVTTSD2SL:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			var r uint64
+			switch in.op {
+			case OpCVTSS2SD:
+				r = floatbits.Promote(irF32(a.v))
+			case OpCVTSD2SS:
+				r = uint64(floatbits.Demote(a.v))
+			case OpCVTSL2SS:
+				r = uint64(math.Float32bits(float32(int32(a.v))))
+			case OpCVTSQ2SS:
+				r = uint64(math.Float32bits(float32(int64(a.v))))
+			case OpCVTSL2SD:
+				r = irB(float64(int32(a.v)))
+			default:
+				r = irTruncSL(a.v)
+			}
+			regs[in.d0] = irDef(r)
+		case OpCVTUQ2SS:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			regs[in.d0], regs[in.d1] = irDef(uint64(math.Float32bits(float32(a.v)))), irCell{}
 			fk, fw = irFlagsUndef, int32(ip)
 
 		// Control flow.
@@ -763,16 +1047,79 @@ func irShift(op Op, a, n uint64) uint64 {
 	return bits.RotateLeft64(a, -int(n))
 }
 
-// irFP computes a scalar double arithmetic op on bit patterns.
+// irFP computes a scalar double arithmetic op on bit patterns, with the
+// machine's NaN results (package floatbits).
 func irFP(op Op, a, b uint64) uint64 {
-	x, y := irF(a), irF(b)
 	switch op {
 	case OpADDSD, OpADDSDload:
-		return irB(x + y)
+		return floatbits.Add64(a, b)
 	case OpSUBSD, OpSUBSDload:
-		return irB(x - y)
+		return floatbits.Sub64(a, b)
 	case OpMULSD, OpMULSDload:
-		return irB(x * y)
+		return floatbits.Mul64(a, b)
 	}
-	return irB(x / y)
+	return floatbits.Div64(a, b)
+}
+
+// irFP32 computes a scalar single arithmetic op on the low 32 bits of a
+// and b; the result's upper 32 bits are zero.
+func irFP32(op Op, a, b uint64) uint64 {
+	x, y := irF32(a), irF32(b)
+	switch op {
+	case OpADDSS:
+		return uint64(floatbits.Add32(x, y))
+	case OpSUBSS:
+		return uint64(floatbits.Sub32(x, y))
+	case OpMULSS:
+		return uint64(floatbits.Mul32(x, y))
+	}
+	return uint64(floatbits.Div32(x, y))
+}
+
+// irALU32 computes a two-operand 32-bit integer op on the low 32 bits of
+// a and b and returns the zero-extended result and the flags it leaves.
+func irALU32(op Op, a, b uint64) (r uint64, fk uint8, fa, fb uint64) {
+	x, y := uint32(a), uint32(b)
+	switch op {
+	case OpADDL, OpADDLconst:
+		return uint64(x + y), irFlagsAdd32, a, b
+	case OpSUBL, OpSUBLconst:
+		return uint64(x - y), irFlagsSub32, a, b
+	case OpANDL, OpANDLconst:
+		return uint64(x & y), irFlagsLogic, irLogic32(uint64(x & y)), 0
+	case OpORL, OpORLconst:
+		return uint64(x | y), irFlagsLogic, irLogic32(uint64(x | y)), 0
+	case OpXORL, OpXORLconst:
+		return uint64(x ^ y), irFlagsLogic, irLogic32(uint64(x ^ y)), 0
+	}
+	// IMULL
+	return uint64(x * y), irFlagsUndef, 0, 0
+}
+
+// irShift32 computes a 32-bit shift or rotate of the low 32 bits of a by n
+// (0..31), zero-extended.
+func irShift32(op Op, a, n uint64) uint64 {
+	x := uint32(a)
+	switch op {
+	case OpSHLL, OpSHLLconst:
+		return uint64(x << n)
+	case OpSHRL, OpSHRLconst:
+		return uint64(x >> n)
+	case OpSARL, OpSARLconst:
+		return uint64(uint32(int32(x) >> n))
+	case OpROLL, OpROLLconst:
+		return uint64(bits.RotateLeft32(x, int(n)))
+	}
+	return uint64(bits.RotateLeft32(x, -int(n)))
+}
+
+// irTruncSL is CVTTSD2SL: the f64 a truncated to a signed 32-bit integer,
+// zero-extended, or 0x80000000 (the integer indefinite) when a is NaN or
+// its truncation is out of range.
+func irTruncSL(a uint64) uint64 {
+	x := math.Trunc(irF(a))
+	if !(x >= math.MinInt32 && x <= math.MaxInt32) {
+		return 0x80000000
+	}
+	return uint64(uint32(int32(x)))
 }

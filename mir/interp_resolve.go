@@ -644,7 +644,7 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 			next++
 		}
 	}
-	if op == OpLEAQidx {
+	if op == OpLEAQidx || op == OpLEALidx {
 		hasIndex = true
 	}
 	if info.HasMem {
@@ -671,7 +671,7 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 		if in.Aux < 0 || CtxField(in.Aux) >= numCtxFields {
 			return out, fmt.Sprintf("unknown context field %d", in.Aux)
 		}
-	case OpROUNDSD:
+	case OpROUNDSD, OpROUNDSS:
 		if in.Aux < RoundNearest || in.Aux > RoundTrunc {
 			return out, fmt.Sprintf("unknown rounding mode %d", in.Aux)
 		}

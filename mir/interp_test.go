@@ -119,11 +119,24 @@ func irtOperands(r *rand.Rand, n int) []uint64 {
 	return out
 }
 
+// NaNs with payloads: quiet and signalling, of either sign.
+const (
+	irtQNaN64  uint64 = 0x7FF8000000000001
+	irtSNaN64  uint64 = 0x7FF0000000000002
+	irtNQNaN64 uint64 = 0xFFF8000000000123
+	irtNSNaN64 uint64 = 0xFFF4000000000003
+	irtQNaN32  uint32 = 0x7FC00001
+	irtSNaN32  uint32 = 0x7F800002
+	irtNQNaN32 uint32 = 0xFFC00123
+	irtNSNaN32 uint32 = 0xFFA00003
+)
+
 // irtFloats returns interesting and random f64 bit patterns.
 func irtFloats(r *rand.Rand, n int) []uint64 {
 	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, 1.5, 2.5, -2.5, math.Inf(1), math.Inf(-1), math.NaN(),
-		1e300, -1e300, 9.2233720368547758e18, -9.2233720368547758e18, 1.8446744073709552e19, 4503599627370496.5, 3}
-	out := make([]uint64, 0, n)
+		1e300, -1e300, 9.2233720368547758e18, -9.2233720368547758e18, 1.8446744073709552e19, 4503599627370496.5, 3,
+		2147483647.5, -2147483648.5, 2147483648, -2147483649, 3.4028235677973366e38, 1e-45}
+	out := []uint64{irtQNaN64, irtSNaN64, irtNQNaN64, irtNSNaN64}
 	for _, v := range vals {
 		out = append(out, irtF(v))
 	}
@@ -140,17 +153,66 @@ func irtFloats(r *rand.Rand, n int) []uint64 {
 	return out
 }
 
+// irtFloats32 returns interesting and random f32 bit patterns, each in the
+// low half of a word whose upper half is random (no op may read it).
+func irtFloats32(r *rand.Rand, n int) []uint64 {
+	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 0.5, -0.5, 1.5, 2.5, -2.5, float32(math.Inf(1)),
+		float32(math.Inf(-1)), math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, 1 << 24, 16777217,
+		8388608.5, 2147483648, -2147483648, 3}
+	out := []uint64{uint64(irtQNaN32), uint64(irtSNaN32), uint64(irtNQNaN32), uint64(irtNSNaN32)}
+	for _, v := range vals {
+		out = append(out, uint64(math.Float32bits(v)))
+	}
+	for len(out) < n {
+		switch r.IntN(3) {
+		case 0:
+			out = append(out, uint64(r.Uint32()))
+		case 1:
+			out = append(out, uint64(math.Float32bits(float32((r.Float64()-0.5)*math.Pow(2, float64(r.IntN(70)-20))))))
+		default:
+			out = append(out, uint64(math.Float32bits(float32(r.IntN(2000)-1000)/4)))
+		}
+	}
+	for i := range out {
+		out[i] |= r.Uint64() << 32
+	}
+	return out
+}
+
 // irtOpCase is one op of the single-op table: want computes the defs from
 // the first value operand a and the second value operand or memory operand
-// b.
+// b. Operands are integers, f64 bit patterns (float) or f32 bit patterns
+// with random upper halves (f32).
 type irtOpCase struct {
-	op    Op
-	imm   int64
-	scale uint8
-	aux   int32
-	ndefs int // defs returned (default 1)
-	float bool
-	want  func(a, b uint64, imm int64) []uint64
+	op         Op
+	imm        int64
+	scale      uint8
+	aux        int32
+	ndefs      int // defs returned (default 1)
+	float, f32 bool
+	want       func(a, b uint64, imm int64) []uint64
+}
+
+// irtNaN64 is the NaN an f64 operation on ops makes, by kiln's NaN rule
+// (computed here independently of package floatbits): the first NaN
+// operand quieted, else the default NaN.
+func irtNaN64(ops ...uint64) uint64 {
+	for _, o := range ops {
+		if o&^(1<<63) > 0x7FF0000000000000 {
+			return o | 1<<51
+		}
+	}
+	return 0xFFF8000000000000
+}
+
+// irtNaN32 is irtNaN64 for f32 operands (the low halves of ops).
+func irtNaN32(ops ...uint64) uint64 {
+	for _, o := range ops {
+		if x := uint32(o); x&^(1<<31) > 0x7F800000 {
+			return uint64(x | 1<<22)
+		}
+	}
+	return 0xFFC00000
 }
 
 func irtOne(v uint64) []uint64 { return []uint64{v} }
@@ -209,7 +271,7 @@ func irtBuildOp(t *testing.T, c irtOpCase) *irtOpMachine {
 	bl.Append(irtI(OpRET, nil, in.Defs[:ndefs]...))
 	irtVerify(t, []*Func{f}, nil)
 	om.m = irtMachine(t, []*Func{f}, interp.Config{})
-	om.mem = info.HasMem && c.op != OpLEAQidx
+	om.mem = info.HasMem && c.op != OpLEAQidx && c.op != OpLEALidx
 	return om
 }
 
@@ -248,11 +310,71 @@ func TestInterpOps(t *testing.T) {
 	mem := func(g func(b uint64) uint64) func(a, b uint64, imm int64) []uint64 {
 		return func(_, b uint64, _ int64) []uint64 { return irtOne(g(b)) }
 	}
+	// Float references: Go's arithmetic, with the NaN rule for NaN
+	// results.
 	fbin := func(g func(x, y float64) float64) func(a, b uint64, imm int64) []uint64 {
-		return func(a, b uint64, _ int64) []uint64 { return irtOne(fb(g(f64(a), f64(b)))) }
+		return func(a, b uint64, _ int64) []uint64 {
+			if r := g(f64(a), f64(b)); r == r {
+				return irtOne(fb(r))
+			}
+			return irtOne(irtNaN64(a, b))
+		}
+	}
+	fminmax := func(g func(x, y float64) float64) func(a, b uint64, imm int64) []uint64 {
+		return func(a, b uint64, _ int64) []uint64 {
+			if x, y := f64(a), f64(b); x == x && y == y {
+				return irtOne(fb(g(x, y)))
+			}
+			return irtOne(irtNaN64(a, b))
+		}
 	}
 	fun := func(g func(x float64) float64) func(a, b uint64, imm int64) []uint64 {
-		return func(a, _ uint64, _ int64) []uint64 { return irtOne(fb(g(f64(a)))) }
+		return func(a, _ uint64, _ int64) []uint64 {
+			if r := g(f64(a)); r == r {
+				return irtOne(fb(r))
+			}
+			return irtOne(irtNaN64(a))
+		}
+	}
+	f32 := func(v uint64) float32 { return math.Float32frombits(uint32(v)) }
+	fb32 := func(x float32) uint64 { return uint64(math.Float32bits(x)) }
+	fbin32 := func(g func(x, y float32) float32) func(a, b uint64, imm int64) []uint64 {
+		return func(a, b uint64, _ int64) []uint64 {
+			if r := g(f32(a), f32(b)); r == r {
+				return irtOne(fb32(r))
+			}
+			return irtOne(irtNaN32(a, b))
+		}
+	}
+	fminmax32 := func(g func(x, y float32) float32) func(a, b uint64, imm int64) []uint64 {
+		return func(a, b uint64, _ int64) []uint64 {
+			if x, y := f32(a), f32(b); x == x && y == y {
+				return irtOne(fb32(g(x, y)))
+			}
+			return irtOne(irtNaN32(a, b))
+		}
+	}
+	// fun32 applies an f64 function to the promoted f32 operand and rounds
+	// its result to f32 (exact for the roundings, correctly rounded for
+	// the square root).
+	fun32 := func(g func(x float64) float64) func(a, b uint64, imm int64) []uint64 {
+		return func(a, _ uint64, _ int64) []uint64 {
+			if r := float32(g(float64(f32(a)))); r == r {
+				return irtOne(fb32(r))
+			}
+			return irtOne(irtNaN32(a))
+		}
+	}
+	// Integer references of the 32-bit ops: low halves in, zero-extended
+	// results out.
+	bin32 := func(g func(a, b uint32) uint32) func(a, b uint64, imm int64) []uint64 {
+		return func(a, b uint64, _ int64) []uint64 { return irtOne(uint64(g(uint32(a), uint32(b)))) }
+	}
+	withImm32 := func(g func(a, b uint32) uint32) func(a, b uint64, imm int64) []uint64 {
+		return func(a, _ uint64, imm int64) []uint64 { return irtOne(uint64(g(uint32(a), uint32(imm)))) }
+	}
+	un32 := func(g func(a uint32) uint32) func(a, b uint64, imm int64) []uint64 {
+		return func(a, _ uint64, _ int64) []uint64 { return irtOne(uint64(g(uint32(a)))) }
 	}
 	add := func(a, b uint64) uint64 { return a + b }
 	sub := func(a, b uint64) uint64 { return a - b }
@@ -266,6 +388,7 @@ func TestInterpOps(t *testing.T) {
 	rol := func(a, b uint64) uint64 { return bits.RotateLeft64(a, int(b&63)) }
 	ror := func(a, b uint64) uint64 { return bits.RotateLeft64(a, -int(b&63)) }
 	id := func(b uint64) uint64 { return b }
+	low := func(b uint64) uint64 { return uint64(uint32(b)) }
 
 	cases := []irtOpCase{
 		{op: OpADDQ, want: bin(add)}, {op: OpSUBQ, want: bin(sub)}, {op: OpANDQ, want: bin(and)},
@@ -321,8 +444,8 @@ func TestInterpOps(t *testing.T) {
 		{op: OpMULSDload, imm: 8, scale: 4, float: true, want: fbin(func(x, y float64) float64 { return x * y })},
 		{op: OpDIVSDload, imm: 8, scale: 8, float: true, want: fbin(func(x, y float64) float64 { return x / y })},
 		{op: OpSQRTSD, float: true, want: fun(math.Sqrt)},
-		{op: OpMINSD, float: true, want: fbin(func(x, y float64) float64 { return min(x, y) })},
-		{op: OpMAXSD, float: true, want: fbin(func(x, y float64) float64 { return max(x, y) })},
+		{op: OpMINSD, float: true, want: fminmax(func(x, y float64) float64 { return min(x, y) })},
+		{op: OpMAXSD, float: true, want: fminmax(func(x, y float64) float64 { return max(x, y) })},
 		{op: OpROUNDSD, aux: RoundNearest, float: true, want: fun(math.RoundToEven)},
 		{op: OpROUNDSD, aux: RoundFloor, float: true, want: fun(math.Floor)},
 		{op: OpROUNDSD, aux: RoundCeil, float: true, want: fun(math.Ceil)},
@@ -335,6 +458,95 @@ func TestInterpOps(t *testing.T) {
 		{op: OpCVTTSD2SQsat, float: true, want: un(func(a uint64) uint64 { return uint64(interp.TruncSatS(f64(a))) })},
 		{op: OpCVTTSD2UQsat, float: true, want: un(func(a uint64) uint64 { return interp.TruncSatU(f64(a)) })},
 		{op: OpCVTTSD2UQ, float: true, want: un(func(a uint64) uint64 { return interp.TruncSatU(f64(a)) })},
+
+		{op: OpADDL, want: bin32(func(a, b uint32) uint32 { return a + b })},
+		{op: OpSUBL, want: bin32(func(a, b uint32) uint32 { return a - b })},
+		{op: OpANDL, want: bin32(func(a, b uint32) uint32 { return a & b })},
+		{op: OpORL, want: bin32(func(a, b uint32) uint32 { return a | b })},
+		{op: OpXORL, want: bin32(func(a, b uint32) uint32 { return a ^ b })},
+		{op: OpIMULL, want: bin32(func(a, b uint32) uint32 { return a * b })},
+		{op: OpADDLconst, imm: -7, want: withImm32(func(a, b uint32) uint32 { return a + b })},
+		{op: OpSUBLconst, imm: math.MinInt32, want: withImm32(func(a, b uint32) uint32 { return a - b })},
+		{op: OpANDLconst, imm: -256, want: withImm32(func(a, b uint32) uint32 { return a & b })},
+		{op: OpORLconst, imm: 0x40000001, want: withImm32(func(a, b uint32) uint32 { return a | b })},
+		{op: OpXORLconst, imm: -1, want: withImm32(func(a, b uint32) uint32 { return a ^ b })},
+		{op: OpNEGL, want: un32(func(a uint32) uint32 { return -a })},
+		{op: OpNOTL, want: un32(func(a uint32) uint32 { return ^a })},
+		{op: OpSHLL, want: bin32(func(a, b uint32) uint32 { return a << (b & 31) })},
+		{op: OpSHRL, want: bin32(func(a, b uint32) uint32 { return a >> (b & 31) })},
+		{op: OpSARL, want: bin32(func(a, b uint32) uint32 { return uint32(int32(a) >> (b & 31)) })},
+		{op: OpROLL, want: bin32(func(a, b uint32) uint32 { return bits.RotateLeft32(a, int(b&31)) })},
+		{op: OpRORL, want: bin32(func(a, b uint32) uint32 { return bits.RotateLeft32(a, -int(b&31)) })},
+		{op: OpSHLLconst, imm: 31, want: withImm32(func(a, b uint32) uint32 { return a << b })},
+		{op: OpSHRLconst, imm: 1, want: withImm32(func(a, b uint32) uint32 { return a >> b })},
+		{op: OpSARLconst, imm: 17, want: withImm32(func(a, b uint32) uint32 { return uint32(int32(a) >> b) })},
+		{op: OpROLLconst, imm: 0, want: withImm32(func(a, b uint32) uint32 { return bits.RotateLeft32(a, int(b)) })},
+		{op: OpRORLconst, imm: 5, want: withImm32(func(a, b uint32) uint32 { return bits.RotateLeft32(a, -int(b)) })},
+		{op: OpIMUL3Lconst, imm: -3, want: withImm32(func(a, b uint32) uint32 { return a * b })},
+		{op: OpLEAL, imm: -1000, want: withImm32(func(a, b uint32) uint32 { return a + b })},
+		{op: OpLEALidx, imm: 24, scale: 8, want: func(a, b uint64, imm int64) []uint64 {
+			return irtOne(uint64(uint32(a) + uint32(b)*8 + uint32(imm)))
+		}},
+		{op: OpIDIVL, ndefs: 2, want: func(a, b uint64, _ int64) []uint64 {
+			x, y := int32(a), int32(b)
+			return []uint64{uint64(uint32(x / y)), uint64(uint32(x % y))}
+		}},
+		{op: OpDIVL, ndefs: 2, want: func(a, b uint64, _ int64) []uint64 {
+			x, y := uint32(a), uint32(b)
+			return []uint64{uint64(x / y), uint64(x % y)}
+		}},
+		{op: OpLZCNTL, want: un32(func(a uint32) uint32 { return uint32(bits.LeadingZeros32(a)) })},
+		{op: OpTZCNTL, want: un32(func(a uint32) uint32 { return uint32(bits.TrailingZeros32(a)) })},
+		{op: OpPOPCNTL, want: un32(func(a uint32) uint32 { return uint32(bits.OnesCount32(a)) })},
+		{op: OpBSRL, want: un32(func(a uint32) uint32 { return uint32(31 - bits.LeadingZeros32(a)) })},
+		{op: OpBSFL, want: un32(func(a uint32) uint32 { return uint32(bits.TrailingZeros32(a)) })},
+		{op: OpMOVBLSX, want: un32(func(a uint32) uint32 { return uint32(int32(int8(a))) })},
+		{op: OpMOVWLSX, want: un32(func(a uint32) uint32 { return uint32(int32(int16(a))) })},
+		{op: OpMOVBLSXload, imm: 5, scale: 4, want: mem(func(b uint64) uint64 { return uint64(uint32(int32(int8(b)))) })},
+		{op: OpMOVWLSXload, imm: 9, scale: 1, want: mem(func(b uint64) uint64 { return uint64(uint32(int32(int16(b)))) })},
+
+		{op: OpMOVSSload, imm: 2, scale: 2, f32: true, want: mem(low)},
+		{op: OpADDSS, f32: true, want: fbin32(func(x, y float32) float32 { return x + y })},
+		{op: OpSUBSS, f32: true, want: fbin32(func(x, y float32) float32 { return x - y })},
+		{op: OpMULSS, f32: true, want: fbin32(func(x, y float32) float32 { return x * y })},
+		{op: OpDIVSS, f32: true, want: fbin32(func(x, y float32) float32 { return x / y })},
+		{op: OpSQRTSS, f32: true, want: fun32(math.Sqrt)},
+		{op: OpMINSS, f32: true, want: fminmax32(func(x, y float32) float32 { return min(x, y) })},
+		{op: OpMAXSS, f32: true, want: fminmax32(func(x, y float32) float32 { return max(x, y) })},
+		{op: OpROUNDSS, aux: RoundNearest, f32: true, want: fun32(math.RoundToEven)},
+		{op: OpROUNDSS, aux: RoundFloor, f32: true, want: fun32(math.Floor)},
+		{op: OpROUNDSS, aux: RoundCeil, f32: true, want: fun32(math.Ceil)},
+		{op: OpROUNDSS, aux: RoundTrunc, f32: true, want: fun32(math.Trunc)},
+		{op: OpMOVL2X, want: un(low)},
+		{op: OpMOVX2L, f32: true, want: un(low)},
+		{op: OpCVTSS2SD, f32: true, want: un(func(a uint64) uint64 {
+			if x := f32(a); x == x {
+				return fb(float64(x))
+			}
+			// Sign, quiet bit, payload shifted up.
+			return uint64(a>>31&1)<<63 | 0x7FF8000000000000 | uint64(a&0x3FFFFF)<<29
+		})},
+		{op: OpCVTSD2SS, float: true, want: un(func(a uint64) uint64 {
+			if x := f64(a); x == x {
+				return fb32(float32(x))
+			}
+			// Sign, quiet bit, the high 22 payload bits.
+			return a>>63<<31 | 0x7FC00000 | a>>29&0x3FFFFF
+		})},
+		{op: OpCVTSL2SS, want: un(func(a uint64) uint64 { return fb32(float32(int32(a))) })},
+		{op: OpCVTSQ2SS, want: un(func(a uint64) uint64 { return fb32(float32(int64(a))) })},
+		{op: OpCVTUQ2SS, want: un(func(a uint64) uint64 {
+			x, _ := new(big.Float).SetUint64(a).Float32() // rounds to nearest even
+			return fb32(x)
+		})},
+		{op: OpCVTSL2SD, want: un(func(a uint64) uint64 { return fb(float64(int32(a))) })},
+		{op: OpCVTTSD2SL, float: true, want: un(func(a uint64) uint64 {
+			x := f64(a)
+			if x != x || x <= -2147483649 || x >= 2147483648 {
+				return 0x80000000
+			}
+			return uint64(uint32(int32(x)))
+		})},
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, c := range cases {
@@ -342,9 +554,12 @@ func TestInterpOps(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			om := irtBuildOp(t, c)
 			var ops []uint64
-			if c.float {
-				ops = irtFloats(r, 28)
-			} else {
+			switch {
+			case c.float:
+				ops = irtFloats(r, 36)
+			case c.f32:
+				ops = irtFloats32(r, 36)
+			default:
 				ops = irtOperands(r, 28)
 			}
 			n := 0
@@ -364,6 +579,18 @@ func TestInterpOps(t *testing.T) {
 						if a == 0 {
 							continue
 						}
+					case OpIDIVL:
+						if uint32(b) == 0 || (uint32(b) == math.MaxUint32 && uint32(a) == 1<<31) {
+							continue
+						}
+					case OpDIVL:
+						if uint32(b) == 0 {
+							continue
+						}
+					case OpBSRL, OpBSFL:
+						if uint32(a) == 0 {
+							continue
+						}
 					}
 					got, err := om.run(a, b)
 					if err != nil {
@@ -371,7 +598,7 @@ func TestInterpOps(t *testing.T) {
 					}
 					want := c.want(a, b, c.imm)
 					for k := range want {
-						if got[k] != want[k] && !(c.float && irtBothNaN(got[k], want[k])) {
+						if got[k] != want[k] {
 							t.Fatalf("%s(%#x, %#x) def %d = %#x, want %#x", c.op, a, b, k, got[k], want[k])
 						}
 					}
@@ -385,18 +612,100 @@ func TestInterpOps(t *testing.T) {
 	}
 }
 
-func irtBothNaN(a, b uint64) bool {
-	return math.IsNaN(math.Float64frombits(a)) && math.IsNaN(math.Float64frombits(b))
+// TestInterpNaNs checks the NaN bits of the float ops on hand-picked
+// operands against literal results: a NaN operand gives the first NaN
+// operand quieted, an invalid operation the default NaN, whichever
+// operand and whichever kind of NaN.
+func TestInterpNaNs(t *testing.T) {
+	const (
+		one64  = 0x3FF0000000000000
+		two64  = 0x4000000000000000
+		inf64  = 0x7FF0000000000000
+		neg64  = 0xBFF0000000000000 // -1
+		dflt64 = 0xFFF8000000000000
+		one32  = 0x3F800000
+		inf32  = 0x7F800000
+		neg32  = 0xBF800000
+		dflt32 = 0xFFC00000
+		garb   = 0xDEADBEEF00000000 // upper half of an f32 operand, ignored
+	)
+	q64 := func(x uint64) uint64 { return x | 1<<51 }
+	q32 := func(x uint32) uint64 { return uint64(x | 1<<22) }
+	tests := []struct {
+		op      Op
+		aux     int32
+		a, b    uint64
+		want    uint64
+		comment string
+	}{
+		{op: OpADDSD, a: irtSNaN64, b: one64, want: q64(irtSNaN64), comment: "sNaN first"},
+		{op: OpADDSD, a: one64, b: irtSNaN64, want: q64(irtSNaN64), comment: "sNaN second"},
+		{op: OpADDSD, a: irtQNaN64, b: irtSNaN64, want: irtQNaN64, comment: "first NaN wins over an sNaN"},
+		{op: OpSUBSD, a: irtSNaN64, b: irtQNaN64, want: q64(irtSNaN64), comment: "first NaN wins, quieted"},
+		{op: OpSUBSD, a: one64, b: irtNQNaN64, want: irtNQNaN64, comment: "negative qNaN second"},
+		{op: OpMULSD, a: irtNSNaN64, b: irtQNaN64, want: q64(irtNSNaN64), comment: "negative sNaN keeps its sign"},
+		{op: OpDIVSD, a: 0, b: 0, want: dflt64, comment: "0/0"},
+		{op: OpDIVSD, a: 1 << 63, b: 0, want: dflt64, comment: "-0/0"},
+		{op: OpSUBSD, a: inf64, b: inf64, want: dflt64, comment: "inf-inf"},
+		{op: OpMULSD, a: 0, b: inf64, want: dflt64, comment: "0*inf"},
+		{op: OpADDSDload, a: two64, b: irtSNaN64, want: q64(irtSNaN64), comment: "sNaN in memory"},
+		{op: OpDIVSDload, a: irtQNaN64, b: irtSNaN64, want: irtQNaN64, comment: "register NaN first"},
+		{op: OpSQRTSD, a: neg64, want: dflt64, comment: "sqrt(-1)"},
+		{op: OpSQRTSD, a: irtNSNaN64, want: q64(irtNSNaN64), comment: "sqrt(sNaN)"},
+		{op: OpMINSD, a: one64, b: irtSNaN64, want: q64(irtSNaN64), comment: "min(1, sNaN)"},
+		{op: OpMINSD, a: irtQNaN64, b: irtSNaN64, want: irtQNaN64, comment: "min of two NaNs"},
+		{op: OpMAXSD, a: irtNSNaN64, b: one64, want: q64(irtNSNaN64), comment: "max(sNaN, 1)"},
+		{op: OpMAXSD, a: one64, b: irtNQNaN64, want: irtNQNaN64, comment: "max(1, -qNaN)"},
+		{op: OpMINSD, a: 0, b: 1 << 63, want: 1 << 63, comment: "min(+0, -0)"},
+		{op: OpMAXSD, a: 1 << 63, b: 0, want: 0, comment: "max(-0, +0)"},
+		{op: OpROUNDSD, aux: RoundFloor, a: irtSNaN64, want: q64(irtSNaN64), comment: "floor(sNaN)"},
+		{op: OpROUNDSD, aux: RoundNearest, a: irtNQNaN64, want: irtNQNaN64, comment: "nearest(qNaN)"},
+
+		{op: OpADDSS, a: garb | uint64(irtSNaN32), b: one32, want: q32(irtSNaN32), comment: "sNaN first"},
+		{op: OpADDSS, a: one32, b: garb | uint64(irtSNaN32), want: q32(irtSNaN32), comment: "sNaN second"},
+		{op: OpSUBSS, a: uint64(irtQNaN32), b: uint64(irtSNaN32), want: uint64(irtQNaN32), comment: "first NaN wins"},
+		{op: OpMULSS, a: uint64(irtNSNaN32), b: uint64(irtQNaN32), want: q32(irtNSNaN32), comment: "negative sNaN keeps its sign"},
+		{op: OpDIVSS, a: garb, b: 0, want: dflt32, comment: "0/0"},
+		{op: OpSUBSS, a: inf32, b: inf32, want: dflt32, comment: "inf-inf"},
+		{op: OpMULSS, a: inf32, b: garb, want: dflt32, comment: "inf*0"},
+		{op: OpADDSS, a: 0x7F800000 | garb, b: one32, want: inf32, comment: "upper half ignored: inf is no NaN"},
+		{op: OpSQRTSS, a: neg32, want: dflt32, comment: "sqrt(-1)"},
+		{op: OpSQRTSS, a: uint64(irtSNaN32), want: q32(irtSNaN32), comment: "sqrt(sNaN)"},
+		{op: OpMINSS, a: one32, b: uint64(irtNSNaN32), want: q32(irtNSNaN32), comment: "min(1, -sNaN)"},
+		{op: OpMINSS, a: uint64(irtSNaN32), b: uint64(irtQNaN32), want: q32(irtSNaN32), comment: "min of two NaNs"},
+		{op: OpMAXSS, a: uint64(irtNQNaN32), b: one32, want: uint64(irtNQNaN32), comment: "max(-qNaN, 1)"},
+		{op: OpMINSS, a: 0, b: 1 << 31, want: 1 << 31, comment: "min(+0, -0)"},
+		{op: OpMAXSS, a: 1 << 31, b: 0, want: 0, comment: "max(-0, +0)"},
+		{op: OpROUNDSS, aux: RoundCeil, a: uint64(irtSNaN32), want: q32(irtSNaN32), comment: "ceil(sNaN)"},
+		{op: OpROUNDSS, aux: RoundTrunc, a: uint64(irtNQNaN32), want: uint64(irtNQNaN32), comment: "trunc(-qNaN)"},
+		{op: OpCVTSD2SS, a: 0x7FF0000020000001, want: 0x7FC00001, comment: "demotion keeps the high payload bits"},
+		{op: OpCVTSD2SS, a: 0xFFF000001FFFFFFF, want: 0xFFC00000, comment: "demotion drops the low payload bits"},
+		{op: OpCVTSS2SD, a: garb | uint64(irtNSNaN32), want: 0xFFFC000060000000, comment: "promotion shifts the payload up"},
+		{op: OpCVTSS2SD, a: uint64(irtQNaN32), want: 0x7FF8000020000000, comment: "promotion of a qNaN"},
+	}
+	for _, tt := range tests {
+		c := irtOpCase{op: tt.op, aux: tt.aux}
+		if tt.op.Info().HasMem {
+			c.scale, c.imm = 1, 16
+		}
+		got, err := irtBuildOp(t, c).run(tt.a, tt.b)
+		if err != nil {
+			t.Fatalf("%s (%s): %v", tt.op, tt.comment, err)
+		}
+		if got[0] != tt.want {
+			t.Errorf("%s(%#x, %#x) (%s) = %#x, want %#x", tt.op, tt.a, tt.b, tt.comment, got[0], tt.want)
+		}
+	}
 }
 
 func TestInterpStores(t *testing.T) {
 	for _, c := range []struct {
 		op   Op
 		size int
-	}{{OpMOVBstore, 1}, {OpMOVWstore, 2}, {OpMOVLstore, 4}, {OpMOVQstore, 8}, {OpMOVSDstore, 8}} {
+	}{{OpMOVBstore, 1}, {OpMOVWstore, 2}, {OpMOVLstore, 4}, {OpMOVQstore, 8}, {OpMOVSDstore, 8}, {OpMOVSSstore, 4}} {
 		t.Run(c.op.String(), func(t *testing.T) {
 			cls := GPR
-			if c.op == OpMOVSDstore {
+			if c.op == OpMOVSDstore || c.op == OpMOVSSstore {
 				cls = XMM
 			}
 			f := irtFunc("store", 0, FormSSA, []Class{cls}, nil)
@@ -457,6 +766,35 @@ func irtRefFlags(op Op, a, b uint64) (r uint64, fl Flags) {
 		r = a ^ b
 	}
 	fl.ZF, fl.SF, fl.PF = r == 0, int64(r) < 0, parity(r)
+	return r, fl
+}
+
+// irtRefFlags32 is irtRefFlags for the 32-bit producers: the flags of the
+// operation on the low halves of a and b.
+func irtRefFlags32(op Op, a, b uint64) (r uint32, fl Flags) {
+	x, y := uint32(a), uint32(b)
+	switch op {
+	case OpCMPL, OpSUBL, OpNEGL:
+		if op == OpNEGL {
+			x, y = 0, x
+		}
+		var borrow uint32
+		r, borrow = bits.Sub32(x, y, 0)
+		d := int64(int32(x)) - int64(int32(y))
+		fl = Flags{CF: borrow != 0, OF: d != int64(int32(d))}
+	case OpADDL:
+		var carry uint32
+		r, carry = bits.Add32(x, y, 0)
+		s := int64(int32(x)) + int64(int32(y))
+		fl = Flags{CF: carry != 0, OF: s != int64(int32(s))}
+	case OpANDL, OpTESTL:
+		r = x & y
+	case OpORL:
+		r = x | y
+	case OpXORL:
+		r = x ^ y
+	}
+	fl.ZF, fl.SF, fl.PF = r == 0, int32(r) < 0, bits.OnesCount8(uint8(r))%2 == 0
 	return r, fl
 }
 
@@ -587,6 +925,23 @@ func TestInterpFlagProducers(t *testing.T) {
 		mem  bool
 		nuse int
 	}{
+		{in: irtI(OpADDL, irtR(0), 0, 0), ref: OpADDL, nuse: 2},
+		{in: irtI(OpSUBL, irtR(0), 0, 0), ref: OpSUBL, nuse: 2},
+		{in: irtI(OpANDL, irtR(0), 0, 0), ref: OpANDL, nuse: 2},
+		{in: irtI(OpORL, irtR(0), 0, 0), ref: OpORL, nuse: 2},
+		{in: irtI(OpXORL, irtR(0), 0, 0), ref: OpXORL, nuse: 2},
+		{in: irtI(OpCMPL, nil, 0, 0), ref: OpCMPL, nuse: 2},
+		{in: irtI(OpTESTL, nil, 0, 0), ref: OpTESTL, nuse: 2},
+		{in: irtI(OpNEGL, irtR(0), 0), ref: OpNEGL, nuse: 1},
+		{in: irtImm(irtI(OpADDLconst, irtR(0), 0), -5), ref: OpADDL, imm: true, nuse: 1},
+		{in: irtImm(irtI(OpSUBLconst, irtR(0), 0), math.MinInt32), ref: OpSUBL, imm: true, nuse: 1},
+		{in: irtImm(irtI(OpANDLconst, irtR(0), 0), -2), ref: OpANDL, imm: true, nuse: 1},
+		{in: irtImm(irtI(OpORLconst, irtR(0), 0), 0x40), ref: OpORL, imm: true, nuse: 1},
+		{in: irtImm(irtI(OpXORLconst, irtR(0), 0), -1), ref: OpXORL, imm: true, nuse: 1},
+		{in: irtImm(irtI(OpCMPLconst, nil, 0), -1), ref: OpCMPL, imm: true, nuse: 1},
+		{in: irtImm(irtI(OpCMPLconst, nil, 0), 0x7fffffff), ref: OpCMPL, imm: true, nuse: 1},
+		{in: irtImm(irtI(OpTESTLconst, nil, 0), 0x81), ref: OpTESTL, imm: true, nuse: 1},
+
 		{in: irtI(OpADDQ, irtR(0), 0, 0), ref: OpADDQ, nuse: 2},
 		{in: irtI(OpSUBQ, irtR(0), 0, 0), ref: OpSUBQ, nuse: 2},
 		{in: irtI(OpANDQ, irtR(0), 0, 0), ref: OpANDQ, nuse: 2},
@@ -615,7 +970,13 @@ func TestInterpFlagProducers(t *testing.T) {
 						if p.imm {
 							b = uint64(p.in.Imm)
 						}
-						_, fl := irtRefFlags(p.ref, a, b)
+						var fl Flags
+						switch p.ref {
+						case OpADDL, OpSUBL, OpANDL, OpORL, OpXORL, OpCMPL, OpTESTL, OpNEGL:
+							_, fl = irtRefFlags32(p.ref, a, b)
+						default:
+							_, fl = irtRefFlags(p.ref, a, b)
+						}
 						irtCheckCond(t, f, c, irtRefHolds(c, fl), args...)
 					}
 				}
@@ -654,6 +1015,48 @@ func TestInterpCMPQload(t *testing.T) {
 				if got[0] != want {
 					t.Fatalf("CMPQload %#x, %#x; SETCC.%s = %d, want %d", a, b, c, got[0], want)
 				}
+			}
+		}
+	}
+}
+
+// TestInterpUCOMISS checks the conditions after UCOMISS, whose operands
+// are the low halves of their registers.
+func TestInterpUCOMISS(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	vals := irtFloats32(r, 30)
+	for _, c := range []Cond{CondFEQ, CondFNE, CondA, CondAE, CondB, CondBE, CondE, CondNE, CondP, CondNP, CondO, CondS} {
+		f := irtCondMachine(t, irtCondFunc(irtI(OpUCOMISS, nil, 0, 0), c, []Class{XMM, XMM}))
+		for _, a := range vals {
+			for _, b := range vals {
+				x, y := math.Float32frombits(uint32(a)), math.Float32frombits(uint32(b))
+				un := x != x || y != y
+				var want bool
+				switch c {
+				case CondFEQ:
+					want = x == y
+				case CondFNE:
+					want = x != y
+				case CondA:
+					want = x > y
+				case CondAE:
+					want = x >= y
+				case CondB:
+					want = x < y || un
+				case CondBE:
+					want = x <= y || un
+				case CondE:
+					want = x == y || un
+				case CondNE:
+					want = x != y && !un
+				case CondP:
+					want = un
+				case CondNP:
+					want = !un
+				case CondO, CondS:
+					want = false
+				}
+				irtCheckCond(t, f, c, want, a, b)
 			}
 		}
 	}
@@ -1615,6 +2018,46 @@ func TestInterpFaults(t *testing.T) {
 			return irtOneBlock(FormSSA, []Class{GPR, GPR}, gpr1, 4, irtArg(v(0), 0), irtArg(v(1), 1),
 				irtI(OpIDIVQ, irtR(v(2), v(3)), v(0), v(1)), irtI(OpRET, nil, v(2)))
 		}, args: []uint64{1 << 63, math.MaxUint64}, block: 0, instr: 2, msg: "#DE: signed division overflows"},
+		{name: "idivl-zero", build: func() []*Func {
+			return irtOneBlock(FormSSA, []Class{GPR, GPR}, gpr1, 4, irtArg(v(0), 0), irtArg(v(1), 1),
+				irtI(OpIDIVL, irtR(v(2), v(3)), v(0), v(1)), irtI(OpRET, nil, v(2)))
+		}, args: []uint64{5, 1 << 32}, block: 0, instr: 2, msg: "#DE: signed division of 5 by zero"},
+		{name: "idivl-overflow", build: func() []*Func {
+			return irtOneBlock(FormSSA, []Class{GPR, GPR}, gpr1, 4, irtArg(v(0), 0), irtArg(v(1), 1),
+				irtI(OpIDIVL, irtR(v(2), v(3)), v(0), v(1)), irtI(OpRET, nil, v(2)))
+		}, args: []uint64{0x80000000, 0xffffffff}, block: 0, instr: 2, msg: "#DE: signed division overflows (INT32_MIN / -1)"},
+		{name: "divl-zero", build: func() []*Func {
+			return irtOneBlock(FormAllocated, []Class{GPR, GPR}, gpr1, 0, irtArg(RDI, 0), irtArg(RSI, 1),
+				irtI(OpCopy, irtR(RAX), RDI), irtI(OpDIVL, irtR(RAX, RDX), RAX, RSI), irtI(OpRET, nil, RAX))
+		}, args: []uint64{7, 0xffffffff00000000}, block: 0, instr: 3, msg: "#DE: unsigned division of 7 by zero"},
+		{name: "bsfl-of-zero-low-half", build: func() []*Func {
+			return irtOneBlock(FormSSA, nil, gpr1, 3, irtImm(irtI(OpMOVQconst, irtR(v(0))), 1<<32), irtI(OpBSFL, irtR(v(1)), v(0)),
+				irtI(OpNEGL, irtR(v(2)), v(1)), irtI(OpRET, nil, v(2)))
+		}, block: 0, instr: 2, msg: "use 0 (v1) is undefined"},
+		{name: "flags-after-bsrl", build: func() []*Func {
+			return irtOneBlock(FormSSA, nil, gpr1, 3, irtImm(irtI(OpMOVQconst, irtR(v(0))), 8), irtI(OpBSRL, irtR(v(1)), v(0)),
+				irtCond(irtI(OpSETCC, irtR(v(2))), CondE), irtCond(irtI(OpSETCC, irtR(v(2))), CondL), irtI(OpRET, nil, v(2)))
+		}, block: 0, instr: 3, msg: "reads flags (condition l) left undefined by b0[1] (BSRL)"},
+		{name: "flags-after-shll", build: func() []*Func {
+			return irtOneBlock(FormSSA, nil, gpr1, 2, irtImm(irtI(OpMOVQconst, irtR(v(0))), 8), irtImm(irtI(OpSHLLconst, irtR(v(1)), v(0)), 1),
+				irtCond(irtI(OpSETCC, irtR(v(0))), CondE), irtI(OpRET, nil, v(0)))
+		}, block: 0, instr: 2, msg: "left undefined by b0[1] (SHLLconst)"},
+		{name: "cvtuq2ss-scratch-read", build: func() []*Func {
+			return irtOneBlock(FormAllocated, nil, gpr1, 0, irtI(OpMOVQconst, irtR(RDI)), irtI(OpCVTUQ2SS, irtR(X0, RCX), RDI),
+				irtI(OpCopy, irtR(RAX), RCX), irtI(OpRET, nil, RAX))
+		}, block: 0, instr: 3, msg: "result 0 (rax) is undefined"},
+		{name: "movss-store-undefined", build: func() []*Func {
+			return irtOneBlock(FormSSA, nil, nil, 3, irtAux(irtI(OpCtxLoad, irtR(v(0))), int32(CtxMemBase)),
+				irtMem(irtI(OpMOVSSstore, nil, v(0), NoReg, v(1)), 1, 0), irtI(OpRET, nil))
+		}, block: 0, instr: 1, msg: "use 2 (v1) is undefined"},
+		{name: "movss-load-out-of-bounds", build: func() []*Func {
+			return irtOneBlock(FormSSA, nil, nil, 3, irtAux(irtI(OpCtxLoad, irtR(v(0))), int32(CtxMemBase)),
+				irtAux(irtI(OpCtxLoad, irtR(v(1))), int32(CtxMemLen)),
+				irtMem(irtI(OpMOVSSload, irtR(v(2)), v(0), v(1)), 1, -3), irtI(OpRET, nil))
+		}, block: 0, instr: 2, msg: "address 0x7f000000fffd (4 bytes) outside memory"},
+		{name: "movx2l-copies-undefined", build: func() []*Func {
+			return irtOneBlock(FormAllocated, nil, gpr1, 0, irtI(OpMOVX2L, irtR(RAX), X3), irtI(OpRET, nil, RAX))
+		}, block: 0, instr: 1, msg: "result 0 (rax) is undefined"},
 		{name: "div-zero", build: func() []*Func {
 			return irtOneBlock(FormAllocated, []Class{GPR, GPR}, gpr1, 0, irtArg(RDI, 0), irtArg(RSI, 1),
 				irtI(OpCopy, irtR(RAX), RDI), irtI(OpDIVQ, irtR(RAX, RDX), RAX, RSI), irtI(OpRET, nil, RAX))
@@ -1773,6 +2216,12 @@ func TestInterpFaults(t *testing.T) {
 		{name: "round-mode", build: func() []*Func {
 			return irtOneBlock(FormSSA, nil, nil, 2, irtAux(irtI(OpROUNDSD, irtR(v(0)), v(1)), 4), irtI(OpRET, nil))
 		}, block: 0, instr: 0, msg: "unknown rounding mode 4"},
+		{name: "round-mode-ss", build: func() []*Func {
+			return irtOneBlock(FormSSA, nil, nil, 2, irtAux(irtI(OpROUNDSS, irtR(v(0)), v(1)), -1), irtI(OpRET, nil))
+		}, block: 0, instr: 0, msg: "unknown rounding mode -1"},
+		{name: "lealidx-scale", build: func() []*Func {
+			return irtOneBlock(FormSSA, nil, nil, 2, irtMem(irtI(OpLEALidx, irtR(v(0)), v(1), v(1)), 5, 0), irtI(OpRET, nil))
+		}, block: 0, instr: 0, msg: "scale 5 is not 1, 2, 4 or 8"},
 		{name: "trap-kind", build: func() []*Func {
 			return irtOneBlock(FormSSA, nil, nil, 0, irtAux(irtI(OpTRAP, nil), 0))
 		}, block: 0, instr: 0, msg: "unknown trap kind 0"},
@@ -2104,7 +2553,9 @@ func TestInterpFlagEffects(t *testing.T) {
 	producers := map[Op]bool{}
 	for _, op := range []Op{OpCMPQ, OpCMPQconst, OpCMPQload, OpTESTQ, OpTESTQconst, OpUCOMISD, OpADDQ, OpSUBQ, OpANDQ,
 		OpORQ, OpXORQ, OpNEGQ, OpADDQconst, OpSUBQconst, OpANDQconst, OpORQconst, OpXORQconst,
-		OpADDQload, OpSUBQload, OpANDQload, OpORQload, OpXORQload} {
+		OpADDQload, OpSUBQload, OpANDQload, OpORQload, OpXORQload,
+		OpCMPL, OpCMPLconst, OpTESTL, OpTESTLconst, OpUCOMISS, OpADDL, OpSUBL, OpANDL, OpORL, OpXORL, OpNEGL,
+		OpADDLconst, OpSUBLconst, OpANDLconst, OpORLconst, OpXORLconst} {
 		producers[op] = true
 	}
 	for op := Op(1); int(op) < NumOps; op++ {

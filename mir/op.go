@@ -7,10 +7,11 @@ import "fmt"
 // (φ, parallel copy, argument, spill, reload).
 type Op uint16
 
-// The opcodes. Names follow the Go assembler's (Q = 64-bit, SD = scalar
-// double); "const" takes an immediate, "load"/"store" a memory operand
-// [base + index*scale + disp]. Every constraint of every op is in the op
-// table (Op.Info); nothing else in kiln hard-codes them.
+// The opcodes. Names follow the Go assembler's (Q = 64-bit, L = 32-bit,
+// SD = scalar double, SS = scalar single); "const" takes an immediate,
+// "load"/"store" a memory operand [base + index*scale + disp]. Every
+// constraint of every op is in the op table (Op.Info); nothing else in
+// kiln hard-codes them.
 const (
 	OpInvalid Op = iota
 
@@ -138,6 +139,78 @@ const (
 	OpCVTTSD2UQsat // u64 <- f64 truncated, saturating, NaN -> 0 (expanded; needs an XMM temp)
 	OpCVTTSD2UQ    // u64 <- f64 truncated for 0 <= x < 2^64 (expanded; needs an XMM temp)
 
+	// 32-bit integer ops (L = long, 32 bits). They read the low 32 bits of
+	// their operands and write a 32-bit result zero-extended to 64 bits, as
+	// x86-64 does: an i32 value lives in a GPR with its upper half zero.
+	OpADDL
+	OpSUBL
+	OpANDL
+	OpORL
+	OpXORL
+	OpIMULL
+	OpADDLconst
+	OpSUBLconst
+	OpANDLconst
+	OpORLconst
+	OpXORLconst
+	OpNEGL
+	OpNOTL
+	OpSHLL // count in CL (mod 32)
+	OpSHRL
+	OpSARL
+	OpROLL
+	OpRORL
+	OpSHLLconst
+	OpSHRLconst
+	OpSARLconst
+	OpROLLconst
+	OpRORLconst
+	OpIMUL3Lconst // Defs[0] = Uses[0] * Imm (32 bits)
+	OpLEAL        // Defs[0] = Uses[0] + Imm (32 bits)
+	OpLEALidx     // Defs[0] = Uses[0] + Uses[1]*Scale + Imm (32 bits)
+	OpIDIVL       // EAX, EDX = EAX / Uses[1], signed (CDQ; IDIVL). Callers exclude 0 and INT32_MIN / -1.
+	OpDIVL        // likewise, unsigned (XORL EDX, EDX; DIVL)
+	OpCMPL
+	OpCMPLconst
+	OpTESTL
+	OpTESTLconst
+	OpLZCNTL
+	OpTZCNTL
+	OpPOPCNTL
+	OpBSRL
+	OpBSFL
+	OpMOVBLSX     // i32 <- sign-extended low byte (upper half zero)
+	OpMOVWLSX     // i32 <- sign-extended low 16 bits (upper half zero)
+	OpMOVBLSXload // i32 <- sign-extended byte of memory
+	OpMOVWLSXload // i32 <- sign-extended 16 bits of memory
+
+	// Scalar single (f32) ops. An f32 value lives in the low 32 bits of an
+	// XMM register; bits 32..63 are undefined and no op reads them (ops
+	// that move an f32 to a GPR or memory take 32 bits only).
+	OpMOVSSconst // Defs[0] = float32 with bits Imm (constant pool)
+	OpMOVSSload
+	OpMOVSSstore // store Uses[2]
+	OpADDSS
+	OpSUBSS
+	OpMULSS
+	OpDIVSS
+	OpSQRTSS
+	OpMINSS   // kiln min (expanded, as MINSD)
+	OpMAXSS   // kiln max (expanded)
+	OpROUNDSS // SSE4.1; Aux: rounding mode
+	OpUCOMISS
+	OpMOVL2X // xmm <- low 32 bits of a gpr (movd)
+	OpMOVX2L // gpr <- low 32 bits of an xmm, zero-extended (movd)
+
+	// Conversions involving 32-bit types.
+	OpCVTSS2SD  // f64 <- f32 (exact; a NaN is quieted)
+	OpCVTSD2SS  // f32 <- f64 (rounded; a NaN is quieted, payload truncated)
+	OpCVTSL2SS  // f32 <- signed i32
+	OpCVTSQ2SS  // f32 <- signed i64
+	OpCVTUQ2SS  // f32 <- unsigned i64 (expanded sequence; needs a GPR temp)
+	OpCVTSL2SD  // f64 <- signed i32
+	OpCVTTSD2SL // i32 <- f64 truncated; 0x80000000 when out of range or NaN
+
 	// Control flow. Terminators end every block.
 	OpJMP      // to Succs[0]
 	OpJCC      // to Succs[0] if Cond, else Succs[1]
@@ -205,7 +278,7 @@ const (
 	numRuntimeFuncs
 )
 
-// Rounding modes of OpROUNDSD (the immediate of ROUNDSD).
+// Rounding modes of OpROUNDSD and OpROUNDSS (their immediate).
 const (
 	RoundNearest = 0
 	RoundFloor   = 1
@@ -497,6 +570,73 @@ func init() {
 		WritesFlags: true, Expanded: true, Latency: LatCvt * 3})
 	def(OpCVTTSD2UQ, OpInfo{Name: "CVTTSD2UQ", Defs: specs(gp().early(), xm().early()), Uses: specs(xm()),
 		WritesFlags: true, Expanded: true, Latency: LatCvt * 3})
+
+	alu2(OpADDL, "ADDL", LatALU)
+	alu2(OpSUBL, "SUBL", LatALU)
+	alu2(OpANDL, "ANDL", LatALU)
+	alu2(OpORL, "ORL", LatALU)
+	alu2(OpXORL, "XORL", LatALU)
+	alu2(OpIMULL, "IMULL", LatMul)
+	aluc(OpADDLconst, "ADDLconst")
+	aluc(OpSUBLconst, "SUBLconst")
+	aluc(OpANDLconst, "ANDLconst")
+	aluc(OpORLconst, "ORLconst")
+	aluc(OpXORLconst, "XORLconst")
+	def(OpNEGL, OpInfo{Name: "NEGL", Defs: specs(gp().tied(0)), Uses: specs(gp()), WritesFlags: true, Latency: LatALU})
+	def(OpNOTL, OpInfo{Name: "NOTL", Defs: specs(gp().tied(0)), Uses: specs(gp()), Latency: LatALU})
+	shift(OpSHLL, "SHLL")
+	shift(OpSHRL, "SHRL")
+	shift(OpSARL, "SARL")
+	shift(OpROLL, "ROLL")
+	shift(OpRORL, "RORL")
+	aluc(OpSHLLconst, "SHLLconst")
+	aluc(OpSHRLconst, "SHRLconst")
+	aluc(OpSARLconst, "SARLconst")
+	aluc(OpROLLconst, "ROLLconst")
+	aluc(OpRORLconst, "RORLconst")
+	def(OpIMUL3Lconst, OpInfo{Name: "IMUL3Lconst", Defs: specs(gp()), Uses: specs(gp()), HasImm: true, WritesFlags: true, Latency: LatMul})
+	def(OpLEAL, OpInfo{Name: "LEAL", Defs: specs(gp()), Uses: specs(gp()), HasImm: true, Latency: LatALU})
+	def(OpLEALidx, OpInfo{Name: "LEALidx", Defs: specs(gp()), Uses: specs(gp(), gp()), HasImm: true, HasMem: true, Latency: LatALU})
+	def(OpIDIVL, OpInfo{Name: "IDIVL", Defs: specs(fixed(RAX), fixed(RDX).early()), Uses: specs(fixed(RAX), gp()),
+		WritesFlags: true, Expanded: true, Latency: LatDiv})
+	def(OpDIVL, OpInfo{Name: "DIVL", Defs: specs(fixed(RAX), fixed(RDX).early()), Uses: specs(fixed(RAX), gp()),
+		WritesFlags: true, Expanded: true, Latency: LatDiv})
+	def(OpCMPL, OpInfo{Name: "CMPL", Uses: specs(gp(), gp()), WritesFlags: true, Latency: LatALU})
+	def(OpCMPLconst, OpInfo{Name: "CMPLconst", Uses: specs(gp()), HasImm: true, WritesFlags: true, Latency: LatALU})
+	def(OpTESTL, OpInfo{Name: "TESTL", Uses: specs(gp(), gp()), WritesFlags: true, Latency: LatALU})
+	def(OpTESTLconst, OpInfo{Name: "TESTLconst", Uses: specs(gp()), HasImm: true, WritesFlags: true, Latency: LatALU})
+	bitop(OpLZCNTL, "LZCNTL", "lzcnt")
+	bitop(OpTZCNTL, "TZCNTL", "bmi1")
+	bitop(OpPOPCNTL, "POPCNTL", "popcnt")
+	bitop(OpBSRL, "BSRL", "")
+	bitop(OpBSFL, "BSFL", "")
+	ext(OpMOVBLSX, "MOVBLSX")
+	ext(OpMOVWLSX, "MOVWLSX")
+	load(OpMOVBLSXload, "MOVBLSXload", 1, gp())
+	load(OpMOVWLSXload, "MOVWLSXload", 2, gp())
+
+	def(OpMOVSSconst, OpInfo{Name: "MOVSSconst", Defs: specs(xm()), HasImm: true, Latency: LatLoad})
+	load(OpMOVSSload, "MOVSSload", 4, xm())
+	store(OpMOVSSstore, "MOVSSstore", 4, xm())
+	fp2(OpADDSS, "ADDSS", LatFP)
+	fp2(OpSUBSS, "SUBSS", LatFP)
+	fp2(OpMULSS, "MULSS", LatFP)
+	fp2(OpDIVSS, "DIVSS", LatFPDiv)
+	def(OpSQRTSS, OpInfo{Name: "SQRTSS", Defs: specs(xm()), Uses: specs(xm()), Latency: LatSqrt})
+	def(OpMINSS, OpInfo{Name: "MINSS", Defs: specs(xm().tied(0)), Uses: specs(xm(), xm()), WritesFlags: true, Expanded: true, Latency: LatFP})
+	def(OpMAXSS, OpInfo{Name: "MAXSS", Defs: specs(xm().tied(0)), Uses: specs(xm(), xm()), WritesFlags: true, Expanded: true, Latency: LatFP})
+	def(OpROUNDSS, OpInfo{Name: "ROUNDSS", Defs: specs(xm()), Uses: specs(xm()), Latency: LatFP, Feature: "sse4.1"})
+	def(OpUCOMISS, OpInfo{Name: "UCOMISS", Uses: specs(xm(), xm()), WritesFlags: true, Latency: LatFP})
+	def(OpMOVL2X, OpInfo{Name: "MOVL2X", Defs: specs(xm()), Uses: specs(gp()), Latency: LatCvt})
+	def(OpMOVX2L, OpInfo{Name: "MOVX2L", Defs: specs(gp()), Uses: specs(xm()), Latency: LatCvt})
+	def(OpCVTSS2SD, OpInfo{Name: "CVTSS2SD", Defs: specs(xm()), Uses: specs(xm()), Latency: LatCvt})
+	def(OpCVTSD2SS, OpInfo{Name: "CVTSD2SS", Defs: specs(xm()), Uses: specs(xm()), Latency: LatCvt})
+	def(OpCVTSL2SS, OpInfo{Name: "CVTSL2SS", Defs: specs(xm()), Uses: specs(gp()), Latency: LatCvt})
+	def(OpCVTSQ2SS, OpInfo{Name: "CVTSQ2SS", Defs: specs(xm()), Uses: specs(gp()), Latency: LatCvt})
+	def(OpCVTUQ2SS, OpInfo{Name: "CVTUQ2SS", Defs: specs(xm(), gp().early()), Uses: specs(gp()),
+		WritesFlags: true, Expanded: true, Latency: LatCvt * 2})
+	def(OpCVTSL2SD, OpInfo{Name: "CVTSL2SD", Defs: specs(xm()), Uses: specs(gp()), Latency: LatCvt})
+	def(OpCVTTSD2SL, OpInfo{Name: "CVTTSD2SL", Defs: specs(gp()), Uses: specs(xm()), Latency: LatCvt})
 
 	def(OpJMP, OpInfo{Name: "JMP", Terminator: true, NumSuccs: 1, Latency: LatBranch})
 	def(OpJCC, OpInfo{Name: "JCC", HasCond: true, ReadsFlags: true, Terminator: true, NumSuccs: 2, Latency: LatBranch})

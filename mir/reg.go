@@ -201,8 +201,8 @@ type Class uint8
 // The register classes.
 const (
 	ClassNone Class = iota
-	GPR             // 64-bit general-purpose registers (i64 values)
-	XMM             // SSE registers (f64 values)
+	GPR             // 64-bit general-purpose registers (i64 values; i32 values zero-extended)
+	XMM             // SSE registers (f64 values; f32 values in the low 32 bits)
 )
 
 // String names the class as the text form writes it.

@@ -68,16 +68,17 @@ package mir
 //
 // Instructions. The condition suffix is written for ops with
 // OpInfo.HasCond and whenever Cond is nonzero; "#AUX" for the ops that use
-// Aux (Arg, CALL, CALLHOST, CALLRT, TRAP, CtxLoad, Count, ROUNDSD) and
-// whenever Aux is nonzero. For an op with OpInfo.HasMem whose instruction
-// has its two address uses, those uses are written as one memory operand
-// [BASE+INDEX*SCALE+DISP] holding Scale and, as the displacement, Imm (sign
-// always written, omitted when 0); it stands where the base use is, which
-// is the use with role RoleMemBase, or use 0 for an op whose address uses
-// have no roles (LEAQidx). Otherwise Imm is the last operand, "$N", written
-// always for ops with HasImm and whenever nonzero for the others, and a
-// nonzero Scale is written as "*S" after the operands. "@POS" is written
-// when Pos is not -1; Parse sets Pos to -1 when it is absent.
+// Aux (Arg, CALL, CALLHOST, CALLRT, TRAP, CtxLoad, Count, ROUNDSD,
+// ROUNDSS) and whenever Aux is nonzero. For an op with OpInfo.HasMem whose
+// instruction has its two address uses, those uses are written as one
+// memory operand [BASE+INDEX*SCALE+DISP] holding Scale and, as the
+// displacement, Imm (sign always written, omitted when 0); it stands where
+// the base use is, which is the use with role RoleMemBase, or use 0 for an
+// op whose address uses have no roles (LEAQidx, LEALidx). Otherwise Imm
+// is the last operand, "$N", written always for ops with HasImm and
+// whenever nonzero for the others, and a nonzero Scale is written as "*S"
+// after the operands. "@POS" is written when Pos is not -1; Parse sets Pos
+// to -1 when it is absent.
 //
 // Successors. A block's Succs and SuccProb are written on its last
 // instruction when that is a terminator, and otherwise on a line of their
@@ -274,7 +275,7 @@ func (p *txtPrinter) blockRef(id, nblocks int, what string) {
 // printed for it.
 func txtUsesAux(op Op) bool {
 	switch op {
-	case OpArg, OpCALL, OpCALLHOST, OpCALLRT, OpTRAP, OpCtxLoad, OpCount, OpROUNDSD:
+	case OpArg, OpCALL, OpCALLHOST, OpCALLRT, OpTRAP, OpCtxLoad, OpCount, OpROUNDSD, OpROUNDSS:
 		return true
 	}
 	return false
@@ -282,7 +283,7 @@ func txtUsesAux(op Op) bool {
 
 // txtMemPos returns the index of the base use of the memory operand of an
 // op with HasMem: the use with role RoleMemBase, or 0 when no use has a
-// role (LEAQidx, whose two uses are its address).
+// role (LEAQidx and LEALidx, whose two uses are their address).
 func txtMemPos(info *OpInfo) int {
 	for i, s := range info.Uses {
 		if s.Role == RoleMemBase {

@@ -965,3 +965,33 @@ func TestTextPins(t *testing.T) {
 		t.Errorf("printed:\n%s", text)
 	}
 }
+
+// TestTextNewOpForms round-trips the 32-bit and f32 forms whose operands
+// print specially: the rounding mode of ROUNDSS is written even when it is
+// 0, LEALidx's two uses are its memory operand, MOVSSconst's bits are an
+// unsigned 32-bit immediate.
+func TestTextNewOpForms(t *testing.T) {
+	f := NewFunc("forms", 0, []Class{GPR, XMM}, []Class{GPR, XMM})
+	b := f.NewBlock()
+	g, x := f.NewVReg(GPR), f.NewVReg(XMM)
+	b.Append(&Instr{Op: OpArg, Defs: []Reg{g}, Aux: 0, Pos: -1})
+	b.Append(&Instr{Op: OpArg, Defs: []Reg{x}, Aux: 1, Pos: -1})
+	r, c, l := f.NewVReg(XMM), f.NewVReg(XMM), f.NewVReg(GPR)
+	b.Append(&Instr{Op: OpROUNDSS, Defs: []Reg{r}, Uses: []Reg{x}, Aux: RoundNearest, Pos: -1})
+	b.Append(&Instr{Op: OpMOVSSconst, Defs: []Reg{c}, Imm: math.MaxUint32, Pos: -1})
+	b.Append(&Instr{Op: OpLEALidx, Defs: []Reg{l}, Uses: []Reg{g, g}, Scale: 4, Imm: -8, Pos: 2})
+	b.Append(&Instr{Op: OpRET, Uses: []Reg{l, r}, Pos: -1})
+	text := txtRoundTrip(t, f)
+	for _, want := range []string{
+		"  v2:xmm = ROUNDSS #0 v1\n",
+		"  v3:xmm = MOVSSconst $4294967295\n",
+		"  v4:gpr = LEALidx [v0+v0*4-8] @2\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if err := Verify(f); err != nil {
+		t.Fatal(err)
+	}
+}

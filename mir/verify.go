@@ -550,7 +550,8 @@ func fitsImm32(x int64) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
 func (v *verifier) fields(in *Instr) error {
 	info := in.Op.Info()
 	switch in.Op {
-	case OpADDQconst, OpSUBQconst, OpANDQconst, OpORQconst, OpXORQconst, OpCMPQconst, OpTESTQconst, OpIMUL3Qconst, OpLEAQ:
+	case OpADDQconst, OpSUBQconst, OpANDQconst, OpORQconst, OpXORQconst, OpCMPQconst, OpTESTQconst, OpIMUL3Qconst, OpLEAQ,
+		OpADDLconst, OpSUBLconst, OpANDLconst, OpORLconst, OpXORLconst, OpCMPLconst, OpTESTLconst, OpIMUL3Lconst, OpLEAL:
 		if !fitsImm32(in.Imm) {
 			return v.errf("immediate %d does not fit in 32 bits", in.Imm)
 		}
@@ -558,11 +559,19 @@ func (v *verifier) fields(in *Instr) error {
 		if in.Imm < 0 || in.Imm > 63 {
 			return v.errf("shift count %d outside 0..63", in.Imm)
 		}
+	case OpSHLLconst, OpSHRLconst, OpSARLconst, OpROLLconst, OpRORLconst:
+		if in.Imm < 0 || in.Imm > 31 {
+			return v.errf("shift count %d outside 0..31", in.Imm)
+		}
+	case OpMOVSSconst:
+		if in.Imm < 0 || in.Imm > math.MaxUint32 {
+			return v.errf("f32 bits %d outside 0..%d", in.Imm, uint32(math.MaxUint32))
+		}
 	case OpCtxLoad:
 		if in.Aux < 0 || CtxField(in.Aux) >= numCtxFields {
 			return v.errf("unknown context field %d", in.Aux)
 		}
-	case OpROUNDSD:
+	case OpROUNDSD, OpROUNDSS:
 		if in.Aux < 0 || in.Aux > RoundTrunc {
 			return v.errf("unknown rounding mode %d", in.Aux)
 		}
@@ -606,6 +615,10 @@ var flagProducers = map[Op]bool{
 	OpADDQ: true, OpSUBQ: true, OpANDQ: true, OpORQ: true, OpXORQ: true, OpNEGQ: true,
 	OpADDQconst: true, OpSUBQconst: true, OpANDQconst: true, OpORQconst: true, OpXORQconst: true,
 	OpBSRQ: true, OpBSFQ: true, // ZF: the source was zero
+	OpCMPL: true, OpCMPLconst: true, OpTESTL: true, OpTESTLconst: true, OpUCOMISS: true,
+	OpADDL: true, OpSUBL: true, OpANDL: true, OpORL: true, OpXORL: true, OpNEGL: true,
+	OpADDLconst: true, OpSUBLconst: true, OpANDLconst: true, OpORLconst: true, OpXORLconst: true,
+	OpBSRL: true, OpBSFL: true,
 }
 
 // flags checks that every flag reader follows a flag producer in its block

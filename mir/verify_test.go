@@ -30,13 +30,40 @@ b3: preds=b1 freq=1
 end
 `
 
+// valid32 is a valid SSA function with the 32-bit and f32 ops at the
+// edges of their immediate ranges and their flag producers.
+const valid32 = `func f #0 (gpr xmm) -> (gpr gpr xmm) ssa
+  vregs 13
+b0: freq=1
+  v0:gpr = Arg #0
+  v1:xmm = Arg #1
+  v2:gpr = SHLLconst v0, $31
+  v3:gpr = RORLconst v2, $0
+  v4:gpr = ADDLconst v3, $-2147483648
+  v5:gpr = IMUL3Lconst v4, $2147483647
+  v6:xmm = MOVSSconst $4294967295
+  v7:xmm = MOVSSconst $0
+  v8:xmm = ROUNDSS #3 v1
+  v9:xmm = MINSS v8, v6
+  CMPLconst v5, $-1
+  v10:gpr = SETCC.l
+  UCOMISS v9, v7
+  v11:gpr = SETCC.fne
+  TESTLconst v11, $2147483647
+  v12:gpr = SETCC.e
+  RET v10, v12, v9
+end
+`
+
 func TestVerifyAcceptsValid(t *testing.T) {
-	f, err := ParseFunc([]byte(validLoop))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Verify(f); err != nil {
-		t.Fatal(err)
+	for _, text := range []string{validLoop, valid32} {
+		f, err := ParseFunc([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Verify(f); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -248,6 +275,71 @@ b0: freq=1
   v1:gpr = SHLQconst v0, $64
   RET
 end`, "b0[1] (SHLQconst): shift count 64 outside 0..63"},
+		{"32-bit immediate too wide", `func f #0 (gpr) -> () ssa
+  vregs 2
+b0: freq=1
+  v0:gpr = Arg #0
+  v1:gpr = ANDLconst v0, $4294967295
+  RET
+end`, "b0[1] (ANDLconst): immediate 4294967295 does not fit in 32 bits"},
+		{"32-bit compare immediate too wide", `func f #0 (gpr) -> () ssa
+  vregs 1
+b0: freq=1
+  v0:gpr = Arg #0
+  CMPLconst v0, $-2147483649
+  RET
+end`, "b0[1] (CMPLconst): immediate -2147483649 does not fit in 32 bits"},
+		{"32-bit shift count", `func f #0 (gpr) -> () ssa
+  vregs 2
+b0: freq=1
+  v0:gpr = Arg #0
+  v1:gpr = SARLconst v0, $32
+  RET
+end`, "b0[1] (SARLconst): shift count 32 outside 0..31"},
+		{"negative 32-bit shift count", `func f #0 (gpr) -> () ssa
+  vregs 2
+b0: freq=1
+  v0:gpr = Arg #0
+  v1:gpr = ROLLconst v0, $-1
+  RET
+end`, "b0[1] (ROLLconst): shift count -1 outside 0..31"},
+		{"f32 constant too wide", `func f #0 () -> () ssa
+  vregs 1
+b0: freq=1
+  v0:xmm = MOVSSconst $4294967296
+  RET
+end`, "b0[0] (MOVSSconst): f32 bits 4294967296 outside 0..4294967295"},
+		{"negative f32 constant", `func f #0 () -> () ssa
+  vregs 1
+b0: freq=1
+  v0:xmm = MOVSSconst $-1
+  RET
+end`, "b0[0] (MOVSSconst): f32 bits -1 outside 0..4294967295"},
+		{"f32 rounding mode", `func f #0 (xmm) -> () ssa
+  vregs 2
+b0: freq=1
+  v0:xmm = Arg #0
+  v1:xmm = ROUNDSS #4 v0
+  RET
+end`, "b0[1] (ROUNDSS): unknown rounding mode 4"},
+		{"flags clobbered by a 32-bit shift", `func f #0 (gpr) -> () ssa
+  vregs 3
+b0: freq=1
+  v0:gpr = Arg #0
+  CMPL v0, v0
+  v1:gpr = SHLLconst v0, $3
+  v2:gpr = SETCC.e
+  RET
+end`, "b0[3] (SETCC): reads flags last written by SHLLconst"},
+		{"flags clobbered by f32 min", `func f #0 (xmm) -> () ssa
+  vregs 3
+b0: freq=1
+  v0:xmm = Arg #0
+  UCOMISS v0, v0
+  v1:xmm = MINSS v0, v0
+  v2:gpr = SETCC.feq
+  RET
+end`, "b0[3] (SETCC): reads flags last written by MINSS"},
 		{"scale", `func f #0 (gpr) -> () ssa
   vregs 2
 b0: freq=1

@@ -55,7 +55,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		found = true
-		text, err := dumpFunc(m, i, *stage, *naive, optimizing)
+		text, err := dumpFunc(m, i, *stage, *naive, optimizing, lower.HostTarget())
 		if err != nil {
 			return err
 		}
@@ -73,9 +73,9 @@ func cmdDump(args []string, stdout, stderr io.Writer) error {
 // constraints); register allocation (the baseline's stack slots, stage
 // alloc; the optimizing tier's integrated scheduling and register
 // assignment, stage sched, which ends with the pass's statistics as
-// comments); the machine code.
-func dumpFunc(m *bytecode.Module, i int, stage string, naive, optimizing bool) (string, error) {
-	f, err := lower.Func(m, i, lower.Options{Target: lower.HostTarget()})
+// comments); the machine code. target is the CPU the code is for.
+func dumpFunc(m *bytecode.Module, i int, stage string, naive, optimizing bool, target lower.Target) (string, error) {
+	f, err := lower.Func(m, i, lower.Options{Target: target})
 	if err != nil {
 		return "", err
 	}

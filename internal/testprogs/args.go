@@ -21,6 +21,10 @@ var (
 func RandomArgs(r *rand.Rand, types []bytecode.Type) []uint64 {
 	args := make([]uint64, len(types))
 	for i, t := range types {
+		if t.Is32() {
+			args[i] = random32(r, t)
+			continue
+		}
 		if t == bytecode.F64 {
 			if r.IntN(3) == 0 {
 				args[i] = F(r.NormFloat64() * 100)
@@ -39,4 +43,35 @@ func RandomArgs(r *rand.Rand, types []bytecode.Type) []uint64 {
 		}
 	}
 	return args
+}
+
+// random32 draws an i32 or f32 argument: as RandomArgs does for the 64-bit
+// types, the edge values cut to 32 bits (f64 ones rounded to f32, NaNs
+// with payloads included), and in a quarter of the draws with garbage in
+// the upper half, which every tier must ignore.
+func random32(r *rand.Rand, t bytecode.Type) uint64 {
+	var v uint64
+	if t == bytecode.F32 {
+		switch r.IntN(4) {
+		case 0:
+			v = F32(float32(r.NormFloat64() * 100))
+		case 1:
+			v = uint64(r.Uint32()) // any bits: NaNs with payloads, denormals
+		default:
+			v = F32(float32(EdgeF64[r.IntN(len(EdgeF64))]))
+		}
+	} else {
+		switch r.IntN(3) {
+		case 0:
+			v = uint64(r.Uint32())
+		case 1:
+			v = uint64(r.IntN(50))
+		default:
+			v = uint64(uint32(EdgeI64[r.IntN(len(EdgeI64))]))
+		}
+	}
+	if r.IntN(4) == 0 {
+		v |= r.Uint64() << 32
+	}
+	return v
 }

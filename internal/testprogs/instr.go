@@ -27,16 +27,23 @@ var (
 // Operand types come from the op table; AnyType becomes i64 unless anyF64,
 // IntType i64.
 func instrModule(op bc.Op, useImm bool, imm int64, anyF64 bool) *bc.Module {
+	anyType := bc.I64
+	if anyF64 {
+		anyType = bc.F64
+	}
+	return instrModuleAs(op, useImm, imm, anyType, bc.I64)
+}
+
+// instrModuleAs is instrModule with AnyType operands of type anyType and
+// IntType operands of type intType.
+func instrModuleAs(op bc.Op, useImm bool, imm int64, anyType, intType bc.Type) *bc.Module {
 	info := op.Info()
 	resolve := func(t bc.Type) bc.Type {
-		if t == bc.IntType {
-			return bc.I64
-		}
-		if t == bc.AnyType {
-			if anyF64 {
-				return bc.F64
-			}
-			return bc.I64
+		switch t {
+		case bc.IntType:
+			return intType
+		case bc.AnyType:
+			return anyType
 		}
 		return t
 	}
@@ -392,5 +399,5 @@ func InstructionCases() []Case {
 			Memory: map[uint32][]byte{pageEnd - 8: memTail},
 		})
 	}
-	return l
+	return append(l, cases32()...)
 }

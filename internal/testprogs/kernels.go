@@ -75,6 +75,16 @@ var kernels = sync.OnceValue(func() []Kernel {
 			crc, h := crc32Native(int64(a[0]), a[1])
 			return []uint64{crc, h}
 		}),
+		k("sieve32", []uint64{I32(400000)}, []uint64{I32(1000)}, func(a []uint64) []uint64 {
+			return []uint64{I32(sieve32Native(int32(a[0])))}
+		}),
+		k("hash32", []uint64{I32(200000), 0x9747b28c}, []uint64{I32(1001), I32(42)}, func(a []uint64) []uint64 {
+			return []uint64{uint64(hash32Native(int32(a[0]), uint32(a[1])))}
+		}),
+		k("mandel32", []uint64{I32(96), I32(200)}, []uint64{I32(16), I32(64)}, func(a []uint64) []uint64 {
+			n, sum := mandel32Native(int32(a[0]), int32(a[1]))
+			return []uint64{I32(n), F32(sum)}
+		}),
 	}
 })
 
@@ -139,6 +149,9 @@ func ProgramCases() []Case {
 var kernelInputs = map[string][][]uint64{
 	"fib":        {{I(0)}, {I(1)}, {I(2)}, {I(-3)}, {I(10)}},
 	"sieve":      {{I(0)}, {I(2)}, {I(3)}, {I(4)}, {I(100)}, {I(4099)}},
+	"sieve32":    {{I32(0)}, {I32(2)}, {I32(3)}, {I32(-5)}, {I32(100)}, {I32(4099)}},
+	"hash32":     {{I32(0), I32(0)}, {I32(1), I32(1)}, {I32(2), I32(7)}, {I32(3), I32(-1)}, {I32(4), I32(9)}, {I32(-8), I32(3)}},
+	"mandel32":   {{I32(0), I32(10)}, {I32(1), I32(1)}, {I32(-4), I32(3)}, {I32(7), I32(0)}, {I32(13), I32(100)}},
 	"matmul":     {{I(0)}, {I(1)}, {I(2)}, {I(3)}, {I(13)}},
 	"mandel":     {{I(0), I(10)}, {I(1), I(5)}, {I(7), I(0)}, {I(5), I(1000)}, {I(24), I(100)}},
 	"switchloop": {{I(0), I(3), I(7)}, {I(5), I(0), I(7)}, {I(1), I(1), I(0)}, {I(97), I(3), I(-1)}, {I(1000), I(1), I(12345)}},

@@ -7,6 +7,7 @@ package testrun
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
@@ -38,7 +39,7 @@ func MIR(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args []uint
 	}
 	fn := m.ExportedFunc(name)
 	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
-	err = mach.Call(context.Background(), fn, args, res)
+	err = mach.Call(context.Background(), fn, BoundaryArgs(m.Funcs[fn].Sig.Params, args), res)
 	var fault *mir.Fault
 	if errors.As(err, &fault) {
 		t.Fatalf("%s%v: %v", name, args, err)
@@ -93,4 +94,18 @@ func Call(t testing.TB, f *mir.Func, args ...uint64) []uint64 {
 		t.Fatalf("%s%v: %v\n%s", f.Name, args, err, mir.Format(f))
 	}
 	return res
+}
+
+// BoundaryArgs returns args as compiled code receives them from Go: the jit
+// passes an i32 or f32 argument as its low 32 bits, zero-extended, so the
+// mir interpreter, which runs the code compiled code would run, must get
+// them that way too.
+func BoundaryArgs(params []bc.Type, args []uint64) []uint64 {
+	out := slices.Clone(args)
+	for i, t := range params {
+		if i < len(out) && t.Is32() {
+			out[i] = uint64(uint32(out[i]))
+		}
+	}
+	return out
 }

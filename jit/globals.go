@@ -1,0 +1,200 @@
+// # Globals and the table
+//
+// A module's globals live in each instance: an instance starts with the
+// initial values the module declares and, for imported globals, the
+// values Instantiate is given (a GlobalImport per imported global in
+// Imports). The instance keeps its own copy of an imported value: the
+// embedder's later changes to it do not reach the instance, and the
+// instance's global.set does not reach the embedder (use Instance.Global
+// and SetGlobal on an exported global for that).
+//
+// The table holds what the module's element segments put there, with
+// each function's canonical signature id (bytecode.Module.SignatureIDs),
+// from the start of every instance. Nothing changes it afterwards (kiln
+// bytecode, like WebAssembly 1.0, has no instruction that writes the
+// table), so it is built once, when the module is loaded, and every
+// instance of the module shares it; Instance.TableEntry inspects an
+// exported table. Table imports are not supported yet: instantiating a
+// module that imports its table fails.
+//
+// The compiled tiers do not support global.get, global.set, call_indirect
+// and unreachable yet: a module that uses one of them runs in the
+// interpreter whatever tier the engine asks for, and Module.CompileError
+// says why.
+package jit
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kiln-jit/kiln/bytecode"
+)
+
+// GlobalImport is the value an embedder supplies for an imported global:
+// a type and a value of that type. Build one with GlobalI64, GlobalF64,
+// GlobalI32, GlobalF32 or GlobalValue. Its type must be the type the
+// module declares for the global.
+type GlobalImport struct {
+	typ  bytecode.Type
+	bits uint64
+}
+
+func (GlobalImport) importKind() string { return "global" }
+
+// GlobalI64 returns an i64 global import of value v.
+func GlobalI64(v int64) GlobalImport { return GlobalImport{bytecode.I64, uint64(v)} }
+
+// GlobalF64 returns an f64 global import of value v.
+func GlobalF64(v float64) GlobalImport { return GlobalImport{bytecode.F64, math.Float64bits(v)} }
+
+// GlobalI32 returns an i32 global import of value v.
+func GlobalI32(v int32) GlobalImport { return GlobalImport{bytecode.I32, uint64(uint32(v))} }
+
+// GlobalF32 returns an f32 global import of value v.
+func GlobalF32(v float32) GlobalImport {
+	return GlobalImport{bytecode.F32, uint64(math.Float32bits(v))}
+}
+
+// GlobalValue returns a global import of type t whose value is v in the
+// API representation (see I64, F64, I32, F32): for the 32-bit types, the
+// value's 32 bits zero-extended. Instantiate rejects a 32-bit value whose
+// upper 32 bits are not zero.
+func GlobalValue(t bytecode.Type, v uint64) GlobalImport { return GlobalImport{t, v} }
+
+// Type returns the global import's type.
+func (g GlobalImport) Type() bytecode.Type { return g.typ }
+
+// Value returns the global import's value in the API representation.
+func (g GlobalImport) Value() uint64 { return g.bits }
+
+// checkGlobalValue checks that v is a value of type t in the API
+// representation.
+func checkGlobalValue(t bytecode.Type, v uint64) error {
+	if t.Is32() && v > math.MaxUint32 {
+		return fmt.Errorf("value %#x does not fit in 32 bits (the global is %s)", v, t)
+	}
+	return nil
+}
+
+// initGlobals stores the values of the imported globals in imports into
+// the instance's globals.
+func (i *Instance) initGlobals(imports Imports) error {
+	bm := i.module.prog.Module
+	globals := i.machine.Globals()
+	for k := range bm.Globals {
+		g := &bm.Globals[k]
+		if g.Import == "" {
+			continue
+		}
+		imp, ok := imports[g.Import]
+		if !ok {
+			return fmt.Errorf("missing import %q: the module imports global %s (%s)", g.Import, g.Name, g.Type)
+		}
+		gi, ok := imp.(GlobalImport)
+		if !ok {
+			return fmt.Errorf("import %q is a %s; the module imports global %s (%s)", g.Import, imp.importKind(), g.Name, g.Type)
+		}
+		if gi.typ != g.Type {
+			if !gi.typ.Valid() {
+				return fmt.Errorf("global import %q is empty (build it with jit.GlobalI64 or the like)", g.Import)
+			}
+			return fmt.Errorf("global import %q has type %s; the module imports it as %s", g.Import, gi.typ, g.Type)
+		}
+		if err := checkGlobalValue(g.Type, gi.bits); err != nil {
+			return fmt.Errorf("global import %q: %w", g.Import, err)
+		}
+		globals[k] = gi.bits
+	}
+	return nil
+}
+
+// exportedGlobal returns the index of the global exported under name.
+func (i *Instance) exportedGlobal(name string) (int, error) {
+	idx := i.module.prog.Module.ExportedGlobal(name)
+	if idx < 0 {
+		return -1, fmt.Errorf("jit: no exported global %q", name)
+	}
+	return idx, nil
+}
+
+// Global returns the value and type of the global exported under name, the
+// value in the API representation (f64 values as their bits, 32-bit
+// values zero-extended). It fails with ErrBusy while a call runs on the
+// instance: read globals between calls.
+func (i *Instance) Global(name string) (uint64, bytecode.Type, error) {
+	if !i.busy.CompareAndSwap(false, true) {
+		return 0, 0, ErrBusy
+	}
+	defer i.busy.Store(false)
+	idx, err := i.exportedGlobal(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	return i.machine.Globals()[idx], i.module.prog.Module.Globals[idx].Type, nil
+}
+
+// SetGlobal sets the mutable global exported under name to v, a value of
+// its type in the API representation. It refuses unknown names, constant
+// globals and 32-bit values with upper bits set, and fails with ErrBusy
+// while a call runs on the instance (host functions included): set globals
+// only between calls.
+func (i *Instance) SetGlobal(name string, v uint64) error {
+	if !i.busy.CompareAndSwap(false, true) {
+		return ErrBusy
+	}
+	defer i.busy.Store(false)
+	idx, err := i.exportedGlobal(name)
+	if err != nil {
+		return err
+	}
+	g := &i.module.prog.Module.Globals[idx]
+	if !g.Mutable {
+		return fmt.Errorf("jit: global %q is constant", name)
+	}
+	if err := checkGlobalValue(g.Type, v); err != nil {
+		return fmt.Errorf("jit: set global %q: %w", name, err)
+	}
+	i.machine.Globals()[idx] = v
+	return nil
+}
+
+// TableEntry returns the name of the function in entry idx of the
+// module's table, which must be exported; ok is false when the entry is
+// null. It fails when the module exports no table or idx is not below the
+// table's size.
+func (i *Instance) TableEntry(idx uint32) (funcName string, ok bool, err error) {
+	prog := i.module.prog
+	bm := prog.Module
+	if !bm.HasTable() || bm.Table.Export == "" {
+		return "", false, fmt.Errorf("jit: the module exports no table")
+	}
+	fn, inRange := prog.TableFunc(uint64(idx))
+	switch {
+	case !inRange:
+		return "", false, fmt.Errorf("jit: table index %d out of range (the table has %d entries)", idx, bm.Table.Min)
+	case fn < 0:
+		return "", false, nil
+	}
+	return bm.Funcs[fn].Name, true, nil
+}
+
+// GlobalImports lists the globals the module imports.
+func (m *Module) GlobalImports() []bytecode.Global {
+	var out []bytecode.Global
+	for _, g := range m.prog.Module.Globals {
+		if g.Import != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// isGlobalImport reports whether m imports a global under name.
+func isGlobalImport(m *bytecode.Module, name string) bool {
+	for k := range m.Globals {
+		if m.Globals[k].Import == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,487 @@
+package jit
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/runtime"
+)
+
+// TestTableCasesInEveryTier runs the shared cases of globals,
+// call_indirect and unreachable in every configuration. The compiled tiers
+// do not support those ops yet, so each configuration must fall back to
+// the interpreter, say why, and give the interpreter's results and traps.
+func TestTableCasesInEveryTier(t *testing.T) {
+	cases := testprogs.TableCases()
+	for _, cfg := range tierConfigs {
+		t.Run(cfg.name, func(t *testing.T) {
+			mod, err := newEngine(t, cfg.opts).Load(cases[0].Module)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mod.Tier() != TierInterp {
+				t.Fatalf("module runs in tier %s, want the interpreter", mod.Tier())
+			}
+			checkFallback(t, cfg.opts.Tier, mod, "call_indirect")
+			for _, c := range cases {
+				runCase(t, mod, c)
+			}
+		})
+	}
+}
+
+// checkFallback checks the compile error of a module that uses op, loaded
+// for tier: none for the interpreter; for a compiled tier, on a platform
+// that has compiled tiers, an error naming op.
+func checkFallback(t *testing.T, tier Tier, mod *Module, op string) {
+	t.Helper()
+	err := mod.CompileError()
+	switch {
+	case tier == TierInterp:
+		if err != nil {
+			t.Fatalf("interpreter tier has a compile error: %v", err)
+		}
+	case err == nil:
+		t.Fatalf("tier %s: no compile error, yet the module runs in %s", tier, mod.Tier())
+	case runtime.Supported() && !strings.Contains(err.Error(), "the compiled tiers do not support "+op+" yet"):
+		t.Fatalf("tier %s: compile error %q does not name %s", tier, err, op)
+	}
+}
+
+// TestUnsupportedOpsFallBack loads a module using each op the compiled
+// tiers do not lower, in reachable code and in code no branch reaches, with
+// each compiled tier: it must run in the interpreter with the
+// interpreter's outcome. Instance.Optimize refuses such a module and
+// leaves the instance working.
+func TestUnsupportedOpsFallBack(t *testing.T) {
+	tests := []struct {
+		name, op, body string
+		arg            uint64
+		want           uint64
+		trap           bytecode.TrapKind
+		trapOffset     int
+	}{
+		{"global.get", "global.get", "  global.get r1, g\n  i64.add r1, r1, r0\n  ret r1", 2, 44, 0, 0},
+		{"global.set", "global.set", "  global.set g, r0\n  global.get r1, g\n  ret r1", 7, 7, 0, 0},
+		{"call_indirect", "call_indirect", "  call_indirect t, r1 (r0) -> (r0)\n  ret r0", 5, 6, 0, 0},
+		{"call_indirect trap", "call_indirect", "  i64.const r1, 1\n  call_indirect t, r1 (r0) -> (r0)\n  ret r0", 5, 0, bytecode.TrapUninitializedElement, 1},
+		{"unreachable", "unreachable", "  br_if r0, L\n  unreachable\nL:\n  ret r0", 0, 0, bytecode.TrapUnreachable, 1},
+		{"unreachable not reached", "unreachable", "  br_if r0, L\n  unreachable\nL:\n  ret r0", 3, 3, 0, 0},
+		{"unreachable in dead code", "unreachable", "  ret r0\n  unreachable", 9, 9, 0, 0},
+	}
+	for _, tt := range tests {
+		src := "global g i64 mut = 42\ntype t (i64) -> (i64)\ntable 2\nelem 0 inc\n" +
+			"func inc (i64) -> (i64)\n  i64.add r0, r0, 1\n  ret r0\nend\n" +
+			"func f (i64) -> (i64)\n  regs i64\n" + tt.body + "\nend\nexport \"f\" f\n"
+		for _, tier := range []Tier{TierInterp, TierBaseline, TierOptimizing} {
+			t.Run(tt.name+"/"+tier.String(), func(t *testing.T) {
+				mod, err := newEngine(t, Options{Tier: tier}).LoadText([]byte(src))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if mod.Tier() != TierInterp {
+					t.Fatalf("module runs in tier %s", mod.Tier())
+				}
+				checkFallback(t, tier, mod, tt.op)
+				inst, err := mod.Instantiate(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := testprogs.Case{Name: tt.name, Module: mod.prog.Module, Func: "f", Args: []uint64{tt.arg},
+					Want: []uint64{tt.want}, Trap: tt.trap, TrapOffset: tt.trapOffset}
+				got, err := inst.Call(context.Background(), "f", tt.arg)
+				if err := c.Check(got, err, nil); err != nil {
+					t.Fatal(err)
+				}
+				if tier != TierInterp {
+					return
+				}
+				// Optimize compiles for this instance: it must refuse,
+				// and the instance must go on running interpreted.
+				if err := inst.Optimize(); err == nil || runtime.Supported() && !strings.Contains(err.Error(), tt.op) {
+					t.Fatalf("Optimize: %v, want an error naming %s", err, tt.op)
+				}
+				if inst.Tier() != TierInterp {
+					t.Fatalf("after a failed Optimize the instance runs in %s", inst.Tier())
+				}
+				got, err = inst.Call(context.Background(), "f", tt.arg)
+				if err := c.Check(got, err, nil); err != nil {
+					t.Fatalf("after Optimize: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// TestDeclaredGlobalsCompile checks that globals, a table and types that
+// no instruction uses do not keep a module from being compiled, and that
+// the instance's exported globals and table work in the compiled tiers.
+func TestDeclaredGlobalsCompile(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("compiled tiers are not supported on this platform")
+	}
+	src := `global g i64 mut = 5 export "g"
+type t (i64) -> (i64)
+table 2 export "tab"
+elem 1 f
+func f (i64) -> (i64)
+  i64.add r0, r0, 1
+  ret r0
+end
+export "f" f
+`
+	for _, tier := range []Tier{TierBaseline, TierOptimizing} {
+		mod, err := newEngine(t, Options{Tier: tier}).LoadText([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mod.Tier() != tier {
+			t.Fatalf("module runs in %s (%v), want %s", mod.Tier(), mod.CompileError(), tier)
+		}
+		inst, err := mod.Instantiate(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := inst.Call(context.Background(), "f", 1); err != nil || got[0] != 2 {
+			t.Fatalf("f(1) = %v, %v", got, err)
+		}
+		if err := inst.SetGlobal("g", 9); err != nil {
+			t.Fatal(err)
+		}
+		if v, typ, err := inst.Global("g"); err != nil || v != 9 || typ != bytecode.I64 {
+			t.Fatalf("Global(g) = %d, %s, %v", v, typ, err)
+		}
+		if name, ok, err := inst.TableEntry(1); err != nil || !ok || name != "f" {
+			t.Fatalf("TableEntry(1) = %q, %v, %v", name, ok, err)
+		}
+	}
+}
+
+// globalsSrc imports globals of every type and exports some of its own.
+const globalsSrc = `host log (i64) -> ()
+global base i64 import "env.base"
+global scale f64 mut import "env.scale"
+global n32 i32 mut import "env.n32"
+global f32in f32 import "env.f32"
+global count i64 mut = 0 export "count"
+global limit i32 = -2 export "limit"
+global pi f64 = 3.5 export "pi"
+global small f32 mut = 0.25 export "small"
+global base.again i64 import "env.base2" export "base2"
+
+; tick(d) adds d + base to count, logs and returns it.
+func tick (i64) -> (i64)
+  regs i64
+  global.get r1, base
+  i64.add r1, r1, r0
+  global.get r0, count
+  i64.add r0, r0, r1
+  global.set count, r0
+  call_host log (r0)
+  ret r0
+end
+
+func imports () -> (i64 f64 i32 f32 i64)
+  regs i64 f64 i32 f32 i64
+  global.get r0, base
+  global.get r1, scale
+  global.get r2, n32
+  global.get r3, f32in
+  global.get r4, base.again
+  ret r0, r1, r2, r3, r4
+end
+
+func set32 (i32 f32) -> ()
+  global.set n32, r0
+  global.set small, r1
+  ret
+end
+
+func small () -> (f32)
+  regs f32
+  global.get r0, small
+  ret r0
+end
+
+export "tick" tick
+export "imports" imports
+export "set32" set32
+export "get_small" small
+`
+
+// globalsImports returns imports for globalsSrc; log appends to logged.
+func globalsImports(logged *[]int64) Imports {
+	return Imports{
+		"log":       MustHost(func(v int64) { *logged = append(*logged, v) }),
+		"env.base":  GlobalI64(100),
+		"env.scale": GlobalF64(0.5),
+		"env.n32":   GlobalI32(-7),
+		"env.f32":   GlobalF32(-1.25),
+		"env.base2": GlobalValue(bytecode.I64, 1<<40),
+	}
+}
+
+func TestGlobalsImportedAndExported(t *testing.T) {
+	mod, err := newEngine(t, Options{}).LoadText([]byte(globalsSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mod.GlobalImports(); len(got) != 5 || got[0].Name != "base" || got[4].Import != "env.base2" {
+		t.Fatalf("GlobalImports = %+v", got)
+	}
+	var logged []int64
+	inst, err := mod.Instantiate(globalsImports(&logged))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	got, err := inst.Call(ctx, "imports")
+	want := []uint64{100, F64(0.5), I32(-7), F32(-1.25), 1 << 40}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("imports() = %v, %v", got, err)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("imported value %d = %#x, want %#x", i, got[i], want[i])
+		}
+	}
+	// Globals keep their values across calls.
+	for d, w := range []uint64{101, 203, 306} {
+		if got, err := inst.Call(ctx, "tick", uint64(d+1)); err != nil || got[0] != w {
+			t.Fatalf("tick(%d) = %v, %v; want %d", d+1, got, err, w)
+		}
+	}
+	if len(logged) != 3 || logged[2] != 306 {
+		t.Fatalf("logged %v", logged)
+	}
+	if v, typ, err := inst.Global("count"); err != nil || typ != bytecode.I64 || v != 306 {
+		t.Fatalf("Global(count) = %d, %s, %v; want 306", v, typ, err)
+	}
+	// SetGlobal is seen by the next call.
+	if err := inst.SetGlobal("count", I64(-100)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := inst.Call(ctx, "tick", 5); err != nil || int64(got[0]) != 5 {
+		t.Fatalf("tick(5) after SetGlobal(count, -100) = %v, %v; want 5", got, err)
+	}
+	// 32-bit and float globals cross the API in the API representation.
+	for _, tt := range []struct {
+		name string
+		typ  bytecode.Type
+		v    uint64
+	}{
+		{"limit", bytecode.I32, I32(-2)},
+		{"pi", bytecode.F64, F64(3.5)},
+		{"small", bytecode.F32, F32(0.25)},
+		{"base2", bytecode.I64, 1 << 40},
+	} {
+		if v, typ, err := inst.Global(tt.name); err != nil || v != tt.v || typ != tt.typ {
+			t.Errorf("Global(%s) = %#x, %s, %v; want %#x, %s", tt.name, v, typ, err, tt.v, tt.typ)
+		}
+	}
+	if _, err := inst.Call(ctx, "set32", I32(-1), F32(8)); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, err := inst.Global("small"); err != nil || AsF32(v) != 8 {
+		t.Fatalf("small after set32 = %v, %v", AsF32(v), err)
+	}
+	if err := inst.SetGlobal("small", F32(-0.5)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := inst.Call(ctx, "get_small"); err != nil || AsF32(got[0]) != -0.5 {
+		t.Fatalf("small() = %v, %v", got, err)
+	}
+	// SetGlobal's refusals.
+	for _, tt := range []struct {
+		name string
+		v    uint64
+		want string
+	}{
+		{"limit", 1, `jit: global "limit" is constant`},
+		{"nosuch", 1, `jit: no exported global "nosuch"`},
+		{"base", 1, `jit: no exported global "base"`},
+		{"small", 1 << 32, `jit: set global "small": value 0x100000000 does not fit in 32 bits (the global is f32)`},
+	} {
+		if err := inst.SetGlobal(tt.name, tt.v); err == nil || err.Error() != tt.want {
+			t.Errorf("SetGlobal(%s, %#x) = %v, want %q", tt.name, tt.v, err, tt.want)
+		}
+	}
+	if _, _, err := inst.Global("tick"); err == nil {
+		t.Error("Global of a function's export name succeeded")
+	}
+	// Every instance has its own globals.
+	other, err := mod.Instantiate(globalsImports(&logged))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _, err := other.Global("count"); err != nil || v != 0 {
+		t.Fatalf("new instance's count = %d, %v", v, err)
+	}
+}
+
+// TestGlobalAccessDuringCall checks that Global and SetGlobal refuse to
+// run while a call runs on the instance.
+func TestGlobalAccessDuringCall(t *testing.T) {
+	mod, err := newEngine(t, Options{}).LoadText([]byte(globalsSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := globalsImports(new([]int64))
+	var inst *Instance
+	var setErr, getErr error
+	imports["log"] = MustHost(func(int64) {
+		setErr = inst.SetGlobal("count", 1)
+		_, _, getErr = inst.Global("count")
+	})
+	if inst, err = mod.Instantiate(imports); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inst.Call(context.Background(), "tick", 1); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(setErr, ErrBusy) || !errors.Is(getErr, ErrBusy) {
+		t.Fatalf("during a call: SetGlobal %v, Global %v; want ErrBusy", setErr, getErr)
+	}
+	if v, _, err := inst.Global("count"); err != nil || v != 101 {
+		t.Fatalf("count = %d, %v; want 101", v, err)
+	}
+}
+
+func TestInstantiateGlobalErrors(t *testing.T) {
+	mod, err := newEngine(t, Options{}).LoadText([]byte(globalsSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged []int64
+	with := func(change func(Imports)) func() Imports {
+		return func() Imports {
+			im := globalsImports(&logged)
+			change(im)
+			return im
+		}
+	}
+	for _, tt := range []struct {
+		name    string
+		imports func() Imports
+		want    string
+	}{
+		{"missing", with(func(im Imports) { delete(im, "env.n32") }), `jit: instantiate: missing import "env.n32": the module imports global n32 (i32)`},
+		{"wrong type", with(func(im Imports) { im["env.base"] = GlobalF64(1) }), `jit: instantiate: global import "env.base" has type f64; the module imports it as i64`},
+		{"i64 for i32", with(func(im Imports) { im["env.n32"] = GlobalI64(1) }), `jit: instantiate: global import "env.n32" has type i64; the module imports it as i32`},
+		{"empty", with(func(im Imports) { im["env.f32"] = GlobalImport{} }), `jit: instantiate: global import "env.f32" is empty (build it with jit.GlobalI64 or the like)`},
+		{"32-bit value too wide", with(func(im Imports) { im["env.n32"] = GlobalValue(bytecode.I32, 1<<32) }), `jit: instantiate: global import "env.n32": value 0x100000000 does not fit in 32 bits (the global is i32)`},
+		{"host function for a global", with(func(im Imports) { im["env.scale"] = MustHost(func() {}) }), `jit: instantiate: import "env.scale" is a host function; the module imports global scale (f64)`},
+		{"global for a host function", with(func(im Imports) { im["log"] = GlobalI64(1) }), `jit: instantiate: import "log" is a global; the module imports a host function (i64) -> ()`},
+		{"extra global", with(func(im Imports) { im["env.bass"] = GlobalI64(1) }), `jit: instantiate: the module imports no global "env.bass"`},
+		{"extra host function", with(func(im Imports) { im["lg"] = MustHost(func() {}) }), `jit: instantiate: the module imports no host function "lg"`},
+		{"nil", with(func(im Imports) { im["env.base"] = nil }), `jit: instantiate: import "env.base" is nil`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			inst, err := mod.Instantiate(tt.imports())
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("error = %v, want %q", err, tt.want)
+			}
+			if inst != nil {
+				t.Fatal("Instantiate returned an instance with its error")
+			}
+		})
+	}
+	tableImport, err := newEngine(t, Options{}).LoadText([]byte(`table 4 import "env.table"` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `jit: instantiate: the module imports its table as "env.table": table imports are not supported`
+	if _, err := tableImport.Instantiate(nil); err == nil || err.Error() != want {
+		t.Fatalf("table import: error %v, want %q", err, want)
+	}
+}
+
+func TestTableEntry(t *testing.T) {
+	src := `type t () -> ()
+table 4 8 export "tab"
+elem 1 a b
+elem 2 a
+func a () -> ()
+  ret
+end
+func b () -> ()
+  ret
+end
+`
+	mod, err := newEngine(t, Options{}).LoadText([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		idx     uint32
+		name    string
+		ok      bool
+		wantErr string
+	}{
+		{0, "", false, ""},
+		{1, "a", true, ""},
+		{2, "a", true, ""},
+		{3, "", false, ""},
+		{4, "", false, "jit: table index 4 out of range (the table has 4 entries)"},
+		{math.MaxUint32, "", false, "jit: table index 4294967295 out of range (the table has 4 entries)"},
+	} {
+		name, ok, err := inst.TableEntry(tt.idx)
+		if name != tt.name || ok != tt.ok || (err == nil) != (tt.wantErr == "") || err != nil && err.Error() != tt.wantErr {
+			t.Errorf("TableEntry(%d) = %q, %v, %v; want %q, %v, %q", tt.idx, name, ok, err, tt.name, tt.ok, tt.wantErr)
+		}
+	}
+	// A table that is not exported cannot be inspected.
+	mod, err = newEngine(t, Options{}).LoadText([]byte(strings.Replace(src, ` export "tab"`, "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst, err = mod.Instantiate(nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := inst.TableEntry(1); err == nil || err.Error() != "jit: the module exports no table" {
+		t.Fatalf("TableEntry of an unexported table: %v", err)
+	}
+}
+
+// TestIndirectCallTrapThroughAPI checks the trap an indirect call returns
+// through the API: its kind, function, offset and message, and that the
+// instance goes on working after it.
+func TestIndirectCallTrapThroughAPI(t *testing.T) {
+	mod, err := newEngine(t, Options{Tier: TierOptimizing}).Load(testprogs.TableModule())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		fn   string
+		args []uint64
+		kind bytecode.TrapKind
+		msg  string
+	}{
+		{"call_unop", []uint64{12, 1}, bytecode.TrapUndefinedElement, "trap: undefined element in call_unop at instruction 0"},
+		{"twice", []uint64{7, 1}, bytecode.TrapUninitializedElement, "trap: uninitialized element in twice at instruction 0"},
+		{"call_binop", []uint64{1, 1, 1}, bytecode.TrapIndirectCallTypeMismatch, "trap: indirect call type mismatch in call_binop at instruction 0"},
+		{"maybe", []uint64{0}, bytecode.TrapUnreachable, "trap: unreachable executed in maybe at instruction 1"},
+	} {
+		_, err := inst.Call(context.Background(), tt.fn, tt.args...)
+		var trap *bytecode.Trap
+		if !errors.As(err, &trap) || trap.Kind != tt.kind || err.Error() != tt.msg {
+			t.Errorf("%s%v: error %v, want %q", tt.fn, tt.args, err, tt.msg)
+		}
+		if got, err := inst.Call(context.Background(), "call_unop", 0, 41); err != nil || got[0] != 42 {
+			t.Fatalf("after the trap: call_unop(0, 41) = %v, %v", got, err)
+		}
+	}
+}
