@@ -32,10 +32,23 @@
 //
 // i64 values are 64-bit two's-complement integers; each operation decides
 // whether it treats them as signed or unsigned. Arithmetic wraps. f64 values
-// are IEEE-754 binary64 numbers with round-to-nearest-even. NaN results may
-// carry any payload: when tiers are compared, all NaNs are equal to each
-// other (and only to NaNs). All other values, including the sign of zero,
-// must agree bit for bit.
+// are IEEE-754 binary64 numbers with round-to-nearest-even. Every value,
+// NaN payloads and the sign of zero included, is the same bits in every
+// tier. A NaN result follows one deterministic rule, which WebAssembly's
+// nan:canonical and nan:arithmetic requirements allow and x86-64's SSE
+// instructions implement (package internal/floatbits has it in Go):
+//
+//   - an operation with a NaN operand returns its first NaN operand
+//     quieted (quiet bit set; sign and payload kept);
+//   - an invalid operation on non-NaN operands (0/0, ∞-∞, 0·∞, sqrt of a
+//     negative number) returns the default NaN, 0xFFF8000000000000
+//     (0xFFC00000 for f32): negative, quiet, zero payload;
+//   - min and max of a NaN follow the first rule; floor, ceil, trunc,
+//     nearest and sqrt quiet a NaN operand;
+//   - f32.demote_f64 keeps the sign and the high 22 payload bits,
+//     f64.promote_f32 the sign and the payload, both setting the quiet bit;
+//   - neg, abs, copysign, moves, loads, stores and reinterpretations never
+//     change a NaN, signalling or not.
 //
 // # Instructions
 //
