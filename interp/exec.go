@@ -124,6 +124,9 @@ func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 	regs := m.window(base)
 	in := (*inst)(st.code)
 	st.mem = m.Memory.Bytes
+	// The operands of a float operation whose result is a NaN: its case
+	// jumps to nan64 or nan32, out of the hot path, for the NaN rule.
+	var nanA, nanB uint64
 
 loop:
 	switch in.op {
@@ -433,19 +436,43 @@ loop:
 		goto loop
 
 	case iFAdd:
-		*reg(regs, in.d) = floatbits.Add64(*reg(regs, in.a), *reg(regs, in.b))
+		a, b := *reg(regs, in.a), *reg(regs, in.b)
+		r := f64(a) + f64(b)
+		if r != r {
+			nanA, nanB = a, b
+			goto nan64
+		}
+		*reg(regs, in.d) = u64(r)
 		in = next(in)
 		goto loop
 	case iFSub:
-		*reg(regs, in.d) = floatbits.Sub64(*reg(regs, in.a), *reg(regs, in.b))
+		a, b := *reg(regs, in.a), *reg(regs, in.b)
+		r := f64(a) - f64(b)
+		if r != r {
+			nanA, nanB = a, b
+			goto nan64
+		}
+		*reg(regs, in.d) = u64(r)
 		in = next(in)
 		goto loop
 	case iFMul:
-		*reg(regs, in.d) = floatbits.Mul64(*reg(regs, in.a), *reg(regs, in.b))
+		a, b := *reg(regs, in.a), *reg(regs, in.b)
+		r := f64(a) * f64(b)
+		if r != r {
+			nanA, nanB = a, b
+			goto nan64
+		}
+		*reg(regs, in.d) = u64(r)
 		in = next(in)
 		goto loop
 	case iFDiv:
-		*reg(regs, in.d) = floatbits.Div64(*reg(regs, in.a), *reg(regs, in.b))
+		a, b := *reg(regs, in.a), *reg(regs, in.b)
+		r := f64(a) / f64(b)
+		if r != r {
+			nanA, nanB = a, b
+			goto nan64
+		}
+		*reg(regs, in.d) = u64(r)
 		in = next(in)
 		goto loop
 	case iFMin:
@@ -1149,19 +1176,43 @@ loop:
 		goto notTaken
 
 	case iF32Add:
-		*reg(regs, in.d) = uint64(floatbits.Add32(uint32(*reg(regs, in.a)), uint32(*reg(regs, in.b))))
+		a, b := *reg(regs, in.a), *reg(regs, in.b)
+		r := f32(a) + f32(b)
+		if r != r {
+			nanA, nanB = a, b
+			goto nan32
+		}
+		*reg(regs, in.d) = u32f(r)
 		in = next(in)
 		goto loop
 	case iF32Sub:
-		*reg(regs, in.d) = uint64(floatbits.Sub32(uint32(*reg(regs, in.a)), uint32(*reg(regs, in.b))))
+		a, b := *reg(regs, in.a), *reg(regs, in.b)
+		r := f32(a) - f32(b)
+		if r != r {
+			nanA, nanB = a, b
+			goto nan32
+		}
+		*reg(regs, in.d) = u32f(r)
 		in = next(in)
 		goto loop
 	case iF32Mul:
-		*reg(regs, in.d) = uint64(floatbits.Mul32(uint32(*reg(regs, in.a)), uint32(*reg(regs, in.b))))
+		a, b := *reg(regs, in.a), *reg(regs, in.b)
+		r := f32(a) * f32(b)
+		if r != r {
+			nanA, nanB = a, b
+			goto nan32
+		}
+		*reg(regs, in.d) = u32f(r)
 		in = next(in)
 		goto loop
 	case iF32Div:
-		*reg(regs, in.d) = uint64(floatbits.Div32(uint32(*reg(regs, in.a)), uint32(*reg(regs, in.b))))
+		a, b := *reg(regs, in.a), *reg(regs, in.b)
+		r := f32(a) / f32(b)
+		if r != r {
+			nanA, nanB = a, b
+			goto nan32
+		}
+		*reg(regs, in.d) = u32f(r)
 		in = next(in)
 		goto loop
 	case iF32Min:
@@ -1357,6 +1408,14 @@ taken:
 	goto loop
 notTaken:
 	count(st.cnt, in.c+8)
+	in = next(in)
+	goto loop
+nan64:
+	*reg(regs, in.d) = floatbits.NaN64(nanA, nanB)
+	in = next(in)
+	goto loop
+nan32:
+	*reg(regs, in.d) = uint64(floatbits.NaN32(uint32(nanA), uint32(nanB)))
 	in = next(in)
 	goto loop
 }

@@ -48,6 +48,14 @@ func IsNaN64(a uint64) bool { return a&^(1<<63) > 0x7FF0000000000000 }
 // IsNaN32 reports whether the bits a are a binary32 NaN.
 func IsNaN32(a uint32) bool { return a&^(1<<31) > 0x7F800000 }
 
+// NaN64 returns the NaN result of a binary64 operation on a and b whose
+// result is a NaN (for callers with their own fast path).
+func NaN64(a, b uint64) uint64 { return nan64(a, b) }
+
+// NaN32 returns the NaN result of a binary32 operation on a and b whose
+// result is a NaN.
+func NaN32(a, b uint32) uint32 { return nan32(a, b) }
+
 // nan64 is the NaN result of an operation on a and b whose result is NaN.
 func nan64(a, b uint64) uint64 {
 	if IsNaN64(a) {
