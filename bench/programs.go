@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kiln-jit/kiln/bench/bf"
+	"github.com/kiln-jit/kiln/bench/kernels"
 	"github.com/kiln-jit/kiln/internal/testprogs"
 )
 
@@ -126,6 +127,9 @@ func loadBF(fsys fs.FS, dir string) (progs []*Program, notes []string, err error
 func Kernels(small bool) []*Program {
 	var progs []*Program
 	for _, k := range testprogs.Kernels() {
+		if slices.Contains(kernels.WithoutTwin, k.Name) {
+			continue
+		}
 		args := k.Args
 		if small {
 			args = k.SmallArgs
