@@ -158,6 +158,9 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 	case bc.OpMemoryGrow:
 		d := l.newG()
 		l.emit(mir.Instr{Op: mir.OpCALLRT, Aux: mir.RTMemoryGrow, Defs: []mir.Reg{d}, Uses: []mir.Reg{l.read(in.A)}, Pos: l.pos()})
+		if l.bf.Regs[in.Dst] == bc.I32 {
+			d = l.op(mir.OpMOVLQZX, mir.GPR, d) // -1 on failure is 0xFFFFFFFF in an i32
+		}
 		l.write(in.Dst, d)
 		l.loadMemoryState()
 

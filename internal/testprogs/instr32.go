@@ -58,6 +58,22 @@ func cases32() []Case {
 		one(fmt.Sprintf("%s to i32", op), m, []uint64{a, b}, []uint64{want})
 	}
 
+	// memory.grow into an i32 register: the old size, or -1 as 0xFFFFFFFF.
+	// Extended to i64 afterwards, so that stale upper bits would show.
+	b := bc.NewModuleBuilder().Memory(1, 2)
+	fb := b.Func("f", []bc.Type{bc.I32}, []bc.Type{bc.I64})
+	old, wide := fb.NewReg(bc.I32), fb.NewReg(bc.I64)
+	fb.MemoryGrow(old, 0)
+	fb.Unary(bc.OpI64ExtendI32U, wide, old)
+	fb.Return(wide)
+	b.Export("f", fb)
+	grow, err := b.Build()
+	if err != nil {
+		panic(fmt.Sprintf("testprogs: memory.grow module: %v", err))
+	}
+	one("memory.grow i32 fails", grow, []uint64{5}, []uint64{math.MaxUint32})
+	one("memory.grow i32 grows", grow, []uint64{1}, []uint64{1})
+
 	// Loads and stores, with the address in an i64 and in an i32 register.
 	for _, addrType := range []bc.Type{bc.I64, bc.I32} {
 		load := func(op bc.Op, addr uint64, off int64, want uint64) {
