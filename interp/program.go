@@ -43,8 +43,8 @@
 // eq, ne and the unsigned compares and branches, i64.extend_i32_u, the
 // loads and stores of 32 bits and less) share the i64 code, with i32
 // immediates zero-extended when decoded. f32 arithmetic is IEEE binary32
-// with round-to-nearest-even and follows the NaN rule of f64: a NaN result
-// may carry any payload.
+// with round-to-nearest-even and follows the NaN rule of f64 (package
+// internal/floatbits): every tier computes the same NaN bits.
 //
 // Calls between bytecode functions do not recurse in Go: they
 // push a frame record and switch the register window. Host functions are

@@ -107,7 +107,7 @@ func TestRoundTripPayload(t *testing.T) {
 
 // TestOrdinaryResults checks that non-NaN results are the IEEE results.
 func TestOrdinaryResults(t *testing.T) {
-	vals := []float64{0, -0.0, 1, -1.5, 3.25, 1e308, -1e-310, math.Inf(1), math.Inf(-1), 0x1p-1074}
+	vals := []float64{0, math.Copysign(0, -1), 1, -1.5, 3.25, 1e308, -1e-310, math.Inf(1), math.Inf(-1), 0x1p-1074}
 	for _, x := range vals {
 		for _, y := range vals {
 			a, b := math.Float64bits(x), math.Float64bits(y)

@@ -40,8 +40,10 @@ func (c *Case) ResultTypes() []bytecode.Type {
 }
 
 // Check compares results (or the error) of running the case with what it
-// expects, treating all NaNs as equal. mem is the instance memory after the
-// call (may be nil when the case checks no memory).
+// expects: an expected NaN of a hand-written case accepts any NaN, and a
+// specification case's NaN must be of the kind WantNaN names. mem is the
+// instance memory after the call (may be nil when the case checks no
+// memory).
 func (c *Case) Check(got []uint64, err error, mem []byte) error {
 	if c.Trap != bytecode.TrapNone {
 		t, ok := err.(*bytecode.Trap)
