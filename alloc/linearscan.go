@@ -91,9 +91,11 @@ type LinearScanResult struct {
 	// Func is the allocated function.
 	Func *mir.Func
 	// Origins relates its instructions to the input's, for
-	// CheckAllocation: every block holds the input block of the same
-	// number, instructions keep their order, and the moves a Copy or
-	// ParCopy becomes carry its index.
+	// CheckAllocation: every block of the input's numbers holds the input
+	// block of the same number, instructions keep their order, and the
+	// moves a Copy or ParCopy becomes carry its index. Blocks beyond them
+	// are added on the out-edges of a block ending in a JMPTABLE whose
+	// spilled index evicted a live-out value: they restore it.
 	Origins *Origins
 	Stats   LinearScanStats
 }
@@ -878,23 +880,27 @@ func (s *lsState) newInstr(op mir.Op, def, use mir.Reg, imm int64, aux, pos int3
 func (s *lsState) emit(p *mir.Instr, origin int32, inserted bool) {
 	s.code = append(s.code, p)
 	s.orig = append(s.orig, origin)
-	if !inserted {
-		return
+	if inserted {
+		s.count(p, 1, s.blockFreq)
 	}
+}
+
+// count adds n inserted instructions like p, executed w times per call in
+// all, to the statistics.
+func (s *lsState) count(p *mir.Instr, n int, w float64) {
 	st := &s.stats
-	w := s.blockFreq
 	switch lsKind(p) {
 	case lsKindSpill:
-		st.Spills++
+		st.Spills += n
 		st.WeightedSpills += w
 	case lsKindReload:
-		st.Reloads++
+		st.Reloads += n
 		st.WeightedReloads += w
 	case lsKindRemat:
-		st.Remats++
+		st.Remats += n
 		st.WeightedRemats += w
 	case lsKindMove:
-		st.Moves++
+		st.Moves += n
 		st.WeightedMoves += w
 	}
 }
@@ -978,6 +984,7 @@ func (s *lsState) rewrite() error {
 	}
 	s.opStamp = make([]int32, s.nv)
 	pos := int32(0)
+	var tails []edgeTail
 	for _, b := range s.order {
 		blk := f.Blocks[b]
 		s.blockFreq = blk.Freq
@@ -1009,13 +1016,82 @@ func (s *lsState) rewrite() error {
 			}
 			pos++
 		}
-		nbk := &mir.Block{ID: int(b), Freq: blk.Freq, Instrs: s.code,
+		code, orig := s.code, s.orig
+		var tail []*mir.Instr
+		if t := terminatorIndex(code); t >= 0 && t < len(code)-1 {
+			// Restores after a terminator that reads a register (a
+			// JMPTABLE whose index was reloaded into an evicted
+			// register) go on the outgoing edges.
+			tail = code[t+1:]
+			code, orig = code[:t+1], orig[:t+1]
+		}
+		nbk := &mir.Block{ID: int(b), Freq: blk.Freq, Instrs: code,
 			Succs: slices.Clone(blk.Succs), SuccProb: slices.Clone(blk.SuccProb), Preds: slices.Clone(blk.Preds)}
 		s.out.Blocks[b] = nbk
 		s.org.Block[b] = int(b)
-		s.org.Instr[b] = s.orig
+		s.org.Instr[b] = orig
+		if tail != nil {
+			tails = append(tails, edgeTail{int(b), tail})
+		}
+	}
+	for _, t := range tails {
+		s.splitOutEdges(t.block, t.code)
 	}
 	return nil
+}
+
+// edgeTail is code the rewrite emitted after a block's terminator.
+type edgeTail struct {
+	block int
+	code  []*mir.Instr
+}
+
+// terminatorIndex returns the index of the first terminator in code, or -1.
+func terminatorIndex(code []*mir.Instr) int {
+	for i, in := range code {
+		if in.Op.Info().Terminator {
+			return i
+		}
+	}
+	return -1
+}
+
+// splitOutEdges gives every outgoing edge of output block b a new block
+// that runs a copy of code and jumps to the edge's target.
+func (s *lsState) splitOutEdges(b int, code []*mir.Instr) {
+	out := s.out
+	blk := out.Blocks[b]
+	for i, t := range blk.Succs {
+		e := len(out.Blocks)
+		instrs := make([]*mir.Instr, 0, len(code)+1)
+		orig := make([]int32, 0, len(code)+1)
+		for _, in := range code {
+			instrs = append(instrs, out.NewInstr(*in.Clone()))
+			orig = append(orig, -1)
+		}
+		instrs = append(instrs, out.NewInstr(mir.Instr{Op: mir.OpJMP, Pos: -1}))
+		orig = append(orig, -1)
+		freq := blk.Freq
+		if i < len(blk.SuccProb) {
+			freq *= blk.SuccProb[i]
+		}
+		out.Blocks = append(out.Blocks, &mir.Block{ID: e, Freq: freq, Instrs: instrs,
+			Succs: []int{t}, SuccProb: []float64{1}, Preds: []int{b}})
+		s.org.Block = append(s.org.Block, -1)
+		s.org.Instr = append(s.org.Instr, orig)
+		// Edges are split in order, so this edge is the first of b's
+		// remaining entries among t's predecessors.
+		succ := out.Blocks[t]
+		if k := slices.Index(succ.Preds, b); k >= 0 {
+			succ.Preds[k] = e
+		}
+		blk.Succs[i] = e
+	}
+	// The code was counted once at the block's frequency; it now runs on
+	// every edge, at the edges' frequencies (which sum to the block's).
+	for _, in := range code {
+		s.count(in, len(blk.Succs)-1, 0)
+	}
 }
 
 // rewriteArg emits an argument in its calling-convention location; a

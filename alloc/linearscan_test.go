@@ -505,3 +505,43 @@ func TestLinearScanDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestLinearScanJumpTableVictim: with two registers, both holding values
+// live out of a block that ends in a JMPTABLE whose spilled index needs a
+// register, the evicted value is restored on the outgoing edges (new
+// blocks), not after the terminator.
+func TestLinearScanJumpTableVictim(t *testing.T) {
+	f := testrun.ParseFunc(t, `func t #0 (gpr) -> (gpr) nonssa
+  vregs 6
+  pins v0=rdi v5=rax
+b0: freq=1
+  v0:gpr = Arg #0
+  v3:gpr = Copy v0
+  v3:gpr = ANDQconst v3, $1
+  v1:gpr = LEAQ v0, $10
+  v2:gpr = LEAQ v0, $20
+  JMPTABLE v3 -> b1 0.5, b2 0.5
+b1: preds=b0 freq=0.5
+  v4:gpr = Copy v1
+  v4:gpr = ADDQ v4, v2
+  v5:gpr = LEAQ v4, $0
+  RET v5
+b2: preds=b0 freq=0.5
+  v4:gpr = Copy v2
+  v4:gpr = SUBQ v4, v1
+  v4:gpr = ADDQ v4, v3
+  v5:gpr = LEAQ v4, $0
+  RET v5
+end
+`)
+	r := lsAllocate(t, f, LinearScanOptions{Regs: mir.MakeRegSet(mir.R8, mir.R9)})
+	for _, c := range []struct{ arg, want uint64 }{{4, 4 + 10 + 4 + 20}, {5, 10 + 1}} {
+		if got := testrun.Call(t, r.Func, c.arg); got[0] != c.want {
+			t.Errorf("t(%d) = %d, want %d\n%s", c.arg, got[0], c.want, mir.Format(r.Func))
+		}
+	}
+	if len(r.Func.Blocks) != len(f.Blocks)+2 || r.Stats.Evictions == 0 {
+		t.Errorf("got %d blocks and %d evictions; want the two edges split after an eviction\n%s",
+			len(r.Func.Blocks), r.Stats.Evictions, mir.Format(r.Func))
+	}
+}
