@@ -3,8 +3,10 @@ package fuzz
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/jit"
 	"github.com/kiln-jit/kiln/lower"
@@ -189,12 +191,59 @@ func (h *harness) startMIR(name string, target lower.Target, stage func(*mir.Fun
 		return nil, stageFailure(name, "invalid machine IR: %v", err)
 	}
 	return h.startMachine(func(hosts []interp.HostFunc, mem *interp.Memory) (machine, error) {
-		mach, err := mir.NewMachine(funcs, h.machineConfig(), hosts, mem)
+		mach, err := mir.NewMachine(funcs, h.machineConfig(), narrowHostResults(h.m, hosts), mem)
 		if err != nil {
 			return nil, stageFailure(name, "%v", err)
 		}
-		return mach, nil
+		return boundaryMachine{mach, h.m}, nil
 	})
+}
+
+// boundaryMachine runs machine IR as the jit runs compiled code: machine
+// IR knows register classes, not value types, so the upper 32 bits of an
+// i32 or f32 value crossing the boundary with Go are cleared there.
+// Call clears them in the arguments and in the results; host results are
+// cleared by narrowHostResults.
+type boundaryMachine struct {
+	*mir.Machine
+	m *bytecode.Module
+}
+
+func (b boundaryMachine) Call(ctx context.Context, fn int, args, results []uint64) error {
+	if fn < 0 || fn >= len(b.m.Funcs) {
+		return b.Machine.Call(ctx, fn, args, results)
+	}
+	sig := b.m.Funcs[fn].Sig
+	masked := slices.Clone(args)
+	narrow(sig.Params, masked)
+	err := b.Machine.Call(ctx, fn, masked, results)
+	narrow(sig.Results, results)
+	return err
+}
+
+// narrowHostResults wraps each host function of m so that the upper 32
+// bits of its i32 and f32 results are cleared, as the jit clears them.
+func narrowHostResults(m *bytecode.Module, hosts []interp.HostFunc) []interp.HostFunc {
+	out := make([]interp.HostFunc, len(hosts))
+	for i, host := range hosts {
+		ts := m.Hosts[i].Sig.Results
+		out[i] = func(ctx context.Context, args, results []uint64) error {
+			err := host(ctx, args, results)
+			narrow(ts, results)
+			return err
+		}
+	}
+	return out
+}
+
+// narrow clears the upper 32 bits of every i32 and f32 value of vs, whose
+// types are ts.
+func narrow(ts []bytecode.Type, vs []uint64) {
+	for i, t := range ts {
+		if i < len(vs) && t.Is32() {
+			vs[i] = uint64(uint32(vs[i]))
+		}
+	}
 }
 
 // checkedDestruct runs alloc.Destruct and judges its output with

@@ -5,8 +5,9 @@
 //
 //   - Generate turns any byte string into a valid program (a module and the
 //     calls to make on it), so that go test -fuzz can drive it and no input
-//     is ever thrown away. The programs use every instruction and reach
-//     what back ends get wrong: nested and irreducible loops, switches,
+//     is ever thrown away. The programs use every instruction the compiled
+//     tiers lower, on all four types (i64, f64, i32, f32), and reach what
+//     back ends get wrong: nested and irreducible loops, switches,
 //     dozens of values live at once, calls with several results, bounded
 //     recursion, host calls that fail, touch memory, call back in or cancel
 //     the call, memory growth, and every trap. They always terminate (see
@@ -44,12 +45,15 @@
 //
 // # NaNs
 //
-// The bytecode semantics let NaN payloads differ between tiers, so Check
-// treats all NaN results and host arguments as equal, and generated
-// programs replace every NaN by one canonical NaN before its bits can be
-// observed (stored to memory, reinterpreted as an integer, or used as the
-// sign of copysign). A front end whose programs expose NaN bits must do
-// the same to be checked.
+// Every tier produces the same NaN bits: kiln has one deterministic rule
+// for the payload of every NaN an operation returns (see
+// internal/floatbits). So Check compares NaNs like any other value, bit
+// for bit, in results, memory and host-call arguments and results. The
+// generated programs make NaNs often (quiet and signalling, of either
+// sign and width, with payloads) and let them flow through arithmetic,
+// min and max, square roots, rounding, promotion and demotion, neg, abs,
+// copysign, reinterpretations, stores and host calls. A front end's
+// programs need no special care about NaNs to be checked.
 //
 // # Long runs
 //

@@ -37,7 +37,8 @@ type Program struct {
 }
 
 // Call is one call the harness makes: an exported function and its
-// arguments (f64 arguments as their bits).
+// arguments (f64 arguments as their bits; i32 and f32 arguments in the low
+// 32 bits, the f32 as its bits).
 type Call struct {
 	Func string
 	Args []uint64
@@ -45,27 +46,36 @@ type Call struct {
 
 // Generate builds a valid program from data: every byte string gives one
 // (decisions read past the end of data are 0). The program uses every
-// kind of instruction, with structured control flow (if/else chains,
-// counted loops nested up to three deep with breaks and continues,
-// switches), irreducible loops (a cycle entered at several blocks), many
-// values live at once (up to a few hundred registers), direct calls
-// (recursion bounded by a depth parameter), host calls (the imports of
-// StandardHosts: multiple results, failures, memory access, re-entrant
-// calls, cancellation), loads and stores in and out of bounds, memory
-// growth, and every trap condition.
+// kind of instruction on all four types (i64, f64, i32, f32), with
+// structured control flow (if/else chains, counted loops nested up to
+// three deep with breaks and continues, switches), irreducible loops (a
+// cycle entered at several blocks), many values live at once (up to a few
+// hundred registers), direct calls (recursion bounded by a depth
+// parameter), host calls (the imports of StandardHosts: multiple results
+// of every type, failures, memory access, re-entrant calls, cancellation),
+// loads and stores of every width in and out of bounds, with addresses in
+// i32 and i64 registers, memory growth, and every trap condition.
+// Comparisons write i32 and i64 destinations, and conditions, switch
+// indexes and memory.grow operands are i32 or i64 registers. A 32-bit
+// argument of a call from Go, and a 32-bit result of some host calls,
+// sometimes has garbage in its upper half, which every configuration must
+// ignore (the value is its low 32 bits).
 //
-// Every program terminates: each loop runs on its own counter, which no
-// other code writes and which every iteration decrements; every function
-// takes a depth as its first parameter, passes it unchanged to functions
-// defined after it and passes it decremented (only while it is positive)
-// to itself and to functions defined before it. A call tree can still be
-// exponentially large; the harness's fuel limit, which every tier charges
-// at the same instructions, stops it.
+// Every program terminates: each loop runs on its own counter (an i64 or
+// an i32), which no other code writes and which every iteration moves
+// towards its bound; every function takes a depth as its first parameter,
+// passes it unchanged to functions defined after it and passes it
+// decremented (only while it is positive) to itself and to functions
+// defined before it. A call tree can still be exponentially large; the
+// harness's fuel limit, which every tier charges at the same
+// instructions, stops it.
 //
-// NaN payloads may differ between tiers (the bytecode semantics allow it),
-// so a generated program canonicalises an f64 before its bits become
-// observable: before i64.reinterpret_f64, f64.store and the sign operand of
-// f64.copysign.
+// NaNs are frequent: constants and arguments include quiet and signalling
+// NaNs of both widths with various signs and payloads, and they flow
+// through arithmetic, min and max, square roots, rounding, promotion and
+// demotion, sign operations, reinterpretations, stores and host calls.
+// Every tier produces the same NaN bits (see internal/floatbits), so
+// nothing is canonicalised: the harness compares them exactly.
 func Generate(data []byte, opts GenOptions) (*Program, error) {
 	g := &generator{src: &source{data: data}, opts: opts.withDefaults(), mb: bytecode.NewModuleBuilder()}
 	return g.generate()
@@ -81,8 +91,8 @@ type generator struct {
 	memBytes int64
 	// trapLevel (0..3) scales how often unguarded trapping forms appear.
 	trapLevel int
-	// rounding says whether f64 floor/ceil/trunc/nearest may appear
-	// (they need SSE4.1; without them a module also compiles for SSE2).
+	// rounding says whether floor/ceil/trunc/nearest may appear (they
+	// need SSE4.1; without them a module also compiles for SSE2).
 	rounding bool
 }
 
@@ -96,18 +106,57 @@ type hostInfo struct {
 	imp   bytecode.HostImport
 }
 
-// interesting i64 and f64 values: boundaries of every operation.
+// numTypes bounds the value types, which index per-type tables.
+const numTypes = int(bytecode.F32) + 1
+
+// valueTypes lists the value types.
+var valueTypes = []bytecode.Type{bytecode.I64, bytecode.F64, bytecode.I32, bytecode.F32}
+
+// Interesting values of every type: boundaries of every operation. The
+// float values are bit patterns, so that NaN payloads stay exact.
 var (
 	i64Values = []int64{0, 1, -1, 2, 3, 5, 7, 8, 15, 16, 31, 32, 63, 64, 65, 100, 127, 128, 255, 256,
 		1000, 4095, 4096, 65535, 65536, math.MaxInt32, math.MinInt32, 1<<32 - 1, 1 << 32, 1 << 53,
 		math.MaxInt64, math.MinInt64, math.MinInt64 + 1, -2, -8, -64, -4096, -65536,
-		0x5555555555555555, -0x123456789abcdef}
-	f64Values = []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, 1.5, 2.5, -2.5, 3.75, 0.1, 1e300,
-		-1e300, 5e-324, -1e-310, math.Inf(1), math.Inf(-1), math.NaN(), 9223372036854775807,
-		-9223372036854775808, 9223372036854774784, -9223372036854777856, 18446744073709551616,
-		18446744073709549568, 4294967296.5, 1 << 53, -0.9999999999999999, 0.9999999999999999}
+		0x5555555555555555, -0x123456789abcdef, 1<<24 + 1, 1<<31 + 1, -1 << 31, -1<<31 - 1,
+		1<<63 - 1<<10, 0x80000000}
+	i32Values = []int32{0, 1, -1, 2, 3, 7, 8, 15, 16, 31, 32, 33, 63, 64, 127, 128, 255, 256, 4095, 4096,
+		65535, 65536, math.MaxInt32, math.MinInt32, math.MinInt32 + 1, math.MaxInt32 - 1, 1<<24 + 1,
+		1 << 24, -(1<<24 + 1), -2, -8, -4096, -65536, 0x55555555, -0x789abcdf, 0x7FFFFF80}
+	f64Values = []uint64{
+		f64b(0), f64b(math.Copysign(0, -1)), f64b(1), f64b(-1), f64b(0.5), f64b(-0.5), f64b(1.5),
+		f64b(2.5), f64b(-2.5), f64b(3.75), f64b(0.1), f64b(1e300), f64b(-1e300), f64b(5e-324),
+		f64b(-1e-310), f64b(math.Inf(1)), f64b(math.Inf(-1)), f64b(9223372036854775807),
+		f64b(-9223372036854775808), f64b(9223372036854774784), f64b(-9223372036854777856),
+		f64b(18446744073709551616), f64b(18446744073709549568), f64b(4294967296.5), f64b(1 << 53),
+		f64b(-0.9999999999999999), f64b(0.9999999999999999),
+		// Conversions to the 32-bit types.
+		f64b(2147483648), f64b(2147483647), f64b(2147483647.5), f64b(-2147483648),
+		f64b(-2147483648.5), f64b(-2147483649), f64b(4294967296), f64b(4294967295),
+		f64b(4294967295.5), f64b(16777217), f64b(math.MaxFloat32), f64b(3.4028235677973366e38),
+		f64b(1e-45), f64b(1.401298464324817e-45), f64b(7e-46), f64b(math.SmallestNonzeroFloat32 / 2),
+		// NaNs: quiet and signalling, both signs, with payloads (some of
+		// them in the high bits that survive demotion).
+		0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0xFFF0000000000001,
+		0x7FF4000000000000, 0xFFFC000000000000, 0x7FF8DEADBEEF0001, 0x7FFFFFFFFFFFFFFF,
+		0xFFF7FFFFFFFFFFFF, 0x7FF00000E0000000}
+	f32Values = []uint32{
+		f32b(0), f32b(float32(math.Copysign(0, -1))), f32b(1), f32b(-1), f32b(0.5), f32b(-0.5),
+		f32b(1.5), f32b(2.5), f32b(-2.5), f32b(0.1), f32b(16777216), f32b(16777218), f32b(2147483648),
+		f32b(-2147483648), f32b(2147483520), f32b(-2147483904), f32b(4294967296), f32b(4294967040),
+		f32b(9223372036854775808), f32b(-9223372036854775808), f32b(9223371487098961920),
+		f32b(18446744073709551616), f32b(18446742974197923840), f32b(math.MaxFloat32),
+		f32b(-math.MaxFloat32), f32b(1e38), f32b(-0.99999994), f32b(0.99999994),
+		0x00000001, 0x80000001, 0x007FFFFF, 0x00800000, // denormals and the smallest normal
+		f32b(float32(math.Inf(1))), f32b(float32(math.Inf(-1))),
+		// NaNs: quiet and signalling, both signs, with payloads.
+		0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001, 0x7FA00000, 0xFFE00000, 0x7FC12345,
+		0x7FFFFFFF, 0xFFBFFFFF}
 	depthValues = []uint64{0, 1, 2, 3, 4, 6, 100}
 )
+
+func f64b(v float64) uint64 { return math.Float64bits(v) }
+func f32b(v float32) uint32 { return math.Float32bits(v) }
 
 func (g *generator) generate() (*Program, error) {
 	s := g.src
@@ -183,25 +232,46 @@ func (g *generator) generate() (*Program, error) {
 	return p, nil
 }
 
+// randType returns a value type: i64 most often, then i32, f64 and f32.
+func (g *generator) randType() bytecode.Type {
+	return []bytecode.Type{bytecode.I64, bytecode.I32, bytecode.F64, bytecode.F32}[g.src.pick([]int{4, 3, 2, 2})]
+}
+
 func (g *generator) randTypes(max int) []bytecode.Type {
 	ts := make([]bytecode.Type, g.src.intn(max+1))
 	for i := range ts {
-		ts[i] = bytecode.I64
-		if g.src.chance(1, 3) {
-			ts[i] = bytecode.F64
-		}
+		ts[i] = g.randType()
 	}
 	return ts
 }
 
-// argValue returns an argument of type t for a call from Go.
+// argValue returns an argument of type t for a call from Go. A 32-bit
+// argument sometimes has garbage in its upper half, which every
+// configuration must ignore.
 func (g *generator) argValue(t bytecode.Type) uint64 {
 	s := g.src
-	if t == bytecode.F64 {
+	switch t {
+	case bytecode.F64:
 		if s.chance(1, 4) {
 			return s.u64()
 		}
-		return math.Float64bits(f64Values[s.intn(len(f64Values))])
+		return f64Values[s.intn(len(f64Values))]
+	case bytecode.I32, bytecode.F32:
+		var v uint64
+		switch {
+		case s.chance(1, 4):
+			v = uint64(uint32(s.u64()))
+		case t == bytecode.F32:
+			v = uint64(f32Values[s.intn(len(f32Values))])
+		case s.chance(1, 2):
+			v = uint64(uint32(i32Values[s.intn(len(i32Values))]))
+		default:
+			v = uint64(s.intn(64))
+		}
+		if s.chance(1, 8) {
+			v |= s.u64() << 32
+		}
+		return v
 	}
 	switch s.intn(4) {
 	case 0:
@@ -221,18 +291,18 @@ type funcGen struct {
 	fb  *bytecode.FuncBuilder
 	sig bytecode.Signature
 
-	// poolI and poolF are the registers statements may write (and read).
-	poolI, poolF []bytecode.Reg
-	// readI and readF are further registers statements may only read: the
-	// depth parameter, the counters of the enclosing loops, values kept
-	// live across a statement.
-	readI, readF []bytecode.Reg
-	// depthTmp holds the decremented depth for backward calls; tmpI and
-	// tmpF are scratch registers of guards and addresses, never read by
-	// other statements.
+	// pool[t] are the registers of type t that statements may write (and
+	// read).
+	pool [numTypes][]bytecode.Reg
+	// ro[t] are further registers of type t that statements may only
+	// read: the depth parameter, the counters of the enclosing loops,
+	// values kept live across a statement.
+	ro [numTypes][]bytecode.Reg
+	// depthTmp holds the decremented depth for backward calls; tmp[t] are
+	// scratch registers of guards and addresses, never read by other
+	// statements.
 	depthTmp bytecode.Reg
-	tmpI     [2]bytecode.Reg
-	tmpF     [2]bytecode.Reg
+	tmp      [numTypes][2]bytecode.Reg
 	limit    int // the instruction count the statements aim for
 	loops    []loopLabels
 	nest     int
@@ -244,41 +314,36 @@ func (g *generator) genFunc(idx int) {
 	fi := g.funcs[idx]
 	fg := &funcGen{g: g, s: g.src, idx: idx, fb: fi.fb, sig: fi.sig}
 	s := fg.s
-	fg.readI = append(fg.readI, 0) // the depth
+	fg.ro[bytecode.I64] = append(fg.ro[bytecode.I64], 0) // the depth
 	for i, t := range fi.sig.Params {
-		if i == 0 {
-			continue
-		}
-		if t == bytecode.I64 {
-			fg.poolI = append(fg.poolI, bytecode.Reg(i))
-		} else {
-			fg.poolF = append(fg.poolF, bytecode.Reg(i))
+		if i > 0 {
+			fg.pool[t] = append(fg.pool[t], bytecode.Reg(i))
 		}
 	}
-	nI, nF := 4+s.intn(12), 2+s.intn(6)
+	var want [numTypes]int
+	want[bytecode.I64], want[bytecode.F64] = 4+s.intn(12), 2+s.intn(6)
+	want[bytecode.I32], want[bytecode.F32] = 2+s.intn(8), 2+s.intn(5)
 	if s.chance(1, 3) { // a large register file: many values live at once
-		nI, nF = 24+s.intn(100), 8+s.intn(40)
+		want[bytecode.I64], want[bytecode.F64] = 24+s.intn(100), 8+s.intn(40)
+		want[bytecode.I32], want[bytecode.F32] = 16+s.intn(64), 8+s.intn(32)
 	}
-	for len(fg.poolI) < nI {
-		fg.poolI = append(fg.poolI, fg.fb.NewReg(bytecode.I64))
-	}
-	for len(fg.poolF) < nF {
-		fg.poolF = append(fg.poolF, fg.fb.NewReg(bytecode.F64))
+	for _, t := range valueTypes {
+		for len(fg.pool[t]) < want[t] {
+			fg.pool[t] = append(fg.pool[t], fg.fb.NewReg(t))
+		}
 	}
 	fg.depthTmp = fg.fb.NewReg(bytecode.I64)
-	for i := range fg.tmpI {
-		fg.tmpI[i] = fg.fb.NewReg(bytecode.I64)
-		fg.tmpF[i] = fg.fb.NewReg(bytecode.F64)
-	}
-	// Registers start at zero; give some of them interesting values.
-	for _, r := range fg.poolI {
-		if s.chance(1, 2) {
-			fg.fb.I64Const(r, fg.i64Imm())
+	for _, t := range valueTypes {
+		for i := range fg.tmp[t] {
+			fg.tmp[t][i] = fg.fb.NewReg(t)
 		}
 	}
-	for _, r := range fg.poolF {
-		if s.chance(1, 2) {
-			fg.fb.F64Const(r, fg.f64Imm())
+	// Registers start at zero; give some of them interesting values.
+	for _, t := range valueTypes {
+		for _, r := range fg.pool[t] {
+			if s.chance(1, 2) {
+				fg.constant(t, r)
+			}
 		}
 	}
 	fg.limit = fg.fb.Len() + 10 + s.intn(g.opts.MaxInstrs)
@@ -292,28 +357,34 @@ func (fg *funcGen) room() int { return fg.limit - fg.fb.Len() }
 
 // Register choice.
 
-func (fg *funcGen) wi() bytecode.Reg { return fg.poolI[fg.s.intn(len(fg.poolI))] }
-func (fg *funcGen) wf() bytecode.Reg { return fg.poolF[fg.s.intn(len(fg.poolF))] }
+// w returns a register of type t that a statement may write.
+func (fg *funcGen) w(t bytecode.Type) bytecode.Reg { return fg.pool[t][fg.s.intn(len(fg.pool[t]))] }
 
-func (fg *funcGen) ri() bytecode.Reg {
-	if len(fg.readI) > 0 && fg.s.chance(1, 4) {
-		return fg.readI[fg.s.intn(len(fg.readI))]
-	}
-	return fg.wi()
-}
-
-func (fg *funcGen) rf() bytecode.Reg {
-	if len(fg.readF) > 0 && fg.s.chance(1, 4) {
-		return fg.readF[fg.s.intn(len(fg.readF))]
-	}
-	return fg.wf()
-}
-
+// read returns a register of type t that a statement may read.
 func (fg *funcGen) read(t bytecode.Type) bytecode.Reg {
-	if t == bytecode.F64 {
-		return fg.rf()
+	if ro := fg.ro[t]; len(ro) > 0 && fg.s.chance(1, 4) {
+		return ro[fg.s.intn(len(ro))]
 	}
-	return fg.ri()
+	return fg.w(t)
+}
+
+func (fg *funcGen) ri() bytecode.Reg { return fg.read(bytecode.I64) }
+func (fg *funcGen) rf() bytecode.Reg { return fg.read(bytecode.F64) }
+
+// intType returns I64 or I32, for an operand that takes either.
+func (fg *funcGen) intType() bytecode.Type {
+	if fg.s.chance(1, 2) {
+		return bytecode.I32
+	}
+	return bytecode.I64
+}
+
+// floatType returns F64 or F32.
+func (fg *funcGen) floatType() bytecode.Type {
+	if fg.s.chance(1, 2) {
+		return bytecode.F32
+	}
+	return bytecode.F64
 }
 
 // dsts returns distinct writable registers of the given types.
@@ -321,10 +392,7 @@ func (fg *funcGen) dsts(ts []bytecode.Type) []bytecode.Reg {
 	out := make([]bytecode.Reg, 0, len(ts))
 	used := map[bytecode.Reg]bool{}
 	for _, t := range ts {
-		pool := fg.poolI
-		if t == bytecode.F64 {
-			pool = fg.poolF
-		}
+		pool := fg.pool[t]
 		start := fg.s.intn(len(pool))
 		r := pool[start]
 		for k := 1; used[r] && k < len(pool); k++ {
@@ -332,11 +400,7 @@ func (fg *funcGen) dsts(ts []bytecode.Type) []bytecode.Reg {
 		}
 		if used[r] {
 			r = fg.fb.NewReg(t)
-			if t == bytecode.F64 {
-				fg.poolF = append(fg.poolF, r)
-			} else {
-				fg.poolI = append(fg.poolI, r)
-			}
+			fg.pool[t] = append(fg.pool[t], r)
 		}
 		used[r] = true
 		out = append(out, r)
@@ -355,11 +419,99 @@ func (fg *funcGen) i64Imm() int64 {
 	}
 }
 
-func (fg *funcGen) f64Imm() float64 {
-	if fg.s.chance(1, 6) {
-		return math.Float64frombits(fg.s.u64())
+func (fg *funcGen) i32Imm() int64 {
+	switch fg.s.intn(4) {
+	case 0:
+		return int64(int32(fg.s.u64()))
+	case 1:
+		return int64(fg.s.intn(40)) - 8
+	default:
+		return int64(i32Values[fg.s.intn(len(i32Values))])
+	}
+}
+
+// imm returns an immediate operand for an integer operation of type t.
+func (fg *funcGen) imm(t bytecode.Type) int64 {
+	if t == bytecode.I32 {
+		return fg.i32Imm()
+	}
+	return fg.i64Imm()
+}
+
+// f64Imm returns the bits of an f64 constant.
+func (fg *funcGen) f64Imm() uint64 {
+	switch fg.s.intn(8) {
+	case 0:
+		return fg.s.u64()
+	case 1: // a NaN with a random sign and payload, quiet or signalling
+		v := fg.s.u64() | 0x7FF0000000000000
+		if v&(1<<52-1) == 0 {
+			v |= 1
+		}
+		return v
 	}
 	return f64Values[fg.s.intn(len(f64Values))]
+}
+
+// f32Imm returns the bits of an f32 constant.
+func (fg *funcGen) f32Imm() uint32 {
+	switch fg.s.intn(8) {
+	case 0:
+		return uint32(fg.s.u64())
+	case 1:
+		v := uint32(fg.s.u64()) | 0x7F800000
+		if v&(1<<23-1) == 0 {
+			v |= 1
+		}
+		return v
+	}
+	return f32Values[fg.s.intn(len(f32Values))]
+}
+
+// constant emits a constant of type t into r.
+func (fg *funcGen) constant(t bytecode.Type, r bytecode.Reg) {
+	switch t {
+	case bytecode.I64:
+		fg.fb.I64Const(r, fg.i64Imm())
+	case bytecode.I32:
+		fg.constI32(r, fg.i32Imm())
+	case bytecode.F64:
+		fg.constF64(r, fg.f64Imm())
+	default:
+		fg.constF32(r, fg.f32Imm())
+	}
+}
+
+func (fg *funcGen) constI32(r bytecode.Reg, v int64) {
+	fg.fb.Emit(bytecode.Instr{Op: bytecode.OpI32Const, Dst: r, Imm: int64(int32(v))})
+}
+
+func (fg *funcGen) constF64(r bytecode.Reg, bits uint64) {
+	fg.fb.Emit(bytecode.Instr{Op: bytecode.OpF64Const, Dst: r, Imm: int64(bits)})
+}
+
+func (fg *funcGen) constF32(r bytecode.Reg, bits uint32) {
+	fg.fb.Emit(bytecode.Instr{Op: bytecode.OpF32Const, Dst: r, Imm: int64(bits)})
+}
+
+// constInt emits the integer constant v into r, of type t (truncated to
+// 32 bits for an i32).
+func (fg *funcGen) constInt(t bytecode.Type, r bytecode.Reg, v int64) {
+	if t == bytecode.I32 {
+		fg.constI32(r, v)
+	} else {
+		fg.fb.I64Const(r, v)
+	}
+}
+
+// constFloat emits the float constant v into r, of type t (rounded to
+// binary32 for an f32).
+func (fg *funcGen) constFloat(t bytecode.Type, r bytecode.Reg, v float64) {
+	if t == bytecode.F32 {
+		fg.constF32(r, f32b(float32(v)))
+	} else {
+		fg.constF64(r, f64b(v))
+	}
 }
 
 // raw reports whether to use an unguarded trapping form this time.
@@ -393,7 +545,7 @@ func (fg *funcGen) stmt() {
 			w[kLoop], w[kIrreducible] = 6, 2
 		}
 		if fg.nest < 2 {
-			w[kPressure] = 1
+			w[kPressure] = 2
 		}
 	}
 	w[kCall], w[kHost] = 3, 3
@@ -454,23 +606,55 @@ func (fg *funcGen) ret() {
 	fg.fb.Return(regs...)
 }
 
-var brOps = []bytecode.Op{bytecode.OpBrEq, bytecode.OpBrNe, bytecode.OpBrLtS, bytecode.OpBrLtU, bytecode.OpBrLeS,
-	bytecode.OpBrLeU, bytecode.OpBrGtS, bytecode.OpBrGtU, bytecode.OpBrGeS, bytecode.OpBrGeU}
-
 // condBranch emits a data-dependent branch to l.
 func (fg *funcGen) condBranch(l bytecode.Label) {
-	s := fg.s
-	switch s.intn(4) {
+	s, fb := fg.s, fg.fb
+	switch s.intn(9) {
 	case 0:
-		fg.fb.BrIf(fg.ri(), l)
+		fb.BrIf(fg.read(fg.intType()), l)
 	case 1:
-		fg.fb.BrCmp(brOps[s.intn(len(brOps))], fg.ri(), fg.ri(), l)
+		fb.BrCmp(brOps[s.intn(len(brOps))], fg.ri(), fg.ri(), l)
 	case 2:
-		c := fg.wi()
-		fg.fb.Binary(fcmpOps[s.intn(len(fcmpOps))], c, fg.rf(), fg.rf())
-		fg.fb.BrIf(c, l)
-	default:
-		fg.fb.BrCmpImm(brOps[s.intn(len(brOps))], fg.ri(), fg.i64Imm(), l)
+		fb.BrCmpImm(brOps[s.intn(len(brOps))], fg.ri(), fg.i64Imm(), l)
+	case 3:
+		fb.BrCmp(brI32Ops[s.intn(len(brI32Ops))], fg.read(bytecode.I32), fg.read(bytecode.I32), l)
+	case 4:
+		fb.BrCmpImm(brI32Ops[s.intn(len(brI32Ops))], fg.read(bytecode.I32), fg.i32Imm(), l)
+	case 5, 6: // a float comparison into an i32 or i64, then br_if
+		t := fg.floatType()
+		ops := fcmpOps
+		if t == bytecode.F32 {
+			ops = f32CmpOps
+		}
+		c := fg.w(fg.intType())
+		fb.Binary(ops[s.intn(len(ops))], c, fg.read(t), fg.read(t))
+		fb.BrIf(c, l)
+	case 7: // an integer comparison into a register, then br_if
+		c := fg.w(fg.intType())
+		fg.compareInt(c)
+		fb.BrIf(c, l)
+	default: // eqz
+		t := fg.intType()
+		c := fg.w(fg.intType())
+		fb.Unary(eqzOp[t], c, fg.read(t))
+		fb.BrIf(c, l)
+	}
+}
+
+// compareInt emits an i64 or i32 comparison (of two registers or of a
+// register and an immediate) into dst.
+func (fg *funcGen) compareInt(dst bytecode.Reg) {
+	s, fb := fg.s, fg.fb
+	t := fg.intType()
+	ops := i64CmpOps
+	if t == bytecode.I32 {
+		ops = i32CmpOps
+	}
+	op := ops[s.intn(len(ops))]
+	if s.chance(1, 3) {
+		fb.BinaryImm(op, dst, fg.read(t), fg.imm(t))
+	} else {
+		fb.Binary(op, dst, fg.read(t), fg.read(t))
 	}
 }
 
@@ -497,59 +681,86 @@ func (fg *funcGen) ifChain() {
 	fg.fb.Bind(end)
 }
 
-// tripCount emits the initialisation of a loop counter.
-func (fg *funcGen) tripCount(c bytecode.Reg) {
-	s := fg.s
+// intOps are the opcodes of one integer type that loops, switches and
+// guards use.
+type intOps struct {
+	add, sub, and, shl        bytecode.Op
+	brEq, brLtS, brLeS, brGtS bytecode.Op
+	minInt                    int64 // the most negative value
+}
+
+var intOpsOf = map[bytecode.Type]*intOps{
+	bytecode.I64: {add: bytecode.OpI64Add, sub: bytecode.OpI64Sub, and: bytecode.OpI64And, shl: bytecode.OpI64Shl,
+		brEq: bytecode.OpBrEq, brLtS: bytecode.OpBrLtS, brLeS: bytecode.OpBrLeS, brGtS: bytecode.OpBrGtS,
+		minInt: math.MinInt64},
+	bytecode.I32: {add: bytecode.OpI32Add, sub: bytecode.OpI32Sub, and: bytecode.OpI32And, shl: bytecode.OpI32Shl,
+		brEq: bytecode.OpBrI32Eq, brLtS: bytecode.OpBrI32LtS, brLeS: bytecode.OpBrI32LeS, brGtS: bytecode.OpBrI32GtS,
+		minInt: math.MinInt32},
+}
+
+// tripCount emits the initialisation of a loop counter of type t.
+func (fg *funcGen) tripCount(t bytecode.Type, c bytecode.Reg) {
+	s, ops := fg.s, intOpsOf[t]
 	switch s.pick([]int{6, 6, 1, 1}) {
 	case 0:
-		fg.fb.I64Const(c, int64(s.intn(6)))
+		fg.constInt(t, c, int64(s.intn(6)))
 	case 1:
-		fg.fb.BinaryImm(bytecode.OpI64And, c, fg.ri(), []int64{1, 3, 7}[s.intn(3)])
+		fg.fb.BinaryImm(ops.and, c, fg.read(t), []int64{1, 3, 7}[s.intn(3)])
 	case 2: // long enough to reach the poll interval
-		fg.fb.BinaryImm(bytecode.OpI64And, c, fg.ri(), 2047)
+		fg.fb.BinaryImm(ops.and, c, fg.read(t), 2047)
 	default: // any value: negative, or far beyond the fuel
-		fg.fb.Mov(c, fg.ri())
+		fg.fb.Mov(c, fg.read(t))
 	}
+}
+
+// counterType returns the type of a new loop counter.
+func (fg *funcGen) counterType() bytecode.Type {
+	if fg.s.chance(1, 3) {
+		return bytecode.I32
+	}
+	return bytecode.I64
 }
 
 // loop emits a counted loop: a do-while or a while loop, counting down or
 // up, with its counter readable in the body.
 func (fg *funcGen) loop() {
 	s, fb := fg.s, fg.fb
-	c := fb.NewReg(bytecode.I64)
-	fg.tripCount(c)
+	t := fg.counterType()
+	ops := intOpsOf[t]
+	c := fb.NewReg(t)
+	fg.tripCount(t, c)
 	head, latch, exit := fb.NewLabel(), fb.NewLabel(), fb.NewLabel()
 	fg.loops = append(fg.loops, loopLabels{exit: exit, latch: latch})
-	fg.readI = append(fg.readI, c)
+	fg.ro[t] = append(fg.ro[t], c)
 	switch s.intn(3) {
 	case 0: // do { body } while (--c > 0)
 		fb.Bind(head)
 		fg.block(1 + s.intn(4))
 		fb.Bind(latch)
-		fb.BinaryImm(bytecode.OpI64Sub, c, c, 1)
-		fb.BrCmpImm(bytecode.OpBrGtS, c, 0, head)
+		fb.BinaryImm(ops.sub, c, c, 1)
+		fb.BrCmpImm(ops.brGtS, c, 0, head)
 	case 1: // while (c > 0) { body; c-- }
 		fb.Bind(head)
-		fb.BrCmpImm(bytecode.OpBrLeS, c, 0, exit)
+		fb.BrCmpImm(ops.brLeS, c, 0, exit)
 		fg.block(1 + s.intn(4))
 		fb.Bind(latch)
-		fb.BinaryImm(bytecode.OpI64Sub, c, c, 1)
+		fb.BinaryImm(ops.sub, c, c, 1)
 		fb.Jump(head)
 	default: // for (i = 0; i < n; i++) { body }, n in a register of its own
-		n := fb.NewReg(bytecode.I64)
+		n := fb.NewReg(t)
 		fb.Mov(n, c)
-		fb.I64Const(c, 0)
-		fg.readI = append(fg.readI, n)
+		fg.constInt(t, c, 0)
+		fg.ro[t] = append(fg.ro[t], n)
 		fb.Jump(latch)
 		fb.Bind(head)
 		fg.block(1 + s.intn(4))
-		fb.BinaryImm(bytecode.OpI64Add, c, c, 1)
+		fb.BinaryImm(ops.add, c, c, 1)
 		fb.Bind(latch)
-		fb.BrCmp(bytecode.OpBrLtS, c, n, head)
-		fg.readI = fg.readI[:len(fg.readI)-1]
+		fb.BrCmp(ops.brLtS, c, n, head)
+		fg.ro[t] = fg.ro[t][:len(fg.ro[t])-1]
 	}
 	fb.Bind(exit)
-	fg.readI = fg.readI[:len(fg.readI)-1]
+	fg.ro[t] = fg.ro[t][:len(fg.ro[t])-1]
 	fg.loops = fg.loops[:len(fg.loops)-1]
 }
 
@@ -558,8 +769,9 @@ func (fg *funcGen) loop() {
 // a switch before it enters at a later segment.
 func (fg *funcGen) irreducible() {
 	s, fb := fg.s, fg.fb
-	c := fb.NewReg(bytecode.I64)
-	fg.tripCount(c)
+	ct := fg.counterType()
+	c := fb.NewReg(ct)
+	fg.tripCount(ct, c)
 	segs := make([]bytecode.Label, 2+s.intn(3))
 	for i := range segs {
 		segs[i] = fb.NewLabel()
@@ -568,8 +780,9 @@ func (fg *funcGen) irreducible() {
 	if s.chance(1, 2) {
 		fg.condBranch(segs[1+s.intn(len(segs)-1)])
 	} else {
-		t := fg.wi()
-		fb.BinaryImm(bytecode.OpI64And, t, fg.ri(), 7)
+		it := fg.intType()
+		t := fg.w(it)
+		fb.BinaryImm(intOpsOf[it].and, t, fg.read(it), 7)
 		table := make([]bytecode.Label, 1+s.intn(6))
 		for i := range table {
 			table[i] = segs[s.intn(len(segs))]
@@ -580,16 +793,16 @@ func (fg *funcGen) irreducible() {
 		fb.Switch(t, table, segs[s.intn(len(segs))])
 	}
 	fg.loops = append(fg.loops, loopLabels{exit: exit, latch: latch})
-	fg.readI = append(fg.readI, c)
+	fg.ro[ct] = append(fg.ro[ct], c)
 	for _, l := range segs {
 		fb.Bind(l)
 		fg.block(1 + s.intn(2))
 	}
 	fb.Bind(latch)
-	fb.BinaryImm(bytecode.OpI64Sub, c, c, 1)
-	fb.BrCmpImm(bytecode.OpBrGtS, c, 0, segs[0])
+	fb.BinaryImm(intOpsOf[ct].sub, c, c, 1)
+	fb.BrCmpImm(intOpsOf[ct].brGtS, c, 0, segs[0])
 	fb.Bind(exit)
-	fg.readI = fg.readI[:len(fg.readI)-1]
+	fg.ro[ct] = fg.ro[ct][:len(fg.ro[ct])-1]
 	fg.loops = fg.loops[:len(fg.loops)-1]
 }
 
@@ -600,14 +813,16 @@ func (fg *funcGen) switchStmt() {
 		cases[i] = fb.NewLabel()
 	}
 	def, end := fb.NewLabel(), fb.NewLabel()
-	t := fg.wi()
+	it := fg.intType()
+	ops := intOpsOf[it]
+	t := fg.w(it)
 	switch s.intn(3) {
 	case 0:
-		fb.BinaryImm(bytecode.OpI64And, t, fg.ri(), 7)
+		fb.BinaryImm(ops.and, t, fg.read(it), 7)
 	case 1:
-		fb.BinaryImm(bytecode.OpI64Sub, t, fg.ri(), int64(s.intn(4)))
+		fb.BinaryImm(ops.sub, t, fg.read(it), int64(s.intn(4)))
 	default:
-		fb.Mov(t, fg.ri())
+		fb.Mov(t, fg.read(it))
 	}
 	table := make([]bytecode.Label, len(cases)+s.intn(4))
 	for i := range table {
@@ -682,10 +897,13 @@ func (fg *funcGen) hostCall() {
 
 func (fg *funcGen) trap() {
 	skip := fg.fb.NewLabel()
-	if fg.raw() {
+	switch {
+	case fg.raw():
 		fg.condBranch(skip)
-	} else {
-		// Taken unless the register holds one particular large value.
+	case fg.s.chance(1, 4):
+		// Taken unless the register holds one particular value.
+		fg.fb.BrCmpImm(bytecode.OpBrI32Ne, fg.read(bytecode.I32), int64(int32(fg.s.u64()|1<<20)), skip)
+	default:
 		fg.fb.BrCmpImm(bytecode.OpBrNe, fg.ri(), int64(fg.s.u64()|1<<40), skip)
 	}
 	fg.fb.Trap(int64(fg.s.intn(1000)))
@@ -696,55 +914,63 @@ func (fg *funcGen) trap() {
 // a call) while they are all live, and then folds them together.
 func (fg *funcGen) pressure() {
 	s, fb := fg.s, fg.fb
-	n := 16 + s.intn(80)
+	n := 20 + s.intn(80)
 	vals := make([]bytecode.Reg, n)
-	isF64 := make([]bool, n)
-	baseI, baseF := len(fg.readI), len(fg.readF)
+	typ := make([]bytecode.Type, n)
+	var base [numTypes]int
+	for _, t := range valueTypes {
+		base[t] = len(fg.ro[t])
+	}
+	// Mostly integers (pressure on the general-purpose registers) or
+	// mostly floats (on the XMM registers).
+	weights := []int{8, 1, 4, 1}
+	if s.chance(1, 3) {
+		weights = []int{1, 5, 1, 4}
+	}
 	for i := range vals {
-		if s.chance(1, 4) {
-			v := fb.NewReg(bytecode.F64)
+		t := []bytecode.Type{bytecode.I64, bytecode.F64, bytecode.I32, bytecode.F32}[s.pick(weights)]
+		v := fb.NewReg(t)
+		switch t {
+		case bytecode.F64:
 			fb.Binary([]bytecode.Op{bytecode.OpF64Add, bytecode.OpF64Mul}[s.intn(2)], v, fg.rf(), fg.rf())
-			vals[i], isF64[i] = v, true
-			fg.readF = append(fg.readF, v)
-			continue
+		case bytecode.F32:
+			fb.Binary([]bytecode.Op{bytecode.OpF32Add, bytecode.OpF32Mul}[s.intn(2)], v,
+				fg.read(bytecode.F32), fg.read(bytecode.F32))
+		case bytecode.I32:
+			fb.BinaryImm([]bytecode.Op{bytecode.OpI32Add, bytecode.OpI32Xor, bytecode.OpI32Mul, bytecode.OpI32Sub}[s.intn(4)],
+				v, fg.read(bytecode.I32), fg.i32Imm())
+		default:
+			fb.BinaryImm([]bytecode.Op{bytecode.OpI64Add, bytecode.OpI64Xor, bytecode.OpI64Mul, bytecode.OpI64Sub}[s.intn(4)],
+				v, fg.ri(), fg.i64Imm())
 		}
-		v := fb.NewReg(bytecode.I64)
-		fb.BinaryImm([]bytecode.Op{bytecode.OpI64Add, bytecode.OpI64Xor, bytecode.OpI64Mul, bytecode.OpI64Sub}[s.intn(4)],
-			v, fg.ri(), fg.i64Imm())
-		vals[i] = v
-		fg.readI = append(fg.readI, v)
+		vals[i], typ[i] = v, t
+		fg.ro[t] = append(fg.ro[t], v)
 	}
 	if s.chance(1, 2) {
 		fg.block(1)
 	}
-	accI, accF := fg.wi(), fg.wf()
+	var acc [numTypes]bytecode.Reg
+	for _, t := range valueTypes {
+		acc[t] = fg.w(t)
+	}
 	for i := n - 1; i >= 0; i-- {
-		if isF64[i] {
-			fb.Binary(bytecode.OpF64Add, accF, accF, vals[i])
-		} else {
-			fb.Binary([]bytecode.Op{bytecode.OpI64Add, bytecode.OpI64Xor, bytecode.OpI64Sub}[i%3], accI, accI, vals[i])
+		t := typ[i]
+		var op bytecode.Op
+		switch t {
+		case bytecode.F64:
+			op = bytecode.OpF64Add
+		case bytecode.F32:
+			op = bytecode.OpF32Add
+		case bytecode.I32:
+			op = []bytecode.Op{bytecode.OpI32Add, bytecode.OpI32Xor, bytecode.OpI32Sub}[i%3]
+		default:
+			op = []bytecode.Op{bytecode.OpI64Add, bytecode.OpI64Xor, bytecode.OpI64Sub}[i%3]
 		}
+		fb.Binary(op, acc[t], acc[t], vals[i])
 	}
-	fg.readI, fg.readF = fg.readI[:baseI], fg.readF[:baseF]
-}
-
-// canon returns a register holding x with any NaN replaced by the
-// canonical NaN.
-func (fg *funcGen) canon(x bytecode.Reg) bytecode.Reg {
-	fb := fg.fb
-	isNaN := fg.wi()
-	fb.Binary(bytecode.OpF64Ne, isNaN, x, x)
-	n := fg.wf()
-	if n == x {
-		n = fg.poolF[0]
-		if n == x {
-			n = fg.poolF[1]
-		}
+	for _, t := range valueTypes {
+		fg.ro[t] = fg.ro[t][:base[t]]
 	}
-	fb.Emit(bytecode.Instr{Op: bytecode.OpF64Const, Dst: n, Imm: canonicalNaN})
-	y := fg.wf()
-	fb.Select(y, isNaN, n, x)
-	return y
 }
 
 // interpPollInterval is how many polls run between checks of the context.

@@ -6,6 +6,15 @@ import (
 	"github.com/kiln-jit/kiln/bytecode"
 )
 
+// opRange returns the opcodes first..last.
+func opRange(first, last bytecode.Op) []bytecode.Op {
+	var ops []bytecode.Op
+	for op := first; op <= last; op++ {
+		ops = append(ops, op)
+	}
+	return ops
+}
+
 // The opcode groups simple statements draw from.
 var (
 	i64BinOps = []bytecode.Op{bytecode.OpI64Add, bytecode.OpI64Sub, bytecode.OpI64Mul, bytecode.OpI64And,
@@ -14,58 +23,123 @@ var (
 	i64UnOps = []bytecode.Op{bytecode.OpI64Neg, bytecode.OpI64Not, bytecode.OpI64Clz, bytecode.OpI64Ctz,
 		bytecode.OpI64Popcnt, bytecode.OpI64Extend8S, bytecode.OpI64Extend16S, bytecode.OpI64Extend32S,
 		bytecode.OpI64Extend32U}
-	i64CmpOps = []bytecode.Op{bytecode.OpI64Eq, bytecode.OpI64Ne, bytecode.OpI64LtS, bytecode.OpI64LtU,
-		bytecode.OpI64LeS, bytecode.OpI64LeU, bytecode.OpI64GtS, bytecode.OpI64GtU, bytecode.OpI64GeS,
-		bytecode.OpI64GeU}
-	divOps    = []bytecode.Op{bytecode.OpI64DivS, bytecode.OpI64DivU, bytecode.OpI64RemS, bytecode.OpI64RemU}
+	i64CmpOps = opRange(bytecode.OpI64Eq, bytecode.OpI64GeU)
+	brOps     = opRange(bytecode.OpBrEq, bytecode.OpBrGeU)
 	f64BinOps = []bytecode.Op{bytecode.OpF64Add, bytecode.OpF64Sub, bytecode.OpF64Mul, bytecode.OpF64Div,
-		bytecode.OpF64Min, bytecode.OpF64Max}
+		bytecode.OpF64Min, bytecode.OpF64Max, bytecode.OpF64Copysign}
 	f64UnOps       = []bytecode.Op{bytecode.OpF64Sqrt, bytecode.OpF64Neg, bytecode.OpF64Abs}
 	f64RoundingOps = []bytecode.Op{bytecode.OpF64Floor, bytecode.OpF64Ceil, bytecode.OpF64Trunc, bytecode.OpF64Nearest}
-	fcmpOps        = []bytecode.Op{bytecode.OpF64Eq, bytecode.OpF64Ne, bytecode.OpF64Lt, bytecode.OpF64Le,
-		bytecode.OpF64Gt, bytecode.OpF64Ge}
+	fcmpOps        = opRange(bytecode.OpF64Eq, bytecode.OpF64Ge)
+
+	i32BinOps = []bytecode.Op{bytecode.OpI32Add, bytecode.OpI32Sub, bytecode.OpI32Mul, bytecode.OpI32And,
+		bytecode.OpI32Or, bytecode.OpI32Xor, bytecode.OpI32Shl, bytecode.OpI32ShrS, bytecode.OpI32ShrU,
+		bytecode.OpI32Rotl, bytecode.OpI32Rotr}
+	i32UnOps       = opRange(bytecode.OpI32Neg, bytecode.OpI32Extend16S)
+	i32CmpOps      = opRange(bytecode.OpI32Eq, bytecode.OpI32GeU)
+	brI32Ops       = opRange(bytecode.OpBrI32Eq, bytecode.OpBrI32GeU)
+	f32BinOps      = opRange(bytecode.OpF32Add, bytecode.OpF32Copysign)
+	f32UnOps       = []bytecode.Op{bytecode.OpF32Sqrt, bytecode.OpF32Neg, bytecode.OpF32Abs}
+	f32RoundingOps = opRange(bytecode.OpF32Floor, bytecode.OpF32Nearest)
+	f32CmpOps      = opRange(bytecode.OpF32Eq, bytecode.OpF32Ge)
+
+	// eqzOp is the eqz of each integer type.
+	eqzOp = map[bytecode.Type]bytecode.Op{bytecode.I64: bytecode.OpI64Eqz, bytecode.I32: bytecode.OpI32Eqz}
+
 	loadOps = []bytecode.Op{bytecode.OpI64Load8S, bytecode.OpI64Load8U, bytecode.OpI64Load16S,
-		bytecode.OpI64Load16U, bytecode.OpI64Load32S, bytecode.OpI64Load32U, bytecode.OpI64Load, bytecode.OpF64Load}
+		bytecode.OpI64Load16U, bytecode.OpI64Load32S, bytecode.OpI64Load32U, bytecode.OpI64Load, bytecode.OpF64Load,
+		bytecode.OpI32Load8S, bytecode.OpI32Load8U, bytecode.OpI32Load16S, bytecode.OpI32Load16U,
+		bytecode.OpI32Load, bytecode.OpF32Load}
 	storeOps = []bytecode.Op{bytecode.OpI64Store8, bytecode.OpI64Store16, bytecode.OpI64Store32,
-		bytecode.OpI64Store, bytecode.OpF64Store}
+		bytecode.OpI64Store, bytecode.OpF64Store, bytecode.OpI32Store8, bytecode.OpI32Store16,
+		bytecode.OpI32Store, bytecode.OpF32Store}
+
+	// convertOps are the conversions that never trap: every operand is
+	// welcome.
+	convertOps = []bytecode.Op{bytecode.OpF64ConvertI64S, bytecode.OpF64ConvertI64U,
+		bytecode.OpI64TruncSatF64S, bytecode.OpI64TruncSatF64U, bytecode.OpI64ReinterpretF64,
+		bytecode.OpF64ReinterpretI64, bytecode.OpI32WrapI64, bytecode.OpI64ExtendI32S,
+		bytecode.OpI64ExtendI32U, bytecode.OpF32DemoteF64, bytecode.OpF64PromoteF32,
+		bytecode.OpF32ConvertI32S, bytecode.OpF32ConvertI32U, bytecode.OpF32ConvertI64S,
+		bytecode.OpF32ConvertI64U, bytecode.OpF64ConvertI32S, bytecode.OpF64ConvertI32U,
+		bytecode.OpI32TruncSatF32S, bytecode.OpI32TruncSatF32U, bytecode.OpI32TruncSatF64S,
+		bytecode.OpI32TruncSatF64U, bytecode.OpI64TruncSatF32S, bytecode.OpI64TruncSatF32U,
+		bytecode.OpI32ReinterpretF32, bytecode.OpF32ReinterpretI32}
+
 	// safeDivisors never trap, whatever the dividend.
-	safeDivisors = []int64{1, 2, 3, 7, 10, 16, -3, -16, 1 << 32, math.MaxInt64, math.MinInt64}
+	safeDivisors   = []int64{1, 2, 3, 7, 10, 16, -3, -16, 1 << 32, math.MaxInt64, math.MinInt64}
+	safeDivisors32 = []int64{1, 2, 3, 7, 10, 16, -3, -16, 1 << 16, math.MaxInt32, math.MinInt32}
 )
 
-// accessSize returns the bytes a load or store touches.
-func accessSize(op bytecode.Op) int {
-	switch op {
-	case bytecode.OpI64Load8S, bytecode.OpI64Load8U, bytecode.OpI64Store8:
-		return 1
-	case bytecode.OpI64Load16S, bytecode.OpI64Load16U, bytecode.OpI64Store16:
-		return 2
-	case bytecode.OpI64Load32S, bytecode.OpI64Load32U, bytecode.OpI64Store32:
-		return 4
-	}
-	return 8
+// divOpsOf lists the division and remainder opcodes of each integer type,
+// in the order div_s, div_u, rem_s, rem_u.
+var divOpsOf = map[bytecode.Type][]bytecode.Op{
+	bytecode.I64: opRange(bytecode.OpI64DivS, bytecode.OpI64RemU),
+	bytecode.I32: opRange(bytecode.OpI32DivS, bytecode.OpI32RemU),
+}
+
+// truncRange is the range of operands a trapping float-to-integer
+// conversion accepts: lo < x < hi, or lo <= x < hi when loIncl is set. Both
+// bounds are exact in binary32 and binary64.
+type truncRange struct {
+	lo, hi float64
+	loIncl bool
+}
+
+var truncRanges = map[bytecode.Op]truncRange{
+	bytecode.OpI32TruncF32S: {-2147483648, 2147483648, true},
+	bytecode.OpI32TruncF32U: {-1, 4294967296, false},
+	bytecode.OpI32TruncF64S: {-2147483649, 2147483648, false},
+	bytecode.OpI32TruncF64U: {-1, 4294967296, false},
+	bytecode.OpI64TruncF32S: {-9223372036854775808, 9223372036854775808, true},
+	bytecode.OpI64TruncF32U: {-1, 18446744073709551616, false},
+	bytecode.OpI64TruncF64S: {-9223372036854775808, 9223372036854775808, true},
+	bytecode.OpI64TruncF64U: {-1, 18446744073709551616, false},
+}
+
+// truncOps lists the trapping conversions, in a fixed order.
+var truncOps = []bytecode.Op{bytecode.OpI32TruncF32S, bytecode.OpI32TruncF32U, bytecode.OpI32TruncF64S,
+	bytecode.OpI32TruncF64U, bytecode.OpI64TruncF32S, bytecode.OpI64TruncF32U, bytecode.OpI64TruncF64S,
+	bytecode.OpI64TruncF64U}
+
+// truncEdges are operands around the ranges of the trapping conversions,
+// for the unguarded forms.
+var truncEdges = []float64{math.NaN(), math.NaN(), 1e300, -1e300, math.Inf(1), math.Inf(-1), -1, -0.75,
+	18446744073709551616, 9223372036854775808, -9223372036854777856, -9223372036854775808,
+	4294967296, 4294967295.5, 2147483648, 2147483647.75, -2147483648, -2147483648.75, -2147483649}
+
+// floatOps are the float opcodes guards use.
+type floatOps struct{ lt, gt, ge bytecode.Op }
+
+var floatOpsOf = map[bytecode.Type]floatOps{
+	bytecode.F64: {bytecode.OpF64Lt, bytecode.OpF64Gt, bytecode.OpF64Ge},
+	bytecode.F32: {bytecode.OpF32Lt, bytecode.OpF32Gt, bytecode.OpF32Ge},
 }
 
 const (
 	sBinI = iota
+	sBinI32
 	sUnI
+	sUnI32
 	sCmpI
+	sCmpF
 	sSelect
 	sBinF
+	sBinF32
 	sUnF
-	sCmpF
+	sUnF32
 	sConvert
+	sTrunc
 	sLoad
 	sStore
 	sDivide
 	sMove
 	sMemory
-	sCopysign
 	numSimple
 )
 
 var simpleWeights = [numSimple]int{
-	sBinI: 10, sUnI: 4, sCmpI: 4, sSelect: 2, sBinF: 6, sUnF: 3, sCmpF: 3, sConvert: 5, sLoad: 6,
-	sStore: 6, sDivide: 4, sMove: 3, sMemory: 1, sCopysign: 1,
+	sBinI: 8, sBinI32: 6, sUnI: 3, sUnI32: 3, sCmpI: 6, sCmpF: 4, sSelect: 3, sBinF: 5, sBinF32: 4,
+	sUnF: 3, sUnF32: 3, sConvert: 7, sTrunc: 3, sLoad: 7, sStore: 7, sDivide: 5, sMove: 4, sMemory: 1,
 }
 
 // simple emits one straight-line operation (with a guard around it when it
@@ -74,106 +148,139 @@ func (fg *funcGen) simple() {
 	s, fb := fg.s, fg.fb
 	switch s.pick(simpleWeights[:]) {
 	case sBinI:
-		op := i64BinOps[s.intn(len(i64BinOps))]
-		if s.chance(1, 3) {
-			fb.BinaryImm(op, fg.wi(), fg.ri(), fg.i64Imm())
-		} else {
-			fb.Binary(op, fg.wi(), fg.ri(), fg.ri())
-		}
+		fg.binary(i64BinOps)
+	case sBinI32:
+		fg.binary(i32BinOps)
 	case sUnI:
-		fb.Unary(i64UnOps[s.intn(len(i64UnOps))], fg.wi(), fg.ri())
+		if s.chance(1, 6) {
+			fb.Unary(bytecode.OpI64Eqz, fg.w(fg.intType()), fg.ri())
+			return
+		}
+		fg.unary(i64UnOps)
+	case sUnI32:
+		if s.chance(1, 6) {
+			fb.Unary(bytecode.OpI32Eqz, fg.w(fg.intType()), fg.read(bytecode.I32))
+			return
+		}
+		fg.unary(i32UnOps)
 	case sCmpI:
-		op := i64CmpOps[s.intn(len(i64CmpOps))]
-		if s.chance(1, 3) {
-			fb.BinaryImm(op, fg.wi(), fg.ri(), fg.i64Imm())
-		} else {
-			fb.Binary(op, fg.wi(), fg.ri(), fg.ri())
-		}
-	case sSelect:
-		if s.chance(1, 3) {
-			fb.Select(fg.wf(), fg.ri(), fg.rf(), fg.rf())
-		} else {
-			fb.Select(fg.wi(), fg.ri(), fg.ri(), fg.ri())
-		}
-	case sBinF:
-		fb.Binary(f64BinOps[s.intn(len(f64BinOps))], fg.wf(), fg.rf(), fg.rf())
-	case sUnF:
-		ops := f64UnOps
-		if fg.g.rounding && s.chance(1, 2) {
-			ops = f64RoundingOps
-		}
-		fb.Unary(ops[s.intn(len(ops))], fg.wf(), fg.rf())
+		fg.compareInt(fg.w(fg.intType()))
 	case sCmpF:
-		fb.Binary(fcmpOps[s.intn(len(fcmpOps))], fg.wi(), fg.rf(), fg.rf())
+		ops := fcmpOps
+		if s.chance(1, 2) {
+			ops = f32CmpOps
+		}
+		fg.binary(ops)
+	case sSelect:
+		t := valueTypes[s.intn(len(valueTypes))]
+		fb.Select(fg.w(t), fg.read(fg.intType()), fg.read(t), fg.read(t))
+	case sBinF:
+		fg.binary(f64BinOps)
+	case sBinF32:
+		fg.binary(f32BinOps)
+	case sUnF:
+		if fg.g.rounding && s.chance(1, 2) {
+			fg.unary(f64RoundingOps)
+		} else {
+			fg.unary(f64UnOps)
+		}
+	case sUnF32:
+		if fg.g.rounding && s.chance(1, 2) {
+			fg.unary(f32RoundingOps)
+		} else {
+			fg.unary(f32UnOps)
+		}
 	case sConvert:
-		fg.convert()
+		fg.unary(convertOps)
+	case sTrunc:
+		fg.trunc()
 	case sLoad:
 		op := loadOps[s.intn(len(loadOps))]
-		addr, off := fg.address(accessSize(op))
-		dst := fg.wi()
-		if op == bytecode.OpF64Load {
-			dst = fg.wf()
-		}
-		fb.Load(op, dst, addr, off)
+		info := op.Info()
+		addr, off := fg.address(info.Size)
+		fb.Load(op, fg.w(info.Dst), addr, off)
 	case sStore:
 		op := storeOps[s.intn(len(storeOps))]
-		var val bytecode.Reg
-		if op == bytecode.OpF64Store {
-			val = fg.canon(fg.rf())
-		} else {
-			val = fg.ri()
-		}
-		addr, off := fg.address(accessSize(op))
+		info := op.Info()
+		val := fg.read(info.B)
+		addr, off := fg.address(info.Size)
 		fb.Store(op, addr, val, off)
 	case sDivide:
 		fg.divide()
 	case sMove:
-		switch s.intn(4) {
-		case 0:
-			fb.Mov(fg.wi(), fg.ri())
-		case 1:
-			fb.Mov(fg.wf(), fg.rf())
-		case 2:
-			fb.I64Const(fg.wi(), fg.i64Imm())
-		default:
-			fb.F64Const(fg.wf(), fg.f64Imm())
+		t := valueTypes[s.intn(len(valueTypes))]
+		if s.chance(1, 2) {
+			fb.Mov(fg.w(t), fg.read(t))
+		} else {
+			fg.constant(t, fg.w(t))
 		}
 	case sMemory:
 		if s.chance(1, 3) {
-			fb.MemorySize(fg.wi())
+			fb.MemorySize(fg.w(fg.intType()))
 			return
 		}
-		delta := fg.tmpI[0]
+		dt := fg.intType()
+		delta := fg.tmp[dt][0]
 		switch s.intn(3) {
 		case 0:
-			fb.BinaryImm(bytecode.OpI64And, delta, fg.ri(), 1)
+			fb.BinaryImm(intOpsOf[dt].and, delta, fg.read(dt), 1)
 		case 1:
-			fb.I64Const(delta, int64(s.intn(3)))
+			fg.constInt(dt, delta, int64(s.intn(3)))
 		default:
-			delta = fg.ri()
+			delta = fg.read(dt)
 		}
-		fb.MemoryGrow(fg.wi(), delta)
-	case sCopysign:
-		fb.Binary(bytecode.OpF64Copysign, fg.wf(), fg.rf(), fg.canon(fg.rf()))
+		fb.MemoryGrow(fg.w(fg.intType()), delta)
 	}
 }
 
-// address returns a base register and offset for an access of size bytes:
-// mostly inside the first 4 KiB (where data segments and the peek host
-// work), sometimes exactly at the end of memory, or anywhere at all.
+// dstReg returns a destination register for an operand of type t (an
+// IntType destination is an i32 or an i64).
+func (fg *funcGen) dstReg(t bytecode.Type) bytecode.Reg {
+	if t == bytecode.IntType {
+		t = fg.intType()
+	}
+	return fg.w(t)
+}
+
+// binary emits one of ops (all of format FormatBinary) on registers, or on
+// a register and an immediate when the op takes one.
+func (fg *funcGen) binary(ops []bytecode.Op) {
+	op := ops[fg.s.intn(len(ops))]
+	info := op.Info()
+	dst := fg.dstReg(info.Dst)
+	if info.Imm && fg.s.chance(1, 3) {
+		fg.fb.BinaryImm(op, dst, fg.read(info.A), fg.imm(info.A))
+		return
+	}
+	fg.fb.Binary(op, dst, fg.read(info.A), fg.read(info.B))
+}
+
+// unary emits one of ops (all of format FormatUnary).
+func (fg *funcGen) unary(ops []bytecode.Op) {
+	op := ops[fg.s.intn(len(ops))]
+	info := op.Info()
+	fg.fb.Unary(op, fg.dstReg(info.Dst), fg.read(info.A))
+}
+
+// address returns a base register (an i32 or an i64) and an offset for an
+// access of size bytes: mostly inside the first 4 KiB (where data segments
+// and the peek host work), sometimes exactly at the end of memory, or
+// anywhere at all.
 func (fg *funcGen) address(size int) (bytecode.Reg, int32) {
 	s, fb := fg.s, fg.fb
-	t := fg.tmpI[0]
+	at := fg.intType()
+	ops := intOpsOf[at]
+	t := fg.tmp[at][0]
 	if fg.raw() && s.chance(1, 2) {
 		switch s.intn(3) {
 		case 0:
-			return fg.ri(), int32(s.u64())
+			return fg.read(at), int32(s.u64())
 		case 1: // around the end of memory: -size is the last valid offset
 			fb.MemorySize(t)
-			fb.BinaryImm(bytecode.OpI64Shl, t, t, 16)
+			fb.BinaryImm(ops.shl, t, t, 16)
 			return t, int32(-size - 1 + s.intn(4))
 		default: // wraps around below zero
-			fb.BinaryImm(bytecode.OpI64And, t, fg.ri(), 0xFFF)
+			fb.BinaryImm(ops.and, t, fg.read(at), 0xFFF)
 			return t, int32(-4096 - s.intn(16))
 		}
 	}
@@ -181,87 +288,80 @@ func (fg *funcGen) address(size int) (bytecode.Reg, int32) {
 	if s.chance(1, 4) {
 		mask = 0xFFF // unaligned
 	}
-	fb.BinaryImm(bytecode.OpI64And, t, fg.ri(), mask)
+	fb.BinaryImm(ops.and, t, fg.read(at), mask)
 	return t, int32(s.intn(64))
 }
 
-// divide emits a division or remainder: by a constant that cannot trap, by
-// a register behind a guard, or unguarded.
+// divide emits an i64 or i32 division or remainder: by a constant that
+// cannot trap, by a register behind a guard, or unguarded.
 func (fg *funcGen) divide() {
 	s, fb := fg.s, fg.fb
-	op := divOps[s.intn(len(divOps))]
-	dst, a := fg.wi(), fg.ri()
+	t := fg.intType()
+	iops := intOpsOf[t]
+	ops := divOpsOf[t]
+	op := ops[s.intn(len(ops))]
+	dst, a := fg.w(t), fg.read(t)
 	switch {
 	case fg.raw():
 		switch s.intn(3) {
 		case 0:
-			fb.Binary(op, dst, a, fg.ri())
+			fb.Binary(op, dst, a, fg.read(t))
 		case 1:
 			fb.BinaryImm(op, dst, a, []int64{0, -1, 1}[s.intn(3)])
 		default: // the one quotient that overflows
-			fb.I64Const(fg.tmpI[1], math.MinInt64)
-			fb.BinaryImm(op, dst, fg.tmpI[1], -1)
+			fg.constInt(t, fg.tmp[t][1], iops.minInt)
+			fb.BinaryImm(op, dst, fg.tmp[t][1], -1)
 		}
 	case s.chance(1, 2):
-		fb.BinaryImm(op, dst, a, safeDivisors[s.intn(len(safeDivisors))])
+		divisors := safeDivisors
+		if t == bytecode.I32 {
+			divisors = safeDivisors32
+		}
+		fb.BinaryImm(op, dst, a, divisors[s.intn(len(divisors))])
 	default:
-		b := fg.ri()
+		b := fg.read(t)
 		skip := fb.NewLabel()
-		fb.BrCmpImm(bytecode.OpBrEq, b, 0, skip)
-		if op == bytecode.OpI64DivS {
-			fb.BrCmpImm(bytecode.OpBrEq, b, -1, skip)
+		fb.BrCmpImm(iops.brEq, b, 0, skip)
+		if op == ops[0] { // div_s
+			fb.BrCmpImm(iops.brEq, b, -1, skip)
 		}
 		fb.Binary(op, dst, a, b)
 		fb.Bind(skip)
 	}
 }
 
-// convert emits a conversion between i64 and f64.
-func (fg *funcGen) convert() {
+// trunc emits a trapping float-to-integer conversion: unguarded (often of
+// an operand near or beyond its range, or a NaN), or behind a guard that
+// skips it unless the operand is in range.
+func (fg *funcGen) trunc() {
 	s, fb := fg.s, fg.fb
-	switch s.intn(6) {
-	case 0:
-		op := []bytecode.Op{bytecode.OpF64ConvertI64S, bytecode.OpF64ConvertI64U}[s.intn(2)]
-		fb.Unary(op, fg.wf(), fg.ri())
-	case 1:
-		op := []bytecode.Op{bytecode.OpI64TruncSatF64S, bytecode.OpI64TruncSatF64U}[s.intn(2)]
-		fb.Unary(op, fg.wi(), fg.rf())
-	case 2, 3:
-		signed := s.chance(1, 2)
-		op := bytecode.OpI64TruncF64U
-		if signed {
-			op = bytecode.OpI64TruncF64S
+	op := truncOps[s.intn(len(truncOps))]
+	info := op.Info()
+	src := info.A
+	x := fg.read(src)
+	if fg.raw() {
+		if s.chance(3, 4) {
+			x = fg.tmp[src][1]
+			fg.constFloat(src, x, truncEdges[s.intn(len(truncEdges))])
 		}
-		x := fg.rf()
-		if fg.raw() {
-			if s.chance(3, 4) {
-				x = fg.tmpF[1]
-				fb.F64Const(x, []float64{math.NaN(), math.NaN(), math.NaN(), 1e300, -1e300, 18446744073709551616,
-					9223372036854775808, -9223372036854777856, -1, math.Inf(-1)}[s.intn(10)])
-			}
-			fb.Unary(op, fg.wi(), x)
-			return
-		}
-		// Convert only inside the range (NaN compares false).
-		skip := fb.NewLabel()
-		lim, c, c2 := fg.tmpF[0], fg.tmpI[0], fg.tmpI[1]
-		if signed {
-			fb.Unary(bytecode.OpF64Abs, fg.tmpF[1], x)
-			fb.F64Const(lim, 9223372036854775808)
-			fb.Binary(bytecode.OpF64Lt, c, fg.tmpF[1], lim)
-		} else {
-			fb.F64Const(lim, 18446744073709551616)
-			fb.Binary(bytecode.OpF64Lt, c, x, lim)
-			fb.F64Const(lim, -1)
-			fb.Binary(bytecode.OpF64Gt, c2, x, lim)
-			fb.Binary(bytecode.OpI64And, c, c, c2)
-		}
-		fb.BrCmpImm(bytecode.OpBrEq, c, 0, skip)
-		fb.Unary(op, fg.wi(), x)
-		fb.Bind(skip)
-	case 4:
-		fb.Unary(bytecode.OpI64ReinterpretF64, fg.wi(), fg.canon(fg.rf()))
-	default:
-		fb.Unary(bytecode.OpF64ReinterpretI64, fg.wf(), fg.ri())
+		fb.Unary(op, fg.w(info.Dst), x)
+		return
 	}
+	// Convert only inside the range (NaN compares false).
+	r, fops := truncRanges[op], floatOpsOf[src]
+	ct := fg.intType()
+	lim, c, c2 := fg.tmp[src][0], fg.tmp[ct][0], fg.tmp[ct][1]
+	skip := fb.NewLabel()
+	fg.constFloat(src, lim, r.lo)
+	if r.loIncl {
+		fb.Binary(fops.ge, c, x, lim)
+	} else {
+		fb.Binary(fops.gt, c, x, lim)
+	}
+	fg.constFloat(src, lim, r.hi)
+	fb.Binary(fops.lt, c2, x, lim)
+	fb.Binary(intOpsOf[ct].and, c, c, c2)
+	fb.BrCmpImm(intOpsOf[ct].brEq, c, 0, skip)
+	fb.Unary(op, fg.w(info.Dst), x)
+	fb.Bind(skip)
 }

@@ -11,14 +11,16 @@ import (
 
 // The host imports of generated programs. Each is a deterministic function
 // of its arguments and of memory, so that every configuration sees the
-// same host-call sequence; f64 arguments are canonicalised before use,
-// because NaN payloads may legitimately differ between tiers.
+// same host-call sequence. NaN arguments are used as they are: every tier
+// passes the same NaN bits.
 const (
 	hostMix     = "mix"     // (i64 a, i64 b) -> (i64): a hash of a and b
 	hostFMix    = "fmix"    // (f64 x, i64 n) -> (f64, i64): two results
 	hostFail    = "fail"    // (i64 x) -> (i64): fails (HostError) when x&15 == 15
 	hostPeek    = "peek"    // (i64 addr, i64 v) -> (i64): reads 8 bytes and writes one
 	hostReenter = "reenter" // (i64 depth, i64 x) -> (i64): calls "reentry" back while depth > 0
+	hostMix32   = "mix32"   // (i32 a, i32 b) -> (i32): a hash of a and b
+	hostFMix32  = "fmix32"  // (f32 x, f64 y, i32 n, i64 m) -> (f64, f32, i64, i32): every type
 	hostCancel  = "cancel"  // () -> (): cancels the running call's context
 )
 
@@ -32,6 +34,9 @@ var standardImports = []bytecode.HostImport{
 	{Name: hostFail, Sig: sig(types(bytecode.I64), types(bytecode.I64))},
 	{Name: hostPeek, Sig: sig(types(bytecode.I64, bytecode.I64), types(bytecode.I64))},
 	{Name: hostReenter, Sig: sig(types(bytecode.I64, bytecode.I64), types(bytecode.I64))},
+	{Name: hostMix32, Sig: sig(types(bytecode.I32, bytecode.I32), types(bytecode.I32))},
+	{Name: hostFMix32, Sig: sig(types(bytecode.F32, bytecode.F64, bytecode.I32, bytecode.I64),
+		types(bytecode.F64, bytecode.F32, bytecode.I64, bytecode.I32))},
 	{Name: hostCancel, Sig: sig(nil, nil)},
 }
 
@@ -50,8 +55,7 @@ func StandardHosts() map[string]HostFunc {
 			return nil
 		},
 		hostFMix: func(c *HostCall) error {
-			x := canonicalF64(c.Args[0])
-			n := c.Args[1]
+			x, n := c.Args[0], c.Args[1]
 			c.Results[0] = math.Float64bits(math.Float64frombits(x)*0.75 + float64(n&1023))
 			c.Results[1] = x ^ n
 			return nil
@@ -87,6 +91,23 @@ func StandardHosts() map[string]HostFunc {
 			c.Results[0] = res[0] + 1
 			return nil
 		},
+		// The 32-bit hosts leave garbage in the upper halves of some of
+		// their 32-bit results, which every configuration must ignore.
+		hostMix32: func(c *HostCall) error {
+			a, b := uint32(c.Args[0]), uint32(c.Args[1])
+			r := a*0x9E3779B9 + bits.RotateLeft32(b, 13)
+			c.Results[0] = uint64(r) | c.Args[1]<<32&garbage(b)
+			return nil
+		},
+		hostFMix32: func(c *HostCall) error {
+			x := math.Float32frombits(uint32(c.Args[0]))
+			y, n, m := c.Args[1], uint32(c.Args[2]), c.Args[3]
+			c.Results[0] = math.Float64bits(float64(x)*0.5 + math.Float64frombits(y))
+			c.Results[1] = uint64(math.Float32bits(float32(math.Float64frombits(y))-x)) | y&garbage(n)
+			c.Results[2] = m ^ uint64(n)<<7
+			c.Results[3] = uint64(n+uint32(m>>32)) | m&garbage(n>>1)
+			return nil
+		},
 		hostCancel: func(c *HostCall) error {
 			c.CancelCall()
 			return nil
@@ -94,14 +115,6 @@ func StandardHosts() map[string]HostFunc {
 	}
 }
 
-// canonicalNaN is the bit pattern every NaN is replaced with before its
-// bits become observable.
-const canonicalNaN = 0x7FF8000000000000
-
-// canonicalF64 returns the bits of an f64 with every NaN made canonicalNaN.
-func canonicalF64(v uint64) uint64 {
-	if math.IsNaN(math.Float64frombits(v)) {
-		return canonicalNaN
-	}
-	return v
-}
+// garbage returns a mask of the upper 32 bits when the low bit of v is
+// set, and 0 otherwise.
+func garbage(v uint32) uint64 { return -uint64(v&1) << 32 }

@@ -220,7 +220,7 @@ func simpler(in bytecode.Instr) []bytecode.Instr {
 		}
 	case info.Branch && in.Op != bytecode.OpJump:
 		out = append(out, bytecode.Instr{Op: bytecode.OpJump, Target: in.Target})
-	case in.Op == bytecode.OpI64Const || in.Op == bytecode.OpF64Const:
+	case info.Format == bytecode.FormatConst:
 		for _, v := range []int64{0, 1, in.Imm / 2} {
 			if v != in.Imm {
 				c := in
@@ -357,6 +357,13 @@ func renameRegs(in *bytecode.Instr, renumber []bytecode.Reg) {
 		if !in.UseImm {
 			in.B = renumber[in.B]
 		}
+	case bytecode.FormatGlobalGet:
+		in.Dst = renumber[in.Dst]
+	case bytecode.FormatGlobalSet:
+		in.A = renumber[in.A]
+	case bytecode.FormatCallIndirect:
+		in.A = renumber[in.A]
+		fallthrough
 	case bytecode.FormatCall, bytecode.FormatReturn:
 		for i, r := range in.Args {
 			in.Args[i] = renumber[r]

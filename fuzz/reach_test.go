@@ -2,15 +2,20 @@ package fuzz
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/floatbits"
 )
 
 // TestGeneratorReach generates programs from random inputs and counts what
 // they reach: values live at once far beyond the 16 registers of a class,
-// irreducible loops, and every kind of trap (in the reference
-// interpreter). Each must be reached by a fair share of programs.
+// irreducible loops, every kind of trap (in the reference interpreter),
+// and NaNs (with payloads other than the default NaN's) in the results
+// and host-call arguments, where their bits are compared. Each must be
+// reached by a fair share of programs.
 func TestGeneratorReach(t *testing.T) {
 	n := 400
 	if testing.Short() {
@@ -20,6 +25,7 @@ func TestGeneratorReach(t *testing.T) {
 		traps                         = map[bytecode.TrapKind]int{}
 		calls, highGPR, highXMM, irr  int
 		maxGPR, maxXMM, loops, maxDep int
+		nans                          nanCount
 	)
 	for _, data := range randomInputs(3, n, 4000) {
 		p, err := Generate(data, GenOptions{})
@@ -45,7 +51,8 @@ func TestGeneratorReach(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range res.Outcomes {
+		for i, o := range res.Outcomes {
+			nans.add(p.Module, p.Calls[i], o)
 			calls++
 			var trap *bytecode.Trap
 			switch {
@@ -63,6 +70,8 @@ func TestGeneratorReach(t *testing.T) {
 	for k := bytecode.TrapNone; k <= bytecode.TrapHostError; k++ {
 		t.Logf("%-32s %d", k.String()+":", traps[k])
 	}
+	t.Logf("NaN results: %d (%d with a payload), NaN host arguments: %d (%d with a payload)",
+		nans.results, nans.resultPayloads, nans.hostArgs, nans.hostArgPayloads)
 	if highGPR < n/10 || highXMM < n/20 {
 		t.Errorf("high register pressure in too few programs: %d (GPR), %d (XMM) of %d", highGPR, highXMM, n)
 	}
@@ -74,4 +83,139 @@ func TestGeneratorReach(t *testing.T) {
 			t.Errorf("no call ended with %s", k)
 		}
 	}
+	if nans.resultPayloads < n/40 || nans.hostArgPayloads < n/40 {
+		t.Errorf("too few NaNs with payloads where their bits are compared: %d results, %d host arguments in %d programs",
+			nans.resultPayloads, nans.hostArgPayloads, n)
+	}
+}
+
+// nanCount counts the NaNs among the float results and host-call
+// arguments of calls, and how many of them have a payload other than the
+// default NaN's (whatever their sign and quiet bit).
+type nanCount struct {
+	results, resultPayloads   int
+	hostArgs, hostArgPayloads int
+}
+
+func (c *nanCount) add(m *bytecode.Module, call Call, o Outcome) {
+	count := func(t bytecode.Type, v uint64, all, payloads *int) {
+		var nan, payload bool
+		switch t {
+		case bytecode.F64:
+			nan, payload = floatbits.IsNaN64(v), v&(floatbits.QuietBit64-1) != 0
+		case bytecode.F32:
+			nan, payload = floatbits.IsNaN32(uint32(v)), uint32(v)&(floatbits.QuietBit32-1) != 0
+		}
+		if nan {
+			*all++
+			if payload {
+				*payloads++
+			}
+		}
+	}
+	if o.Err == nil {
+		for k, t := range m.Funcs[m.ExportedFunc(call.Func)].Sig.Results {
+			count(t, o.Results[k], &c.results, &c.resultPayloads)
+		}
+	}
+	for _, h := range o.HostCalls {
+		for k, t := range m.Hosts[m.HostIndex(h.Name)].Sig.Params {
+			count(t, h.Args[k], &c.hostArgs, &c.hostArgPayloads)
+		}
+	}
+}
+
+// TestGeneratorReachesEveryOp generates programs and requires every opcode
+// the compiled tiers lower (OpI64Const to OpF32Store, the 32-bit ones
+// included) to appear, the ops that take an immediate operand in both
+// forms, and every operand that takes either integer type (the
+// destination of a comparison, a condition, a switch index, an address,
+// memory.grow's operands) with both an i32 and an i64 register.
+func TestGeneratorReachesEveryOp(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 120
+	}
+	count := make([]int, bytecode.NumOps)
+	forms := map[string]int{}
+	for _, data := range randomInputs(5, n, 4000) {
+		p, err := Generate(data, GenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range p.Module.Funcs {
+			for i := range f.Code {
+				in := &f.Code[i]
+				count[in.Op]++
+				for _, form := range operandForms(f, in) {
+					forms[form]++
+				}
+			}
+		}
+	}
+	least, leastOp := -1, bytecode.OpInvalid
+	for op := bytecode.OpI64Const; op <= bytecode.OpF32Store; op++ {
+		if count[op] == 0 {
+			t.Errorf("%d programs never use %s", n, op)
+		}
+		if op >= bytecode.OpI32Const && (least < 0 || count[op] < least) {
+			least, leastOp = count[op], op
+		}
+		for _, form := range wantedForms(op) {
+			if forms[form] == 0 {
+				t.Errorf("%d programs never use %s", n, form)
+			}
+		}
+	}
+	reached := 0
+	for op := bytecode.OpI32Const; op <= bytecode.OpF32Store; op++ {
+		if count[op] > 0 {
+			reached++
+		}
+	}
+	t.Logf("%d programs: %d of the %d ops from %s to %s reached, the rarest %s (%d times); %d operand forms",
+		n, reached, int(bytecode.OpF32Store-bytecode.OpI32Const)+1, bytecode.OpI32Const, bytecode.OpF32Store,
+		leastOp, least, len(forms))
+}
+
+// operandForms names the forms in which in uses its operands that have a
+// choice: the type of each IntType operand and whether B is an immediate.
+func operandForms(f *bytecode.Function, in *bytecode.Instr) []string {
+	info := in.Op.Info()
+	var out []string
+	if info.Dst == bytecode.IntType {
+		out = append(out, fmt.Sprintf("%s with an %s destination", in.Op, f.Regs[in.Dst]))
+	}
+	if info.A == bytecode.IntType {
+		out = append(out, fmt.Sprintf("%s with an %s operand", in.Op, f.Regs[in.A]))
+	}
+	if info.Imm {
+		out = append(out, immForm(in.Op, in.UseImm))
+	}
+	return out
+}
+
+// wantedForms lists the forms of op that programs must use.
+func wantedForms(op bytecode.Op) []string {
+	info := op.Info()
+	var out []string
+	for _, t := range []bytecode.Type{bytecode.I32, bytecode.I64} {
+		if info.Dst == bytecode.IntType {
+			out = append(out, fmt.Sprintf("%s with an %s destination", op, t))
+		}
+		if info.A == bytecode.IntType {
+			out = append(out, fmt.Sprintf("%s with an %s operand", op, t))
+		}
+	}
+	if info.Imm {
+		out = append(out, immForm(op, false), immForm(op, true))
+	}
+	return slices.Compact(out)
+}
+
+func immForm(op bytecode.Op, imm bool) string {
+	if imm {
+		return fmt.Sprintf("%s with an immediate", op)
+	}
+	return fmt.Sprintf("%s with a register B", op)
 }
