@@ -38,7 +38,7 @@ func allocateModule(t testing.TB, m *bc.Module, fn func(*mir.Func) (*mir.Func, e
 // baseline allocator and checks each case's expectations in the mir
 // interpreter.
 func TestBaselineDifferential(t *testing.T) {
-	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
+	cases := testprogs.AllCases()
 	done := map[*bc.Module][]*mir.Func{}
 	for _, c := range cases {
 		funcs, ok := done[c.Module]

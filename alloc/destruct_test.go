@@ -26,7 +26,7 @@ func destructFunc(opts DestructOptions) func(*mir.Func) (*mir.Func, error) {
 // mir interpreter, with the output as it is and after the baseline
 // allocator.
 func TestDestructDifferential(t *testing.T) {
-	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
+	cases := testprogs.AllCases()
 	for _, opts := range []DestructOptions{{}, {NoCoalesce: true}, {NoPhiPinning: true}, {NoConstraints: true}} {
 		for _, baseline := range []bool{false, true} {
 			fn := destructFunc(opts)
@@ -60,7 +60,7 @@ func TestDestructDifferential(t *testing.T) {
 func TestDestructPassesTheCheckers(t *testing.T) {
 	seen := map[*bc.Module]bool{}
 	n := 0
-	for _, c := range append(testprogs.InstructionCases(), testprogs.ProgramCases()...) {
+	for _, c := range testprogs.AllCases() {
 		if seen[c.Module] {
 			continue
 		}

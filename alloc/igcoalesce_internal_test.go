@@ -89,7 +89,7 @@ func igCheckPair(t testing.TB, f *mir.Func) (*mir.Func, igStats, igStats) {
 // module in both namespaces and checks each case's expectations in the mir
 // interpreter.
 func TestIGCoalesceDifferential(t *testing.T) {
-	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
+	cases := testprogs.AllCases()
 	done := map[*bc.Module][]*mir.Func{}
 	var fullBits, compactBits, naive, left int
 	nfuncs := 0

@@ -113,7 +113,7 @@ func lsAddStats(s, o *LinearScanStats) {
 // with the verifier and the allocation checker, and runs the cases in the
 // mir interpreter.
 func TestLinearScanCases(t *testing.T) {
-	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
+	cases := testprogs.AllCases()
 	for _, cfg := range lsConfigs {
 		t.Run(cfg.name, func(t *testing.T) {
 			done := map[*bc.Module][]*mir.Func{}

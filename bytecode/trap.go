@@ -50,6 +50,9 @@ var trapNames = [numTrapKinds]string{
 	TrapIndirectCallTypeMismatch: "indirect call type mismatch",
 }
 
+// Valid reports whether k is a trap kind (TrapNone is not).
+func (k TrapKind) Valid() bool { return k > TrapNone && k < numTrapKinds }
+
 // String describes the trap kind in words.
 func (k TrapKind) String() string {
 	if k < numTrapKinds {

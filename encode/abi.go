@@ -29,7 +29,9 @@ const (
 	CtxJitSP        = 152 // where the next entry's stack starts
 	CtxRegs         = 160 // 16 GPRs in encoding order, saved at exits
 	CtxXRegs        = 288 // 16 XMM registers (low 64 bits), saved at exits
-	CtxSize         = 416
+	CtxGlobals      = 416 // address of the instance's globals, 8 bytes each
+	CtxTable        = 424 // address of the table's packed entries (mir.TableEntry), 8 bytes each
+	CtxSize         = 432
 )
 
 // ctxFieldOffset maps the context fields mir code reads to offsets.

@@ -546,5 +546,5 @@ var (
 
 // trapKinds checks a TRAP instruction's kind.
 func trapKind(k int32) bool {
-	return k > int32(bytecode.TrapNone) && k <= int32(bytecode.TrapHostError)
+	return bytecode.TrapKind(k).Valid()
 }

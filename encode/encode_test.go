@@ -324,7 +324,9 @@ var expandedOps = map[mir.Op]bool{
 	mir.OpJCC: true, mir.OpJMPTABLE: true, mir.OpRET: true, mir.OpTRAP: true, mir.OpCALL: true,
 	mir.OpCALLHOST: true, mir.OpCALLRT: true, mir.OpInvalid: true,
 	mir.OpIDIVL: true, mir.OpDIVL: true, mir.OpMOVSSconst: true, mir.OpMINSS: true, mir.OpMAXSS: true,
-	mir.OpCVTUQ2SS: true,
+	mir.OpCVTUQ2SS: true, mir.OpCALLIND: true, mir.OpTABLEload: true,
+	mir.OpGLOBALloadQ: true, mir.OpGLOBALloadL: true, mir.OpGLOBALloadSD: true, mir.OpGLOBALloadSS: true,
+	mir.OpGLOBALstoreQ: true, mir.OpGLOBALstoreL: true, mir.OpGLOBALstoreSD: true, mir.OpGLOBALstoreSS: true,
 }
 
 // TestExpandedForms checks the instruction sequences of the expanded ops
@@ -396,6 +398,18 @@ func TestExpandedOperands(t *testing.T) {
 		want string // instructions in Intel syntax, "; "-separated
 	}{
 		{ins(mir.OpIDIVL, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "CDQ; IDIV R9L"},
+		{globalOp(mir.OpGLOBALloadQ, mir.RBX, 3), "MOV R11, [R15+0x1a0]; MOV RBX, [R11+0x18]"},
+		{globalOp(mir.OpGLOBALloadL, mir.R9, 2), "MOV R11, [R15+0x1a0]; MOV R9L, [R11+0x10]"},
+		{globalOp(mir.OpGLOBALloadSD, mir.X3, 1), "MOV R11, [R15+0x1a0]; MOVSD_XMM X3, [R11+0x8]"},
+		{globalOp(mir.OpGLOBALloadSS, mir.X12, 0), "MOV R11, [R15+0x1a0]; MOVSS X12, [R11]"},
+		{globalOp(mir.OpGLOBALstoreQ, mir.RBX, 3), "MOV R11, [R15+0x1a0]; MOV [R11+0x18], RBX"},
+		{globalOp(mir.OpGLOBALstoreL, mir.R9, 2), "MOV R11, [R15+0x1a0]; MOV [R11+0x10], R9L"},
+		{globalOp(mir.OpGLOBALstoreSD, mir.X3, 1), "MOV R11, [R15+0x1a0]; MOVSD_XMM [R11+0x8], X3"},
+		{globalOp(mir.OpGLOBALstoreSS, mir.X12, 5), "MOV R11, [R15+0x1a0]; MOVSS [R11+0x28], X12"},
+		{ins(mir.OpTABLEload, regs(mir.RCX), regs(mir.RSI), 0, 0), "MOV R11, [R15+0x1a8]; MOV RCX, [R11+8*RSI]"},
+		{ins(mir.OpCALLIND, regs(mir.RAX), regs(mir.RDI, mir.RAX), 0, 0), "MOV R11, [R15+0x40]; CMP R11, [R15+0x48]; " +
+			"ADD [R15+0x40], 0x1; MOV [R15+0x78], 0x0; MOV [R15+0x7c], 0x0; MOV R11, [R15+0x50]; CALL [R11+8*RAX]; " +
+			"SUB [R15+0x40], 0x1; MOV [R15+0x68], 0x1; MOV [R15+0x6c], 0x5; MOV [R15+0x70], 0x0; MOV [R15+0x74], 0x0; CALL [R15+0x58]; INT 0x3"},
 		{ins(mir.OpDIVL, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.RBX), 0, 0), "XOR EDX, EDX; DIV EBX"},
 		{ins(mir.OpMINSS, regs(mir.X1), regs(mir.X1, mir.X12), 0, 0),
 			"UCOMISS X1, X12; ORPS X1, X12; ADDSS X1, X12; MINSS X1, X12"},
@@ -416,4 +430,17 @@ func TestExpandedOperands(t *testing.T) {
 			t.Errorf("%s: %s\nwant %s", tt.in.Op, g, tt.want)
 		}
 	}
+}
+
+// globalOp returns a GLOBALload (def r) or GLOBALstore (use r) of global
+// g.
+func globalOp(op mir.Op, r mir.Reg, g int32) *mir.Instr {
+	in := ins(op, nil, nil, 0, 0)
+	if op.Info().Stores {
+		in.Uses = regs(r)
+	} else {
+		in.Defs = regs(r)
+	}
+	in.Aux = g
+	return in
 }

@@ -32,7 +32,7 @@ func TestWholeFunctionsDecode(t *testing.T) {
 func testWholeFunctionsDecode(t *testing.T, chunk int) {
 	seen := map[*bytecode.Module]bool{}
 	funcs := 0
-	for _, c := range append(testprogs.InstructionCases(), testprogs.ProgramCases()...) {
+	for _, c := range testprogs.AllCases() {
 		if seen[c.Module] {
 			continue
 		}

@@ -160,6 +160,15 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 			e.exitCall(ExitPoll, 0, site)
 			branchTo(a.add(obj.AJMP), back)
 		})
+	case mir.OpGLOBALloadQ, mir.OpGLOBALloadL, mir.OpGLOBALloadSD, mir.OpGLOBALloadSS:
+		e.op2(x86.AMOVQ, ctxOp(CtxGlobals), regOp(mir.ScratchGPR))
+		e.op2(globalMoves[in.Op], memOp(mir.ScratchGPR, 8*int64(in.Aux)), dst())
+	case mir.OpGLOBALstoreQ, mir.OpGLOBALstoreL, mir.OpGLOBALstoreSD, mir.OpGLOBALstoreSS:
+		e.op2(x86.AMOVQ, ctxOp(CtxGlobals), regOp(mir.ScratchGPR))
+		e.op2(globalMoves[in.Op], reg(0), memOp(mir.ScratchGPR, 8*int64(in.Aux)))
+	case mir.OpTABLEload:
+		e.op2(x86.AMOVQ, ctxOp(CtxTable), regOp(mir.ScratchGPR))
+		e.op2(x86.AMOVQ, memIdxOp(mir.ScratchGPR, u[0], 8, 0), dst())
 	case mir.OpCount:
 		e.op2(x86.AMOVQ, ctxOp(CtxCounterTable), regOp(mir.ScratchGPR))
 		e.op2(x86.AMOVQ, memOp(mir.ScratchGPR, 8*int64(e.f.Index)), regOp(mir.ScratchGPR))
@@ -297,6 +306,8 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 		a.add(x86.AINT).From = constOp(3)
 	case mir.OpCALL:
 		e.call(in)
+	case mir.OpCALLIND:
+		e.call(in)
 	case mir.OpCALLHOST:
 		e.exitCall(ExitHost, int64(in.Aux), e.newSite(in.Pos))
 	case mir.OpCALLRT:
@@ -315,7 +326,8 @@ func (e *encoder) newTrapSite(pos int32, code int64) int {
 }
 
 // call emits a call of another compiled function through the entry
-// table, after checking the call depth.
+// table, after checking the call depth: CALL's callee is its Aux,
+// CALLIND's the index in its last use.
 func (e *encoder) call(in *mir.Instr) {
 	a := e.a
 	scratch := regOp(mir.ScratchGPR)
@@ -328,7 +340,11 @@ func (e *encoder) call(in *mir.Instr) {
 	e.op2(x86.AMOVL, constOp(int64(e.f.Index)), ctxOp(CtxCallFunc))
 	e.op2(x86.AMOVL, constOp(int64(site)), ctxOp(CtxCallSite))
 	e.op2(x86.AMOVQ, ctxOp(CtxFuncTable), scratch)
-	a.add(obj.ACALL).To = memOp(mir.ScratchGPR, 8*int64(in.Aux))
+	if in.Op == mir.OpCALLIND {
+		a.add(obj.ACALL).To = memIdxOp(mir.ScratchGPR, in.Uses[len(in.Uses)-1], 8, 0)
+	} else {
+		a.add(obj.ACALL).To = memOp(mir.ScratchGPR, 8*int64(in.Aux))
+	}
 	e.op2(x86.ASUBQ, constOp(1), ctxOp(CtxDepth))
 	e.stubs = append(e.stubs, func() {
 		a.bind(overflow)
@@ -513,4 +529,14 @@ func (e *encoder) cvtTSD2UQ(d, t, s mir.Reg, sat bool) {
 		e.op2(x86.AMOVQ, constOp(0), regOp(d))
 	}
 	a.bind(done)
+}
+
+// globalMoves are the moves of GLOBALload and GLOBALstore: 64 bits, or 32
+// (MOVL zero-extends into a GPR; MOVSS clears the rest of an XMM register
+// on a load and writes only 32 bits on a store).
+var globalMoves = map[mir.Op]obj.As{
+	mir.OpGLOBALloadQ: x86.AMOVQ, mir.OpGLOBALloadL: x86.AMOVL,
+	mir.OpGLOBALloadSD: x86.AMOVSD, mir.OpGLOBALloadSS: x86.AMOVSS,
+	mir.OpGLOBALstoreQ: x86.AMOVQ, mir.OpGLOBALstoreL: x86.AMOVL,
+	mir.OpGLOBALstoreSD: x86.AMOVSD, mir.OpGLOBALstoreSS: x86.AMOVSS,
 }

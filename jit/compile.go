@@ -77,7 +77,11 @@ type compiledModule struct {
 	// register or of the caller's word holds.
 	argMasks, retMasks         [][]uint64
 	hostArgMasks, hostRetMasks [][]uint64
-	stats                      CompileStats
+	// tableEntries is the table as compiled code reads it
+	// (mir.TableEntries), shared by every instance: nothing writes the
+	// table after instantiation.
+	tableEntries []uint64
+	stats        CompileStats
 }
 
 var (
@@ -166,11 +170,9 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 		return nil, err
 	}
 	m := prog.Module
-	cm := &compiledModule{hosts: lower.HostSigs(m), stats: CompileStats{Tier: cfg.tier, Functions: len(m.Funcs)}}
+	cm := &compiledModule{hosts: lower.HostSigs(m), tableEntries: mir.TableEntries(m),
+		stats: CompileStats{Tier: cfg.tier, Functions: len(m.Funcs)}}
 	parts := make([]runtime.Part, len(m.Funcs))
-	if err := checkSupported(m); err != nil {
-		return nil, err
-	}
 	for _, f := range m.Funcs {
 		if err := cfg.checkCompileBytes(f); err != nil {
 			return nil, err

@@ -24,10 +24,13 @@ type compiledInstance struct {
 	thread *runtime.Thread
 	table  []uintptr
 	mem    *interp.Memory
-	hosts  []interp.HostFunc
-	cfg    interp.Config
-	poll   interp.Poller
-	active int
+	// globals is the instance's globals (the interpreter's, shared), which
+	// compiled code reaches through the context.
+	globals []uint64
+	hosts   []interp.HostFunc
+	cfg     interp.Config
+	poll    interp.Poller
+	active  int
 	// hostBuf is a stack of words for host-call arguments and results.
 	hostBuf []uint64
 	hostTop int
@@ -39,7 +42,7 @@ type compiledInstance struct {
 }
 
 func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Config, stackBytes int,
-	hosts []interp.HostFunc, mem *interp.Memory) (*compiledInstance, error) {
+	hosts []interp.HostFunc, mem *interp.Memory, globals []uint64) (*compiledInstance, error) {
 	stub, err := exitStub()
 	if err != nil {
 		return nil, err
@@ -49,9 +52,15 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 		return nil, err
 	}
 	c := &compiledInstance{prog: prog, cm: cm, thread: th, table: append([]uintptr(nil), cm.entries...),
-		mem: mem, hosts: hosts, cfg: cfg}
+		mem: mem, globals: globals, hosts: hosts, cfg: cfg}
 	c.poll.Periodic = true
 	th.Ctx.FuncTable = uintptr(unsafe.Pointer(&c.table[0]))
+	if len(globals) > 0 {
+		th.Ctx.Globals = uintptr(unsafe.Pointer(&globals[0]))
+	}
+	if len(cm.tableEntries) > 0 {
+		th.Ctx.Table = uintptr(unsafe.Pointer(&cm.tableEntries[0]))
+	}
 	th.Ctx.MaxDepth = int64(cfg.MaxCallDepth)
 	return c, nil
 }

@@ -20,7 +20,7 @@ func TestTiersAgreeOnRandomInputs(t *testing.T) {
 	seen := map[*bytecode.Module]bool{}
 	calls := 0
 	opts := Options{Fuel: 20000, MaxCallDepth: 200}
-	for _, c := range append(testprogs.ProgramCases(), testprogs.InstructionCases()...) {
+	for _, c := range testprogs.AllCases() {
 		if seen[c.Module] {
 			continue
 		}

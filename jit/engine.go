@@ -77,9 +77,8 @@ type Options struct {
 	// frequency estimate. Instance.Optimize recompiles a module for one
 	// instance with the edge counts it recorded in the interpreter. A
 	// module that cannot be compiled on this machine (another
-	// architecture, a CPU feature it needs is missing) or that uses an op
-	// the compiled tiers do not support yet (see lower.Supports) runs in
-	// the interpreter instead; Module.Tier and Module.CompileError tell.
+	// architecture, a CPU feature it needs is missing) runs in the
+	// interpreter instead; Module.Tier and Module.CompileError tell.
 	Tier Tier
 
 	// TierUpCalls is the number of calls after which a function becomes a

@@ -17,10 +17,9 @@
 // exported table. Table imports are not supported yet: instantiating a
 // module that imports its table fails.
 //
-// The compiled tiers do not support global.get, global.set, call_indirect
-// and unreachable yet: a module that uses one of them runs in the
-// interpreter whatever tier the engine asks for, and Module.CompileError
-// says why.
+// Compiled code shares the interpreter's globals (the context holds their
+// address) and reads the table in the packed form of mir.TableEntries,
+// built once per compiled module.
 package jit
 
 import (

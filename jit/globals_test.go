@@ -13,9 +13,8 @@ import (
 )
 
 // TestTableCasesInEveryTier runs the shared cases of globals,
-// call_indirect and unreachable in every configuration. The compiled tiers
-// do not support those ops yet, so each configuration must fall back to
-// the interpreter, say why, and give the interpreter's results and traps.
+// call_indirect and unreachable in every configuration; on a platform with
+// compiled tiers, each compiled configuration runs them as machine code.
 func TestTableCasesInEveryTier(t *testing.T) {
 	cases := testprogs.TableCases()
 	for _, cfg := range tierConfigs {
@@ -24,10 +23,7 @@ func TestTableCasesInEveryTier(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if mod.Tier() != TierInterp {
-				t.Fatalf("module runs in tier %s, want the interpreter", mod.Tier())
-			}
-			checkFallback(t, cfg.opts.Tier, mod, "call_indirect")
+			checkCompiled(t, cfg.opts.Tier, mod)
 			for _, c := range cases {
 				runCase(t, mod, c)
 			}
@@ -35,59 +31,51 @@ func TestTableCasesInEveryTier(t *testing.T) {
 	}
 }
 
-// checkFallback checks the compile error of a module that uses op, loaded
-// for tier: none for the interpreter; for a compiled tier, on a platform
-// that has compiled tiers, an error naming op.
-func checkFallback(t *testing.T, tier Tier, mod *Module, op string) {
+// checkCompiled checks that a module loaded for tier runs in it, on a
+// platform with compiled tiers.
+func checkCompiled(t *testing.T, tier Tier, mod *Module) {
 	t.Helper()
-	err := mod.CompileError()
-	switch {
-	case tier == TierInterp:
-		if err != nil {
-			t.Fatalf("interpreter tier has a compile error: %v", err)
-		}
-	case err == nil:
-		t.Fatalf("tier %s: no compile error, yet the module runs in %s", tier, mod.Tier())
-	case runtime.Supported() && !strings.Contains(err.Error(), "the compiled tiers do not support "+op+" yet"):
-		t.Fatalf("tier %s: compile error %q does not name %s", tier, err, op)
+	if (tier == TierInterp || runtime.Supported()) && mod.Tier() != tier {
+		t.Fatalf("module runs in tier %s (%v), want %s", mod.Tier(), mod.CompileError(), tier)
 	}
 }
 
-// TestUnsupportedOpsFallBack loads a module using each op the compiled
-// tiers do not lower, in reachable code and in code no branch reaches, with
-// each compiled tier: it must run in the interpreter with the
-// interpreter's outcome. Instance.Optimize refuses such a module and
-// leaves the instance working.
-func TestUnsupportedOpsFallBack(t *testing.T) {
+// TestGlobalsTableOpsInEveryTier runs each op of globals, the table and
+// unreachable, in reachable code and in code no branch reaches, in each
+// tier, with the interpreter's outcome; Instance.Optimize compiles such a
+// module too.
+func TestGlobalsTableOpsInEveryTier(t *testing.T) {
 	tests := []struct {
-		name, op, body string
-		arg            uint64
-		want           uint64
-		trap           bytecode.TrapKind
-		trapOffset     int
+		name, body string
+		arg        uint64
+		want       uint64
+		trap       bytecode.TrapKind
+		trapOffset int
 	}{
-		{"global.get", "global.get", "  global.get r1, g\n  i64.add r1, r1, r0\n  ret r1", 2, 44, 0, 0},
-		{"global.set", "global.set", "  global.set g, r0\n  global.get r1, g\n  ret r1", 7, 7, 0, 0},
-		{"call_indirect", "call_indirect", "  call_indirect t, r1 (r0) -> (r0)\n  ret r0", 5, 6, 0, 0},
-		{"call_indirect trap", "call_indirect", "  i64.const r1, 1\n  call_indirect t, r1 (r0) -> (r0)\n  ret r0", 5, 0, bytecode.TrapUninitializedElement, 1},
-		{"unreachable", "unreachable", "  br_if r0, L\n  unreachable\nL:\n  ret r0", 0, 0, bytecode.TrapUnreachable, 1},
-		{"unreachable not reached", "unreachable", "  br_if r0, L\n  unreachable\nL:\n  ret r0", 3, 3, 0, 0},
-		{"unreachable in dead code", "unreachable", "  ret r0\n  unreachable", 9, 9, 0, 0},
+		{"global.get", "  global.get r1, g\n  i64.add r1, r1, r0\n  ret r1", 2, 44, 0, 0},
+		{"global.set", "  global.set g, r0\n  global.get r1, g\n  ret r1", 7, 7, 0, 0},
+		{"constant global", "  global.get r1, k\n  i64.add r1, r1, r0\n  ret r1", 2, 1002, 0, 0},
+		{"call_indirect", "  call_indirect t, r1 (r0) -> (r0)\n  ret r0", 5, 6, 0, 0},
+		{"call_indirect null", "  i64.const r1, 1\n  call_indirect t, r1 (r0) -> (r0)\n  ret r0", 5, 0, bytecode.TrapUninitializedElement, 1},
+		{"call_indirect beyond the table", "  i64.const r1, 2\n  call_indirect t, r1 (r0) -> (r0)\n  ret r0", 5, 0, bytecode.TrapUndefinedElement, 1},
+		{"call_indirect far beyond the table", "  i64.const r1, -1\n  call_indirect t, r1 (r0) -> (r0)\n  ret r0", 5, 0, bytecode.TrapUndefinedElement, 1},
+		{"call_indirect signature", "  i64.const r1, 0\n  call_indirect u, r1 (r0, r0) -> (r0)\n  ret r0", 5, 0, bytecode.TrapIndirectCallTypeMismatch, 1},
+		{"unreachable", "  br_if r0, L\n  unreachable\nL:\n  ret r0", 0, 0, bytecode.TrapUnreachable, 1},
+		{"unreachable not reached", "  br_if r0, L\n  unreachable\nL:\n  ret r0", 3, 3, 0, 0},
+		{"unreachable in dead code", "  ret r0\n  unreachable", 9, 9, 0, 0},
 	}
 	for _, tt := range tests {
-		src := "global g i64 mut = 42\ntype t (i64) -> (i64)\ntable 2\nelem 0 inc\n" +
+		src := "global g i64 mut = 42\nglobal k i64 = 1000\ntype t (i64) -> (i64)\ntype u (i64 i64) -> (i64)\n" +
+			"table 2\nelem 0 inc\n" +
 			"func inc (i64) -> (i64)\n  i64.add r0, r0, 1\n  ret r0\nend\n" +
 			"func f (i64) -> (i64)\n  regs i64\n" + tt.body + "\nend\nexport \"f\" f\n"
 		for _, tier := range []Tier{TierInterp, TierBaseline, TierOptimizing} {
 			t.Run(tt.name+"/"+tier.String(), func(t *testing.T) {
-				mod, err := newEngine(t, Options{Tier: tier}).LoadText([]byte(src))
+				mod, err := newEngine(t, Options{Tier: tier, CheckAllocations: true}).LoadText([]byte(src))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if mod.Tier() != TierInterp {
-					t.Fatalf("module runs in tier %s", mod.Tier())
-				}
-				checkFallback(t, tier, mod, tt.op)
+				checkCompiled(t, tier, mod)
 				inst, err := mod.Instantiate(nil)
 				if err != nil {
 					t.Fatal(err)
@@ -98,16 +86,11 @@ func TestUnsupportedOpsFallBack(t *testing.T) {
 				if err := c.Check(got, err, nil); err != nil {
 					t.Fatal(err)
 				}
-				if tier != TierInterp {
+				if tier != TierInterp || !runtime.Supported() {
 					return
 				}
-				// Optimize compiles for this instance: it must refuse,
-				// and the instance must go on running interpreted.
-				if err := inst.Optimize(); err == nil || runtime.Supported() && !strings.Contains(err.Error(), tt.op) {
-					t.Fatalf("Optimize: %v, want an error naming %s", err, tt.op)
-				}
-				if inst.Tier() != TierInterp {
-					t.Fatalf("after a failed Optimize the instance runs in %s", inst.Tier())
+				if err := inst.Optimize(); err != nil {
+					t.Fatalf("Optimize: %v", err)
 				}
 				got, err = inst.Call(context.Background(), "f", tt.arg)
 				if err := c.Check(got, err, nil); err != nil {

@@ -103,7 +103,7 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	}
 	inst.tier = TierInterp
 	if m.compiled != nil {
-		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem)
+		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem, mach.Globals())
 		if err != nil {
 			return nil, fmt.Errorf("jit: instantiate: %w", err)
 		}
@@ -160,7 +160,7 @@ func (i *Instance) Optimize() error {
 	if err != nil {
 		return fmt.Errorf("jit: optimize: %w", err)
 	}
-	ci, err := newCompiledInstance(m.prog, cm, i.cfg, m.engine.opts.MaxStackBytes, i.hosts, i.mem)
+	ci, err := newCompiledInstance(m.prog, cm, i.cfg, m.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals())
 	if err != nil {
 		return fmt.Errorf("jit: optimize: %w", err)
 	}

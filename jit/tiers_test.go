@@ -49,7 +49,7 @@ func (c tierConfig) with(o Options) Options {
 // instruction's semantics with its edge cases, the programs and the
 // kernels at several inputs) through the embedding API in every tier.
 func TestSharedCasesInEveryTier(t *testing.T) {
-	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
+	cases := testprogs.AllCases()
 	for _, cfg := range tierConfigs {
 		tier := cfg.opts.Tier
 		t.Run(cfg.name, func(t *testing.T) {
@@ -84,7 +84,7 @@ func TestSharedCasesWithoutOptionalFeatures(t *testing.T) {
 	e := newEngine(t, Options{Tier: TierBaseline, Features: &lower.Target{}})
 	mods := map[*bytecode.Module]*Module{}
 	compiled, fellBack := 0, 0
-	for _, c := range append(testprogs.InstructionCases(), testprogs.ProgramCases()...) {
+	for _, c := range testprogs.AllCases() {
 		mod, ok := mods[c.Module]
 		if !ok {
 			var err error

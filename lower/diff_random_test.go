@@ -44,6 +44,7 @@ func runMIR(t *testing.T, funcs []*mir.Func, m *bc.Module, fn int, args []uint64
 	if err != nil {
 		t.Fatal(err)
 	}
+	testrun.Instantiate(mach, m)
 	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
 	err = mach.Call(context.Background(), fn, testrun.BoundaryArgs(m.Funcs[fn].Sig.Params, args), res)
 	return outcome{res, err, mem.Bytes, mach.FuelLeft()}
@@ -94,7 +95,7 @@ func TestDifferentialRandomInputs(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	seen := map[*bc.Module]bool{}
 	runs := 0
-	for _, c := range append(testprogs.ProgramCases(), testprogs.InstructionCases()...) {
+	for _, c := range testprogs.AllCases() {
 		m := c.Module
 		if seen[m] {
 			continue

@@ -25,11 +25,11 @@ func runLowered(t testing.TB, m *bc.Module, target Target, name string, args []u
 }
 
 // TestDifferential runs every shared case (single instructions, programs,
-// kernels at small inputs) through lowering and the mir interpreter, for
+// kernels at small inputs, globals and the table) through lowering and the mir interpreter, for
 // the full target and the baseline one, and checks the case's expected
 // results, traps and memory — the same expectations the interpreter meets.
 func TestDifferential(t *testing.T) {
-	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
+	cases := testprogs.AllCases()
 	for _, target := range []struct {
 		name string
 		t    Target

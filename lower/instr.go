@@ -200,6 +200,14 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 	case bc.OpTrap:
 		l.emit(mir.Instr{Op: mir.OpTRAP, Aux: int32(bc.TrapExplicit), Imm: in.Imm, Pos: l.pos()})
 		l.cur = nil
+	case bc.OpUnreachable:
+		l.trapAlways(bc.TrapUnreachable)
+	case bc.OpGlobalGet:
+		l.globalGet(in)
+	case bc.OpGlobalSet:
+		l.globalSet(in)
+	case bc.OpCallIndirect:
+		l.callIndirect(in)
 	default:
 		if handled, err := l.instr32(in, b); handled || err != nil {
 			return err

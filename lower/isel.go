@@ -403,18 +403,27 @@ func (l *lowerer) newDefCMOV(cond mir.Cond, ifFalse, ifTrue mir.Reg) mir.Reg {
 	return d
 }
 
+// coldSplit ends the current block with a branch on cond to a new cold
+// block (taken with probability ProbTrap), which it seals, and to a new
+// continuation block, which the caller seals.
+func (l *lowerer) coldSplit(cond mir.Cond) (cold, cont *mir.Block) {
+	freq := l.curFreq
+	cold = l.newSealedBlock(freq * ProbTrap)
+	cont = l.newSealedBlock(freq)
+	l.emit(mir.Instr{Op: mir.OpJCC, Cond: cond, Pos: l.pos()})
+	l.f.AddEdge(l.cur.ID, cold.ID, ProbTrap)
+	l.f.AddEdge(l.cur.ID, cont.ID, 1-ProbTrap)
+	l.ssa.seal(cold.ID)
+	return cold, cont
+}
+
 // overflowCheckWith follows a comparison of the divisor with -1: when it is
 // -1, compareMin sets the flags to "equal" exactly when the dividend is the
 // most negative value, and then the division traps with an integer
 // overflow.
 func (l *lowerer) overflowCheckWith(compareMin func()) {
 	freq := l.curFreq
-	minusOne := l.newSealedBlock(freq * ProbTrap)
-	cont := l.newSealedBlock(freq)
-	l.emit(mir.Instr{Op: mir.OpJCC, Cond: mir.CondE, Pos: l.pos()})
-	l.f.AddEdge(l.cur.ID, minusOne.ID, ProbTrap)
-	l.f.AddEdge(l.cur.ID, cont.ID, 1-ProbTrap)
-	l.ssa.seal(minusOne.ID)
+	minusOne, cont := l.coldSplit(mir.CondE)
 	// Neither path writes a variable: both blocks see the same bindings.
 	l.ssa.inherit(minusOne.ID, l.cur.ID)
 	l.ssa.inherit(cont.ID, l.cur.ID)

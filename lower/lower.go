@@ -91,11 +91,8 @@ func classOf(t bc.Type) mir.Class {
 	return mir.GPR
 }
 
-// Supports reports whether the compiled tiers lower op. Globals, the
-// table, call_indirect and unreachable are run by the interpreter only, for
-// now: Func rejects an op it does not lower with an error, and the jit
-// leaves such a module in the interpreter.
-func Supports(op bc.Op) bool { return op.Valid() && op <= bc.OpF32Store }
+// Supports reports whether the compiled tiers lower op: every valid op.
+func Supports(op bc.Op) bool { return op.Valid() }
 
 // Func lowers function fn of the verified module m to SSA machine IR.
 func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
@@ -174,6 +171,10 @@ type lowerer struct {
 	compares map[int]compareInfo
 
 	trapBlocks map[trapKey]*mir.Block
+
+	// tableLen and typeIDs: see tableShape.
+	tableLen uint64
+	typeIDs  []uint32
 
 	entryBlock *mir.Block
 	zero       [3]mir.Reg // lazily made zero constants, by class

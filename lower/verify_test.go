@@ -11,7 +11,7 @@ import (
 // TestLoweredCodeVerifies lowers every test module for the full and the
 // baseline target and runs the verifier on the result.
 func TestLoweredCodeVerifies(t *testing.T) {
-	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
+	cases := testprogs.AllCases()
 	seen := map[any]bool{}
 	for _, target := range []Target{FullTarget(), {}} {
 		for _, c := range cases {

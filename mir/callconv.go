@@ -113,13 +113,26 @@ func (f *Func) DefSpec(in *Instr, i int) OperandSpec {
 			s.Fixed = nthLocation(int(in.Aux), params, ArgGPRs, ArgXMMs, 0, true)
 			s.Class = f.Params[in.Aux]
 		}
-	case OpCALL, OpCALLHOST, OpCALLRT:
+	case OpCALL, OpCALLHOST, OpCALLRT, OpCALLIND:
 		args := func(k int) Class { return f.RegClass(in.Uses[k]) }
 		results := func(k int) Class { return f.RegClass(in.Defs[k]) }
-		first := slotsUsed(len(in.Uses), args, ArgGPRs, ArgXMMs)
+		first := slotsUsed(CallArgs(in), args, ArgGPRs, ArgXMMs)
 		s.Fixed = nthLocation(i, results, ResultGPRs, ResultXMMs, first, false)
 	}
 	return s
+}
+
+// IndirectCalleeReg is where CALLIND takes the index of the function it
+// calls: a caller-saved register that passes no argument.
+const IndirectCalleeReg = RAX
+
+// CallArgs returns the number of arguments of a call: its uses, but for
+// CALLIND's last, the callee index.
+func CallArgs(in *Instr) int {
+	if in.Op == OpCALLIND && len(in.Uses) > 0 {
+		return len(in.Uses) - 1
+	}
+	return len(in.Uses)
 }
 
 // UseSpec returns the constraint on the i-th use of in (see DefSpec).
@@ -136,7 +149,11 @@ func (f *Func) UseSpec(in *Instr, i int) OperandSpec {
 		results := func(k int) Class { return f.RegClass(in.Uses[k]) }
 		first := slotsUsed(len(f.Params), params, ArgGPRs, ArgXMMs)
 		s.Fixed = nthLocation(i, results, ResultGPRs, ResultXMMs, first, true)
-	case OpCALL, OpCALLHOST, OpCALLRT:
+	case OpCALL, OpCALLHOST, OpCALLRT, OpCALLIND:
+		if i >= CallArgs(in) {
+			s.Class, s.Fixed = GPR, IndirectCalleeReg
+			break
+		}
 		args := func(k int) Class { return f.RegClass(in.Uses[k]) }
 		s.Fixed = nthLocation(i, args, ArgGPRs, ArgXMMs, 0, false)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/interp"
@@ -99,8 +100,17 @@ type Machine struct {
 	// Aux of fn's OpCount instructions plus one; callers may replace the
 	// slices before running. A Count beyond its slice is a Fault.
 	Counters [][]uint64
-	hosts    []interp.HostFunc
-	cfg      interp.Config
+	// Globals holds the module's globals, one uint64 each as
+	// interp.Machine.Globals holds them; GLOBALload and GLOBALstore
+	// access Globals[Aux]. Callers set it before running (an access
+	// beyond it is a Fault).
+	Globals []uint64
+	// Table holds the entries of the module's table packed as TableEntry
+	// packs them; TABLEload reads Table[index]. Callers set it before
+	// running (an index beyond it is a Fault).
+	Table []uint64
+	hosts []interp.HostFunc
+	cfg   interp.Config
 
 	cells  []irCell  // the windows of all active frames
 	frames []irFrame // suspended callers of the running exec loops
@@ -322,4 +332,24 @@ func (m *Machine) faultFlags(f *irFunc, ip int, fw int32, c Cond) *Fault {
 func (m *Machine) faultMem(f *irFunc, ip int, off uint64, size int, memLen int) *Fault {
 	return m.fault(f, ip, "address %#x (%d bytes) outside memory [%#x, %#x)",
 		off+InterpMemBase, size, InterpMemBase, InterpMemBase+uint64(memLen))
+}
+
+// indirectCallee returns the function a CALLIND calls: the one whose index
+// the call's index cell holds, which must exist and take and return the
+// classes the call passes and receives (compiled code has checked its
+// signature before the call), or a fault message.
+func (m *Machine) indirectCallee(c *irCall, regs []irCell) (*irFunc, string) {
+	v := regs[c.index]
+	if !v.ok {
+		return nil, "the callee index is undefined"
+	}
+	if v.v >= uint64(len(m.funcs)) {
+		return nil, fmt.Sprintf("callee index %d out of range (%d functions)", v.v, len(m.funcs))
+	}
+	callee := m.funcs[v.v]
+	if !slices.Equal(callee.Params, c.argClass) || !slices.Equal(callee.Results, c.resultClass) {
+		return nil, fmt.Sprintf("callee %s takes %v and returns %v; the call passes %v and receives %v",
+			callee.Name, callee.Params, callee.Results, c.argClass, c.resultClass)
+	}
+	return m.prepare(int(v.v)), ""
 }

@@ -172,6 +172,37 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			default:
 				regs[in.d0] = irDef(MemBound(CtxField(in.aux), uint64(len(mem))))
 			}
+		case OpGLOBALloadQ, OpGLOBALloadL, OpGLOBALloadSD, OpGLOBALloadSS:
+			if uint(in.aux) >= uint(len(m.Globals)) {
+				return m.fault(f, ip, "global %d out of range (%d globals)", in.aux, len(m.Globals))
+			}
+			v := m.Globals[in.aux]
+			if in.op == OpGLOBALloadL || in.op == OpGLOBALloadSS {
+				v = uint64(uint32(v))
+			}
+			regs[in.d0] = irDef(v)
+		case OpGLOBALstoreQ, OpGLOBALstoreL, OpGLOBALstoreSD, OpGLOBALstoreSS:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if uint(in.aux) >= uint(len(m.Globals)) {
+				return m.fault(f, ip, "global %d out of range (%d globals)", in.aux, len(m.Globals))
+			}
+			if in.op == OpGLOBALstoreL || in.op == OpGLOBALstoreSS {
+				m.Globals[in.aux] = m.Globals[in.aux]&^0xFFFFFFFF | uint64(uint32(a.v))
+			} else {
+				m.Globals[in.aux] = a.v
+			}
+		case OpTABLEload:
+			a := regs[in.u0]
+			if !a.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			if a.v >= uint64(len(m.Table)) {
+				return m.fault(f, ip, "table index %d out of range (%d entries)", a.v, len(m.Table))
+			}
+			regs[in.d0] = irDef(m.Table[a.v])
 		case OpPoll:
 			if m.poll.Budget--; m.poll.Budget < 0 {
 				if err := m.pollAt(f, ip); err != nil {
@@ -909,12 +940,18 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			fk, fw = irFlagsUndef, fr.ip
 			continue
 
-		case OpCALL:
+		case OpCALL, OpCALLIND:
+			c := &f.calls[in.aux]
+			g := c.fn
+			if in.op == OpCALLIND {
+				var msg string
+				if g, msg = m.indirectCallee(c, regs); msg != "" {
+					return m.fault(f, ip, "%s", msg)
+				}
+			}
 			if len(m.frames)+m.active >= m.cfg.MaxCallDepth {
 				return m.trap(bytecode.TrapStackOverflow, f, ip)
 			}
-			c := &f.calls[in.aux]
-			g := c.fn
 			if g == nil {
 				g = m.prepare(int(c.target))
 				c.fn = g

@@ -92,6 +92,10 @@ type irCall struct {
 	args    []uint32
 	results []uint32
 	fn      *irFunc
+	// CALLIND: the cell of the callee's index and the classes of the
+	// arguments and results the callee must have.
+	index                 uint32
+	argClass, resultClass []Class
 }
 
 // irMaxArgSlots bounds the stack-argument slot numbers the interpreter
@@ -543,8 +547,25 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 		out.aux = int32(len(r.calls) - 1)
 		return out, ""
 
-	case OpCALL, OpCALLHOST, OpCALLRT:
+	case OpCALL, OpCALLHOST, OpCALLRT, OpCALLIND:
+		var call irCall
 		switch op {
+		case OpCALLIND:
+			if len(in.Uses) == 0 {
+				return out, "no callee index"
+			}
+			n := len(in.Uses) - 1
+			call.argClass = make([]Class, n)
+			for i, u := range in.Uses[:n] {
+				call.argClass[i] = f.RegClass(u)
+			}
+			call.resultClass = make([]Class, len(in.Defs))
+			for i, d := range in.Defs {
+				call.resultClass[i] = f.RegClass(d)
+			}
+			if f.RegClass(in.Uses[n]) != GPR {
+				return out, "the callee index is not a GPR"
+			}
 		case OpCALL:
 			if in.Aux < 0 || int(in.Aux) >= len(x.m.funcs) {
 				return out, fmt.Sprintf("callee %d out of range", in.Aux)
@@ -571,7 +592,7 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 				return out, fmt.Sprintf("runtime call %d with %d arguments and %d results", in.Aux, len(in.Uses), len(in.Defs))
 			}
 		}
-		if allocated && op != OpCALL {
+		if allocated && op != OpCALL { // (CALL's locations depend on the callee: checked above)
 			for i, u := range in.Uses {
 				if s := f.UseSpec(in, i); s.Fixed != NoReg && u != s.Fixed {
 					return out, fmt.Sprintf("argument %d is %s; the calling convention puts it in %s", i, u, s.Fixed)
@@ -598,7 +619,11 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 				}
 			}
 		}
-		r.calls = append(r.calls, irCall{target: in.Aux, args: us, results: ds})
+		call.target, call.args, call.results = in.Aux, us, ds
+		if op == OpCALLIND {
+			call.args, call.index = us[:len(us)-1], us[len(us)-1]
+		}
+		r.calls = append(r.calls, call)
 		out.aux = int32(len(r.calls) - 1)
 		return out, ""
 	}
@@ -676,7 +701,7 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 			return out, fmt.Sprintf("unknown rounding mode %d", in.Aux)
 		}
 	case OpTRAP:
-		if in.Aux <= int32(bytecode.TrapNone) || in.Aux > int32(bytecode.TrapHostError) {
+		if !bytecode.TrapKind(in.Aux).Valid() {
 			return out, fmt.Sprintf("unknown trap kind %d", in.Aux)
 		}
 	case OpCount:

@@ -2606,6 +2606,7 @@ func TestInterpFlagEffects(t *testing.T) {
 		b.Append(irtI(OpRET, nil, s))
 		m := irtMachine(t, []*Func{f}, interp.Config{})
 		m.Counters[0] = make([]uint64, 1)
+		m.Globals, m.Table = make([]uint64, 1), make([]uint64, 8)
 		got, err := irtCall(m, 0, 7, 3, irtF(1.5), irtF(2.5))
 		switch {
 		case !info.WritesFlags:

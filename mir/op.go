@@ -225,9 +225,35 @@ const (
 	OpCALL     // kiln function Aux
 	OpCALLHOST // host import Aux (through an exit to Go)
 	OpCALLRT   // runtime function Aux (RTMemoryGrow ...), through an exit to Go
+	// OpCALLIND calls the kiln function whose index is its last use (in
+	// RAX), known to have the call's signature (canonical signature id
+	// Aux); its other uses are the arguments.
+	OpCALLIND
+
+	// Globals and the table. GLOBALload* set Defs[0] to global Aux,
+	// GLOBALstore* set global Aux to Uses[0]: Q 64 bits; L 32 bits,
+	// zero-extended on load, the global's upper half kept on store; SD an
+	// f64; SS an f32, the register's upper bits cleared on load, the
+	// global's upper half kept on store. TABLEload sets Defs[0] to the
+	// packed table entry (TableEntry) at index Uses[0], known to be in
+	// range. The encoder reaches both through the context with the
+	// scratch register.
+	OpGLOBALloadQ
+	OpGLOBALloadL
+	OpGLOBALloadSD
+	OpGLOBALloadSS
+	OpGLOBALstoreQ
+	OpGLOBALstoreL
+	OpGLOBALstoreSD
+	OpGLOBALstoreSS
+	OpTABLEload
 
 	numOps
 )
+
+// MaxGlobals bounds the global index of GLOBALload and GLOBALstore, so
+// that the encoder's displacement (8 bytes per global) fits in 32 bits.
+const MaxGlobals = 1 << 28
 
 // NumOps is the number of opcodes (OpInvalid included).
 const NumOps = int(numOps)
@@ -643,10 +669,22 @@ func init() {
 	def(OpJMPTABLE, OpInfo{Name: "JMPTABLE", Uses: specs(gp()), Terminator: true, NumSuccs: -1, Expanded: true, Latency: LatBranch})
 	def(OpRET, OpInfo{Name: "RET", Variadic: true, Terminator: true, SideEffects: true, Latency: LatBranch})
 	def(OpTRAP, OpInfo{Name: "TRAP", HasImm: true, Terminator: true, MayTrap: true, SideEffects: true, Latency: LatBranch})
-	for op, name := range map[Op]string{OpCALL: "CALL", OpCALLHOST: "CALLHOST", OpCALLRT: "CALLRT"} {
+	for op, name := range map[Op]string{OpCALL: "CALL", OpCALLHOST: "CALLHOST", OpCALLRT: "CALLRT", OpCALLIND: "CALLIND"} {
 		def(op, OpInfo{Name: name, Variadic: true, Clobbers: CallerSaved, WritesFlags: true, Call: true,
 			MayTrap: true, SideEffects: true, Latency: LatCall})
 	}
+
+	for _, g := range []struct {
+		load, store Op
+		suffix      string
+		spec        OperandSpec
+	}{{OpGLOBALloadQ, OpGLOBALstoreQ, "Q", gp()}, {OpGLOBALloadL, OpGLOBALstoreL, "L", gp()},
+		{OpGLOBALloadSD, OpGLOBALstoreSD, "SD", xm()}, {OpGLOBALloadSS, OpGLOBALstoreSS, "SS", xm()}} {
+		def(g.load, OpInfo{Name: "GLOBALload" + g.suffix, Defs: specs(g.spec), Loads: true, Expanded: true, Latency: LatLoad})
+		def(g.store, OpInfo{Name: "GLOBALstore" + g.suffix, Uses: specs(g.spec), Stores: true, SideEffects: true,
+			Expanded: true, Latency: LatLoad})
+	}
+	def(OpTABLEload, OpInfo{Name: "TABLEload", Defs: specs(gp()), Uses: specs(gp()), Expanded: true, Latency: LatLoad})
 
 	for op := range opTable {
 		if opTable[op].Name == "" {

@@ -433,9 +433,20 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 		if len(in.Defs) != 0 || len(in.Uses) != len(f.Results) {
 			return v.errf("returns %d values; the function has %d results", len(in.Uses), len(f.Results))
 		}
-	case OpCALL, OpCALLHOST, OpCALLRT:
+	case OpCALL, OpCALLHOST, OpCALLRT, OpCALLIND:
 		if in.Op == OpCALLRT && (in.Aux != RTMemoryGrow || len(in.Uses) != 1 || len(in.Defs) != 1) {
 			return v.errf("runtime call %d with %d arguments and %d results", in.Aux, len(in.Uses), len(in.Defs))
+		}
+		if in.Op == OpCALLIND && (len(in.Uses) == 0 || f.RegClass(in.Uses[len(in.Uses)-1]) != GPR) {
+			return v.errf("indirect call without a GPR callee index")
+		}
+	case OpGLOBALloadQ, OpGLOBALloadL, OpGLOBALloadSD, OpGLOBALloadSS,
+		OpGLOBALstoreQ, OpGLOBALstoreL, OpGLOBALstoreSD, OpGLOBALstoreSS:
+		if len(in.Defs) != len(info.Defs) || len(in.Uses) != len(info.Uses) {
+			return v.errf("%d defs and %d uses, want %d and %d", len(in.Defs), len(in.Uses), len(info.Defs), len(info.Uses))
+		}
+		if in.Aux < 0 || in.Aux >= MaxGlobals {
+			return v.errf("global %d out of range", in.Aux)
 		}
 	default:
 		if len(in.Defs) != len(info.Defs) || len(in.Uses) != len(info.Uses) {
@@ -576,7 +587,7 @@ func (v *verifier) fields(in *Instr) error {
 			return v.errf("unknown rounding mode %d", in.Aux)
 		}
 	case OpTRAP:
-		if in.Aux <= int32(bytecode.TrapNone) || in.Aux > int32(bytecode.TrapHostError) {
+		if !bytecode.TrapKind(in.Aux).Valid() {
 			return v.errf("unknown trap kind %d", in.Aux)
 		}
 	case OpCount:

@@ -27,6 +27,8 @@ type ExecCtx struct {
 	JitSP        uintptr
 	Regs         [16]uint64
 	XRegs        [16]uint64
+	Globals      uintptr
+	Table        uintptr
 }
 
 // SavedState is the part of the context a nested entry (a host function

@@ -44,6 +44,8 @@ func TestContextLayout(t *testing.T) {
 		{"JitSP", unsafe.Offsetof(c.JitSP), encode.CtxJitSP},
 		{"Regs", unsafe.Offsetof(c.Regs), encode.CtxRegs},
 		{"XRegs", unsafe.Offsetof(c.XRegs), encode.CtxXRegs},
+		{"Globals", unsafe.Offsetof(c.Globals), encode.CtxGlobals},
+		{"Table", unsafe.Offsetof(c.Table), encode.CtxTable},
 		{"size", unsafe.Sizeof(c), encode.CtxSize},
 	} {
 		if f.got != f.want {

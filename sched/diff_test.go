@@ -42,7 +42,7 @@ func compileModule(t testing.TB, m *bc.Module, target lower.Target, opts Options
 // the mir interpreter, which also faults on any read of a register a call
 // or an instruction clobbered.
 func TestDifferentialCases(t *testing.T) {
-	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
+	cases := testprogs.AllCases()
 	type config struct {
 		name string
 		opts Options
@@ -75,7 +75,7 @@ func TestDifferentialCases(t *testing.T) {
 func TestCheckerAcceptsEveryAllocation(t *testing.T) {
 	var mods []*bc.Module
 	seen := map[*bc.Module]bool{}
-	for _, c := range append(testprogs.InstructionCases(), testprogs.ProgramCases()...) {
+	for _, c := range testprogs.AllCases() {
 		if !seen[c.Module] {
 			seen[c.Module] = true
 			mods = append(mods, c.Module)

@@ -104,7 +104,7 @@ func allocateModuleWith(t testing.TB, p pipeline, m *bc.Module, opts Options) []
 // checked by the verifier and the allocation checker, and every case's
 // expectations in the mir interpreter.
 func TestSeparateCases(t *testing.T) {
-	cases := append(testprogs.InstructionCases(), testprogs.ProgramCases()...)
+	cases := testprogs.AllCases()
 	for _, p := range pipelines[1:] {
 		for _, regs := range []mir.RegSet{0, sepTightRegs} {
 			name := p.name

@@ -214,3 +214,10 @@ func TableCases() []Case {
 	trap("unreachable after a branch", "maybe", []uint64{0}, bytecode.TrapUnreachable, "", 1)
 	return cases
 }
+
+// AllCases returns InstructionCases, ProgramCases and TableCases, in that
+// order: every shared case, each expecting a fresh instance.
+func AllCases() []Case {
+	cases := append(InstructionCases(), ProgramCases()...)
+	return append(cases, TableCases()...)
+}

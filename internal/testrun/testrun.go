@@ -27,7 +27,9 @@ func Memory(m *bc.Module) *interp.Memory {
 
 // MIR runs exported function name of m, given as the machine IR funcs
 // (one per function of m, in any form), in the mir interpreter, and
-// returns the results, the error (a trap) and the memory afterwards. A
+// returns the results, the error (a trap) and the memory afterwards; the
+// globals start at their initial values (imported ones at zero, as in the
+// reference interpreter). A
 // fault of the interpreter (an undefined register or slot read, which only
 // a broken compilation causes) fails the test.
 func MIR(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args []uint64) ([]uint64, error, []byte) {
@@ -37,6 +39,7 @@ func MIR(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args []uint
 	if err != nil {
 		t.Fatalf("mir machine: %v", err)
 	}
+	Instantiate(mach, m)
 	fn := m.ExportedFunc(name)
 	res := make([]uint64, len(m.Funcs[fn].Sig.Results))
 	err = mach.Call(context.Background(), fn, BoundaryArgs(m.Funcs[fn].Sig.Params, args), res)
@@ -45,6 +48,17 @@ func MIR(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args []uint
 		t.Fatalf("%s%v: %v", name, args, err)
 	}
 	return res, err, mem.Bytes
+}
+
+// Instantiate gives a mir machine running m's functions m's globals, at
+// their initial values (imported ones at zero, as in the reference
+// interpreter), and m's table.
+func Instantiate(mach *mir.Machine, m *bc.Module) {
+	mach.Globals = make([]uint64, len(m.Globals))
+	for i, g := range m.Globals {
+		mach.Globals[i] = g.Init
+	}
+	mach.Table = mir.TableEntries(m)
 }
 
 // Reference runs exported function name of m in the reference interpreter
