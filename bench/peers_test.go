@@ -105,6 +105,23 @@ func TestSharedBF(t *testing.T) {
 	runAll(t, progs, nil)
 }
 
+// TestKernels runs every kernel at its small arguments in every
+// configuration (kiln's tiers, wazero's engines through the twins, native
+// Go) and checks its results bit for bit against its native Go twin's.
+func TestKernels(t *testing.T) {
+	progs := Kernels(true)
+	var names []string
+	for _, p := range progs {
+		names = append(names, p.Name)
+	}
+	for _, name := range []string{"sieve32", "hash32", "mandel32"} {
+		if !slices.Contains(names, name) {
+			t.Errorf("kernel %s is not among the peer programs %v", name, names)
+		}
+	}
+	runAll(t, progs, nil)
+}
+
 // TestEOF checks that every back end leaves the cell unchanged when , reads
 // past the end of the input.
 func TestEOF(t *testing.T) {

@@ -1,12 +1,14 @@
 // Package kernels holds WebAssembly twins of kiln's benchmark kernels (the
 // kasm programs of internal/testprogs): the same algorithm with the same
-// loop structure, i64 arithmetic where the kasm uses i64, and the kasm's
-// memory layout, so that wazero runs what kiln runs. Addresses are i64
-// values wrapped to i32 at each access.
+// loop structure, the kasm's value types (i64 and f64 arithmetic where the
+// kasm uses them, i32 and f32 where it uses those), and the kasm's memory
+// layout, so that wazero runs what kiln runs. The i64 kernels' addresses
+// are i64 values wrapped to i32 at each access; the i32 kernels' addresses
+// are their i32 values.
 //
-// mandel and crc32 return two values, which needs WebAssembly 2.0's
-// multi-value feature (enabled by default in wazero); the other twins are
-// WebAssembly 1.0.
+// mandel, crc32 and mandel32 return two values, which needs WebAssembly
+// 2.0's multi-value feature (enabled by default in wazero); the other
+// twins are WebAssembly 1.0.
 package kernels
 
 import (
@@ -24,19 +26,23 @@ var builders = map[string]func(m *w.Module){
 	"mandel":     mandel,
 	"switchloop": switchloop,
 	"crc32":      crc32,
+	"sieve32":    sieve32,
+	"hash32":     hash32,
+	"mandel32":   mandel32,
 }
 
 // WithoutTwin lists the kernels of internal/testprogs that have no
-// WebAssembly twin yet (the i32/f32 kernels); the peer comparison leaves
-// them out.
-var WithoutTwin = []string{"hash32", "mandel32", "sieve32"}
+// WebAssembly twin, sorted; the peer comparison leaves them out. It is
+// empty while every kernel has a twin; a kernel added to internal/testprogs
+// before its twin must be listed here (TestTwins checks it).
+var WithoutTwin []string
 
 // Names returns the names of the kernels that have a twin, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(builders)) }
 
 // Wasm returns the binary module of the twin of the kernel named name. It
 // exports one function under the kernel's name, with the kernel's
-// signature (i64 parameters, i64 or f64 results).
+// signature (the kasm function's parameter and result types).
 func Wasm(name string) ([]byte, error) {
 	build, ok := builders[name]
 	if !ok {
@@ -50,7 +56,9 @@ func Wasm(name string) ([]byte, error) {
 var (
 	i64  = []w.ValType{w.I64}
 	f64  = []w.ValType{w.F64}
+	i32  = []w.ValType{w.I32}
 	i64s = func(n int) []w.ValType { return slices.Repeat(i64, n) }
+	i32s = func(n int) []w.ValType { return slices.Repeat(i32, n) }
 )
 
 // fn adds a few shorthands for the twins' recurring shapes to a function
@@ -77,8 +85,16 @@ func (f fn) inc(l w.Local, d int64) {
 	f.Set(l)
 }
 
-// brIfCmp branches to label when the i64 comparison cmp of locals a and b
-// holds.
+// inc32 adds the constant d to i32 local l.
+func (f fn) inc32(l w.Local, d int32) {
+	f.Get(l)
+	f.I32Const(d)
+	f.Op(w.I32Add)
+	f.Set(l)
+}
+
+// brIfCmp branches to label when the comparison cmp (of either integer
+// type) of locals a and b holds.
 func (f fn) brIfCmp(a w.Local, cmp w.Opcode, b w.Local, label w.Label) {
 	f.Get(a)
 	f.Get(b)
@@ -91,6 +107,15 @@ func (f fn) brIfCmp(a w.Local, cmp w.Opcode, b w.Local, label w.Label) {
 func (f fn) brIfCmpConst(a w.Local, cmp w.Opcode, c int64, label w.Label) {
 	f.Get(a)
 	f.I64Const(c)
+	f.Op(cmp)
+	f.BrIf(label)
+}
+
+// brIfCmpConst32 branches to label when the i32 comparison cmp of local a
+// and the constant c holds.
+func (f fn) brIfCmpConst32(a w.Local, cmp w.Opcode, c int32, label w.Label) {
+	f.Get(a)
+	f.I32Const(c)
 	f.Op(cmp)
 	f.BrIf(label)
 }

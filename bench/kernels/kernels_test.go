@@ -93,12 +93,21 @@ func TestTwins(t *testing.T) {
 	}
 }
 
+// valueTypes maps kiln's value types to wazero's.
+var valueTypes = map[bytecode.Type]api.ValueType{
+	bytecode.I32: api.ValueTypeI32,
+	bytecode.I64: api.ValueTypeI64,
+	bytecode.F32: api.ValueTypeF32,
+	bytecode.F64: api.ValueTypeF64,
+}
+
+// sameTypes reports whether the wazero types w are the kiln types k.
 func sameTypes(w []api.ValueType, k []bytecode.Type) bool {
 	if len(w) != len(k) {
 		return false
 	}
 	for i := range w {
-		if (k[i] == bytecode.I64) != (w[i] == api.ValueTypeI64) || (k[i] == bytecode.F64) != (w[i] == api.ValueTypeF64) {
+		if t, ok := valueTypes[k[i]]; !ok || t != w[i] {
 			return false
 		}
 	}

@@ -21,6 +21,7 @@ const (
 	opLocalTee = 0x22
 	opI32Const = 0x41
 	opI64Const = 0x42
+	opF32Const = 0x43
 	opF64Const = 0x44
 )
 
@@ -36,6 +37,7 @@ const (
 const (
 	I32Load    Opcode = 0x28
 	I64Load    Opcode = 0x29
+	F32Load    Opcode = 0x2a
 	F64Load    Opcode = 0x2b
 	I32Load8S  Opcode = 0x2c
 	I32Load8U  Opcode = 0x2d
@@ -49,6 +51,7 @@ const (
 	I64Load32U Opcode = 0x35
 	I32Store   Opcode = 0x36
 	I64Store   Opcode = 0x37
+	F32Store   Opcode = 0x38
 	F64Store   Opcode = 0x39
 	I32Store8  Opcode = 0x3a
 	I32Store16 Opcode = 0x3b
@@ -57,7 +60,7 @@ const (
 	I64Store32 Opcode = 0x3e
 )
 
-// i32 comparisons and arithmetic.
+// i32 comparisons.
 const (
 	I32Eqz Opcode = 0x45 + iota
 	I32Eq
@@ -85,6 +88,16 @@ const (
 	I64LeU
 	I64GeS
 	I64GeU
+)
+
+// f32 comparisons.
+const (
+	F32Eq Opcode = 0x5b + iota
+	F32Ne
+	F32Lt
+	F32Gt
+	F32Le
+	F32Ge
 )
 
 // f64 comparisons.
@@ -141,6 +154,24 @@ const (
 	I64Rotr
 )
 
+// f32 arithmetic.
+const (
+	F32Abs Opcode = 0x8b + iota
+	F32Neg
+	F32Ceil
+	F32Floor
+	F32Trunc
+	F32Nearest
+	F32Sqrt
+	F32Add
+	F32Sub
+	F32Mul
+	F32Div
+	F32Min
+	F32Max
+	F32Copysign
+)
+
 // f64 arithmetic.
 const (
 	F64Abs Opcode = 0x99 + iota
@@ -159,21 +190,34 @@ const (
 	F64Copysign
 )
 
-// Conversions between i32, i64 and f64.
+// Conversions between i32, i64, f32 and f64, and reinterpretations of
+// their bits.
 const (
-	I32WrapI64        Opcode = 0xa7
-	I32TruncF64S      Opcode = 0xaa
-	I32TruncF64U      Opcode = 0xab
-	I64ExtendI32S     Opcode = 0xac
-	I64ExtendI32U     Opcode = 0xad
-	I64TruncF64S      Opcode = 0xb0
-	I64TruncF64U      Opcode = 0xb1
-	F64ConvertI32S    Opcode = 0xb7
-	F64ConvertI32U    Opcode = 0xb8
-	F64ConvertI64S    Opcode = 0xb9
-	F64ConvertI64U    Opcode = 0xba
-	I64ReinterpretF64 Opcode = 0xbd
-	F64ReinterpretI64 Opcode = 0xbf
+	I32WrapI64 Opcode = 0xa7 + iota
+	I32TruncF32S
+	I32TruncF32U
+	I32TruncF64S
+	I32TruncF64U
+	I64ExtendI32S
+	I64ExtendI32U
+	I64TruncF32S
+	I64TruncF32U
+	I64TruncF64S
+	I64TruncF64U
+	F32ConvertI32S
+	F32ConvertI32U
+	F32ConvertI64S
+	F32ConvertI64U
+	F32DemoteF64
+	F64ConvertI32S
+	F64ConvertI32U
+	F64ConvertI64S
+	F64ConvertI64U
+	F64PromoteF32
+	I32ReinterpretF32
+	I64ReinterpretF64
+	F32ReinterpretI32
+	F64ReinterpretI64
 )
 
 type opProps struct {
@@ -192,17 +236,11 @@ func init() {
 	}
 	plain(Unreachable, Nop)
 	plain(Drop, Select)
-	plain(I32Eqz, I64Rotr)
-	plain(F64Abs, F64Copysign)
-	for _, op := range []Opcode{I32WrapI64, I32TruncF64S, I32TruncF64U, I64ExtendI32S, I64ExtendI32U,
-		I64TruncF64S, I64TruncF64U, F64ConvertI32S, F64ConvertI32U, F64ConvertI64S, F64ConvertI64U,
-		I64ReinterpretF64, F64ReinterpretI64} {
-		opInfo[op] = opProps{}
-	}
+	plain(I32Eqz, F64ReinterpretI64) // the numeric instructions of WebAssembly 1.0
 	for op, align := range map[Opcode]uint32{
-		I32Load: 2, I64Load: 3, F64Load: 3, I32Load8S: 0, I32Load8U: 0, I32Load16S: 1, I32Load16U: 1,
+		I32Load: 2, I64Load: 3, F32Load: 2, F64Load: 3, I32Load8S: 0, I32Load8U: 0, I32Load16S: 1, I32Load16U: 1,
 		I64Load8S: 0, I64Load8U: 0, I64Load16S: 1, I64Load16U: 1, I64Load32S: 2, I64Load32U: 2,
-		I32Store: 2, I64Store: 3, F64Store: 3, I32Store8: 0, I32Store16: 1, I64Store8: 0, I64Store16: 1,
+		I32Store: 2, I64Store: 3, F32Store: 2, F64Store: 3, I32Store8: 0, I32Store16: 1, I64Store8: 0, I64Store16: 1,
 		I64Store32: 2,
 	} {
 		opInfo[op] = opProps{memory: true, alignLog2: align}

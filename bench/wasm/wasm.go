@@ -301,6 +301,15 @@ func (f *Func) I64Const(v int64) {
 	f.code = appendS64(append(f.code, opI64Const), v)
 }
 
+// F32Const pushes an f32 constant.
+func (f *Func) F32Const(v float32) {
+	f.code = append(f.code, opF32Const)
+	bits := math.Float32bits(v)
+	for i := 0; i < 4; i++ {
+		f.code = append(f.code, byte(bits>>(8*i)))
+	}
+}
+
 // F64Const pushes an f64 constant.
 func (f *Func) F64Const(v float64) {
 	f.code = append(f.code, opF64Const)

@@ -206,3 +206,78 @@ func TestMisuse(t *testing.T) {
 		}
 	}
 }
+
+// TestOpcodeValues spot-checks the opcodes numbered in iota runs against
+// the binary format's numbers.
+func TestOpcodeValues(t *testing.T) {
+	for _, c := range []struct {
+		op   Opcode
+		want byte
+	}{
+		{I32Eqz, 0x45}, {I32GeU, 0x4f}, {I64Eqz, 0x50}, {I64GeU, 0x5a}, {F32Eq, 0x5b}, {F32Ge, 0x60},
+		{F64Eq, 0x61}, {F64Ge, 0x66}, {I32Clz, 0x67}, {I32Rotr, 0x78}, {I64Clz, 0x79}, {I64Rotr, 0x8a},
+		{F32Abs, 0x8b}, {F32Sqrt, 0x91}, {F32Add, 0x92}, {F32Copysign, 0x98}, {F64Abs, 0x99}, {F64Copysign, 0xa6},
+		{I32WrapI64, 0xa7}, {I32TruncF32S, 0xa8}, {I32TruncF64U, 0xab}, {I64ExtendI32S, 0xac}, {I64TruncF32S, 0xae},
+		{I64TruncF64U, 0xb1}, {F32ConvertI32S, 0xb2}, {F32DemoteF64, 0xb6}, {F64ConvertI32S, 0xb7},
+		{F64ConvertI64U, 0xba}, {F64PromoteF32, 0xbb}, {I32ReinterpretF32, 0xbc}, {I64ReinterpretF64, 0xbd},
+		{F32ReinterpretI32, 0xbe}, {F64ReinterpretI64, 0xbf},
+	} {
+		if byte(c.op) != c.want {
+			t.Errorf("opcode %#x, want %#x", byte(c.op), c.want)
+		}
+	}
+}
+
+// TestF32 checks the encoding of f32 constants and runs f32 arithmetic,
+// comparisons, conversions, loads and stores in wazero.
+func TestF32(t *testing.T) {
+	m := NewModule()
+	m.Memory(1, 1)
+	// f(x) = (float32(x)*1.5 - 0.25, float32(x)*1.5 > 0, bits of float32(x)*1.5)
+	// through memory and a round trip through f64.
+	f := m.Func([]ValType{I32}, []ValType{F32, I32, I32})
+	x := f.Param(0)
+	f.I32Const(4)
+	f.Get(x)
+	f.Op(F32ConvertI32S)
+	start := len(f.code)
+	f.F32Const(1.5)
+	if got, want := f.code[start:], []byte{0x43, 0x00, 0x00, 0xc0, 0x3f}; !bytes.Equal(got, want) {
+		t.Errorf("F32Const(1.5) = %x, want %x", got, want)
+	}
+	f.Op(F32Mul)
+	f.Mem(F32Store, 0)
+	f.I32Const(0)
+	f.Mem(F32Load, 4)
+	f.Op(F64PromoteF32, F32DemoteF64)
+	f.F32Const(-0.25)
+	f.Op(F32Add)
+	f.I32Const(4)
+	f.Mem(F32Load, 0)
+	f.F32Const(0)
+	f.Op(F32Gt)
+	f.I32Const(4)
+	f.Mem(F32Load, 0)
+	f.Op(I32ReinterpretF32)
+	m.Export("f", f)
+	bin, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer rt.Close(ctx)
+	mod, err := rt.Instantiate(ctx, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x, want := range map[int32][3]uint64{
+		3:  {api.EncodeF32(4.25), 1, api.EncodeF32(4.5)},
+		-2: {api.EncodeF32(-3.25), 0, api.EncodeF32(-3)},
+	} {
+		got, err := mod.ExportedFunction("f").Call(ctx, api.EncodeI32(x))
+		if err != nil || len(got) != 3 || [3]uint64(got) != want {
+			t.Errorf("f(%d) = %#x, %v; want %#x", x, got, err, want)
+		}
+	}
+}
