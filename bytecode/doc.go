@@ -173,9 +173,11 @@
 // within the table. The bytecode has no instruction that changes the table
 // or its size.
 //
-// The compiled tiers do not lower global.get, global.set, call_indirect
-// and unreachable yet: a module that uses one of them runs in the
-// interpreter on every tier (see lower.Supports).
+// Compiled code keeps the globals in the instance (the execution context
+// holds their address), folds a constant global the module defines to its
+// value, and checks a call_indirect with one compare of the index against
+// the table's size and one compare of the entry's canonical signature id
+// (see package lower).
 //
 // # The 32-bit types
 //
@@ -215,9 +217,10 @@
 // the address of loads and stores, and memory.grow's delta and result and
 // memory.size's result (an i32 memory.grow result of -1 is 0xFFFFFFFF).
 //
-// The compiled tiers do not lower the 32-bit types yet: a module that uses
-// them runs in the interpreter on every tier (package lower reports which
-// ops it supports).
+// Compiled code holds an i32 in the low half of a general-purpose
+// register whose upper half is zero (the 32-bit x86 instructions clear
+// it), and an f32 in the low 32 bits of an XMM register whose other bits
+// are never read; values are masked to 32 bits where they cross into Go.
 //
 // # Traps
 //
