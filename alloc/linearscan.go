@@ -1295,8 +1295,12 @@ func (s *lsState) operandSlots(in *mir.Instr) (uses, defs []mir.Reg) {
 	}
 	switch {
 	case info.Call:
-		uc := classes(in.Uses)
+		n := mir.CallArgs(in)
+		uc := classes(in.Uses[:n])
 		uses = mir.ArgLocations(uc, false)
+		for range in.Uses[n:] {
+			uses = append(uses, mir.NoReg) // CALLIND's callee index, in its register
+		}
 		defs = mir.ResultLocations(uc, classes(in.Defs), false)
 	case in.Op == mir.OpRET:
 		uses = mir.ResultLocations(f.Params, classes(in.Uses), true)

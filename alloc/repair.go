@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-jit/kiln/mir"
 )
@@ -21,6 +22,9 @@ import (
 type rebuilder struct {
 	s  *ssaInfo
 	rs *resources
+	// argLocs are the function's incoming argument locations, computed
+	// when first needed.
+	argLocs []mir.Reg
 
 	// name is the output register of each virtual resource root.
 	name []mir.Reg
@@ -410,6 +414,20 @@ func (rb *rebuilder) reconstruct() error {
 	return nil
 }
 
+// stackArgIntoArgReg reports whether Arg in passes its argument on the
+// stack while its definition is pinned to pin, a register that passes
+// another argument.
+func (rb *rebuilder) stackArgIntoArgReg(in *mir.Instr, pin mir.Reg) bool {
+	f := rb.s.f
+	if rb.argLocs == nil {
+		rb.argLocs = mir.ArgLocations(f.Params, true)
+	}
+	if int(in.Aux) >= len(rb.argLocs) || !rb.argLocs[in.Aux].IsArgSlot() {
+		return false
+	}
+	return slices.Contains(rb.argLocs, pin)
+}
+
 // parCopy returns a Copy for one move and a ParCopy for several.
 func parCopy(f *mir.Func, dst, src []mir.Reg, pos int32) *mir.Instr {
 	if len(dst) == 1 {
@@ -510,6 +528,16 @@ func (rb *rebuilder) rewriteBlock(b *mir.Block, state []int32, e *emitter) {
 			root := rb.rs.root(v)
 			defs[i] = rb.resourceReg(root)
 			if pin := rb.rs.pin[root]; pin != mir.NoReg {
+				if in.Op == mir.OpArg && rb.stackArgIntoArgReg(in, pin) {
+					// The arguments arrive together: a stack argument
+					// loaded into the register of another argument
+					// would destroy it before the repairs after the
+					// arguments save it. It goes through a temporary,
+					// moved into place with the repairs.
+					tmp := f.NewVReg(f.VRegs[v])
+					repairs = append(repairs, [2]mir.Reg{defs[i], tmp})
+					defs[i] = tmp
+				}
 				state[physIndex(pin)] = int32(v)
 				if rb.killed[v] {
 					repairs = append(repairs, [2]mir.Reg{rb.repair[v], defs[i]})

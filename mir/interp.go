@@ -347,9 +347,30 @@ func (m *Machine) indirectCallee(c *irCall, regs []irCell) (*irFunc, string) {
 		return nil, fmt.Sprintf("callee index %d out of range (%d functions)", v.v, len(m.funcs))
 	}
 	callee := m.funcs[v.v]
-	if !slices.Equal(callee.Params, c.argClass) || !slices.Equal(callee.Results, c.resultClass) {
+	if !classesFit(callee.Params, c.argClass) || !classesFit(callee.Results, c.resultClass) {
 		return nil, fmt.Sprintf("callee %s takes %v and returns %v; the call passes %v and receives %v",
 			callee.Name, callee.Params, callee.Results, c.argClass, c.resultClass)
 	}
+	if c.argLocs != nil || c.resultLocs != nil {
+		args, results := ArgLocations(callee.Params, false), ResultLocations(callee.Params, callee.Results, false)
+		if !slices.Equal(args, c.argLocs) || !slices.Equal(results, c.resultLocs) {
+			return nil, fmt.Sprintf("callee %s takes its arguments in %v and returns its results in %v; the call passes %v and receives %v",
+				callee.Name, args, results, c.argLocs, c.resultLocs)
+		}
+	}
 	return m.prepare(int(v.v)), ""
+}
+
+// classesFit reports whether the operand classes of a call fit a
+// signature's: the same, but where an operand is a stack slot (ClassNone).
+func classesFit(sig, operands []Class) bool {
+	if len(sig) != len(operands) {
+		return false
+	}
+	for i, c := range operands {
+		if c != ClassNone && c != sig[i] {
+			return false
+		}
+	}
+	return true
 }

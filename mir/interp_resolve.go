@@ -2,6 +2,7 @@ package mir
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-jit/kiln/bytecode"
 )
@@ -93,9 +94,12 @@ type irCall struct {
 	results []uint32
 	fn      *irFunc
 	// CALLIND: the cell of the callee's index and the classes of the
-	// arguments and results the callee must have.
+	// arguments and results the callee must have (ClassNone: a stack
+	// slot, any class); in allocated code, also the locations of the
+	// arguments and results, which must be the callee's.
 	index                 uint32
 	argClass, resultClass []Class
+	argLocs, resultLocs   []Reg
 }
 
 // irMaxArgSlots bounds the stack-argument slot numbers the interpreter
@@ -565,6 +569,9 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 			}
 			if f.RegClass(in.Uses[n]) != GPR {
 				return out, "the callee index is not a GPR"
+			}
+			if allocated {
+				call.argLocs, call.resultLocs = slices.Clone(in.Uses[:n]), slices.Clone(in.Defs)
 			}
 		case OpCALL:
 			if in.Aux < 0 || int(in.Aux) >= len(x.m.funcs) {
