@@ -20,7 +20,7 @@ func BenchmarkCheckGenerated(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		p := programs[i%len(programs)]
-		if _, err := Check(p.Module, p.Calls, Options{Hosts: StandardHosts()}); err != nil {
+		if _, err := Check(p.Module, p.Calls, Options{Hosts: StandardHosts(), GlobalImports: p.GlobalImports}); err != nil {
 			b.Fatal(err)
 		}
 	}

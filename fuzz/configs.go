@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/kiln-jit/kiln/alloc"
@@ -133,8 +134,14 @@ func startInterp(h *harness) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.startMachine(func(hosts []interp.HostFunc, mem *interp.Memory) (machine, error) {
-		return interp.NewMachine(prog, h.machineConfig(), hosts, mem)
+	return h.startMachine(func(hosts []interp.HostFunc, mem *interp.Memory) (machine, []uint64, error) {
+		mach, err := interp.NewMachine(prog, h.machineConfig(), hosts, mem)
+		if err != nil {
+			return nil, nil, err
+		}
+		globals := mach.Globals()
+		copy(globals, h.initialGlobals())
+		return mach, globals, nil
 	})
 }
 
@@ -145,8 +152,9 @@ type machine interface {
 }
 
 // startMachine creates an instance's memory and host functions and runs
-// it on the machine newMachine makes.
-func (h *harness) startMachine(newMachine func([]interp.HostFunc, *interp.Memory) (machine, error)) (*instance, error) {
+// it on the machine newMachine makes, which also returns the machine's
+// storage of the globals, holding their initial values.
+func (h *harness) startMachine(newMachine func([]interp.HostFunc, *interp.Memory) (machine, []uint64, error)) (*instance, error) {
 	mem, err := h.newMemory()
 	if err != nil {
 		return nil, err
@@ -156,15 +164,18 @@ func (h *harness) startMachine(newMachine func([]interp.HostFunc, *interp.Memory
 	hosts := env.machineHosts(func() []byte { return mem.Bytes }, func(ctx context.Context, fn int, args, results []uint64) error {
 		return mach.Call(ctx, fn, args, results)
 	})
-	if mach, err = newMachine(hosts, mem); err != nil {
+	var globals []uint64
+	if mach, globals, err = newMachine(hosts, mem); err != nil {
 		return nil, err
 	}
-	return &instance{call: h.callFunc(mach.Call), memory: func() []byte { return mem.Bytes }, fuelLeft: mach.FuelLeft, env: env}, nil
+	return &instance{call: h.callFunc(mach.Call), memory: func() []byte { return mem.Bytes }, fuelLeft: mach.FuelLeft, env: env,
+		globals: func() ([]uint64, error) { return slices.Clone(globals), nil }}, nil
 }
 
 // startMIR lowers the module for target, applies stage to every function
 // (when not nil), checks the result with the mir verifier and runs it in
-// the machine-IR interpreter.
+// the machine-IR interpreter, with the module's globals (imported values
+// applied) and table.
 func (h *harness) startMIR(name string, target lower.Target, stage func(*mir.Func) (*mir.Func, error)) (*instance, error) {
 	funcs, err := h.lower(target)
 	if errors.Is(err, lower.ErrUnsupported) {
@@ -190,12 +201,14 @@ func (h *harness) startMIR(name string, target lower.Target, stage func(*mir.Fun
 	if err := mir.VerifyModule(funcs, lower.HostSigs(h.m)); err != nil {
 		return nil, stageFailure(name, "invalid machine IR: %v", err)
 	}
-	return h.startMachine(func(hosts []interp.HostFunc, mem *interp.Memory) (machine, error) {
+	return h.startMachine(func(hosts []interp.HostFunc, mem *interp.Memory) (machine, []uint64, error) {
 		mach, err := mir.NewMachine(funcs, h.machineConfig(), narrowHostResults(h.m, hosts), mem)
 		if err != nil {
-			return nil, stageFailure(name, "%v", err)
+			return nil, nil, stageFailure(name, "%v", err)
 		}
-		return boundaryMachine{mach, h.m}, nil
+		mach.Globals = h.initialGlobals()
+		mach.Table = mir.TableEntries(h.m)
+		return boundaryMachine{mach, h.m}, mach.Globals, nil
 	})
 }
 
@@ -341,7 +354,10 @@ type loweredModule struct {
 }
 
 // startJIT loads the module into an engine with opts (and the harness's
-// limits) and instantiates it with the harness's host functions.
+// limits) and instantiates it with the harness's host functions and
+// values of imported globals. Only exported globals can be read through
+// the embedding API, so only they are compared; an exported table's
+// entries are checked once, before the first call.
 func (h *harness) startJIT(name string, opts jit.Options) (*instance, error) {
 	if opts.Tier != jit.TierInterp && !runtime.Supported() {
 		return nil, &skipError{"compiled tiers are not supported on this platform"}
@@ -371,15 +387,87 @@ func (h *harness) startJIT(name string, opts jit.Options) (*instance, error) {
 				func(_ context.Context, name string, args []uint64) ([]uint64, error) { return c.Call(name, args...) })
 		})
 	}
+	initial := h.initialGlobals()
+	visible := make([]bool, len(h.m.Globals))
+	for k, g := range h.m.Globals {
+		if g.Import != "" {
+			imports[g.Import] = jit.GlobalValue(g.Type, initial[k])
+		}
+		visible[k] = g.Export != ""
+	}
 	inst, err := mod.Instantiate(imports)
 	if err != nil {
 		return nil, err
+	}
+	if err := h.checkTable(inst); err != nil {
+		return nil, stageFailure(name, "%v", err)
 	}
 	return &instance{
 		call: func(ctx context.Context, name string, _ int, args []uint64) ([]uint64, error) {
 			return inst.Call(ctx, name, args...)
 		},
-		memory: inst.Memory,
-		env:    env,
+		memory:  inst.Memory,
+		env:     env,
+		globals: func() ([]uint64, error) { return h.jitGlobals(inst) },
+		visible: visible,
 	}, nil
+}
+
+// jitGlobals reads the exported globals of inst through the embedding
+// API; the others are left 0.
+func (h *harness) jitGlobals(inst *jit.Instance) ([]uint64, error) {
+	out := make([]uint64, len(h.m.Globals))
+	for k, g := range h.m.Globals {
+		if g.Export == "" {
+			continue
+		}
+		v, t, err := inst.Global(g.Export)
+		if err != nil {
+			return nil, err
+		}
+		if t != g.Type {
+			return nil, fmt.Errorf("global %s has type %s, want %s", g.Name, t, g.Type)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// maxCheckedEntries bounds the table entries checkTable inspects.
+const maxCheckedEntries = 1 << 12
+
+// checkTable compares the entries of an exported table, as the embedding
+// API reports them, with those the element segments put there (up to
+// maxCheckedEntries of them), and requires the index just beyond the
+// table to be refused.
+func (h *harness) checkTable(inst *jit.Instance) error {
+	if !h.m.HasTable() || h.m.Table.Export == "" {
+		return nil
+	}
+	funcs := h.m.TableFuncs()
+	n := min(h.m.Table.Min, maxCheckedEntries)
+	for idx := uint32(0); idx < n; idx++ {
+		want := -1
+		if int(idx) < len(funcs) {
+			want = int(funcs[idx])
+		}
+		name, ok, err := inst.TableEntry(idx)
+		switch {
+		case err != nil:
+			return fmt.Errorf("table entry %d: %v", idx, err)
+		case ok != (want >= 0) || ok && name != h.m.Funcs[want].Name:
+			wantName := "null"
+			if want >= 0 {
+				wantName = h.m.Funcs[want].Name
+			}
+			if !ok {
+				name = "null"
+			}
+			return fmt.Errorf("table entry %d is %s, want %s", idx, name, wantName)
+		}
+	}
+	if _, _, err := inst.TableEntry(h.m.Table.Min); err == nil {
+		return fmt.Errorf("table entry %d, beyond the table's %d entries, was not refused", h.m.Table.Min, h.m.Table.Min)
+	}
+	return nil
 }

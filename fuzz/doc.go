@@ -3,15 +3,20 @@
 //
 // It has four parts:
 //
-//   - Generate turns any byte string into a valid program (a module and the
-//     calls to make on it), so that go test -fuzz can drive it and no input
-//     is ever thrown away. The programs use every instruction the compiled
-//     tiers lower, on all four types (i64, f64, i32, f32), and reach what
-//     back ends get wrong: nested and irreducible loops, switches,
-//     dozens of values live at once, calls with several results, bounded
-//     recursion, host calls that fail, touch memory, call back in or cancel
-//     the call, memory growth, and every trap. They always terminate (see
-//     Generate).
+//   - Generate turns any byte string into a valid program (a module, the
+//     values of its imported globals and the calls to make on it), so that
+//     go test -fuzz can drive it and no input is ever thrown away. The
+//     programs use every instruction, on all four types (i64, f64, i32,
+//     f32), and reach what back ends get wrong: nested and irreducible
+//     loops, switches, dozens of values live at once, calls with several
+//     results, bounded recursion, host calls that fail, touch memory, call
+//     back in or cancel the call, memory growth, and every trap. Some of
+//     them (about two in five) also have globals of every type (mutable
+//     and constant, imported, exported), a table with element segments,
+//     call_indirect through it (mostly to a function of the right
+//     signature; unguarded, also out of range, through null entries and
+//     with the wrong signature) and unreachable. They always terminate
+//     (see Generate).
 //
 //   - Check runs a module's calls in the reference interpreter (package
 //     interp) and in every configuration (Configurations): the machine IR
@@ -21,13 +26,28 @@
 //     register constraints; and the embedding API's tiers, the compiled
 //     ones as real x86-64 code. After every call it compares results,
 //     traps (kind, function, bytecode offset, code, cause), memory, the
-//     sequence of host calls and, where a configuration reports it, the
-//     fuel left. The first difference is a *Mismatch.
+//     sequence of host calls, the values of the globals and, where a
+//     configuration reports it, the fuel left. The first difference is a
+//     *Mismatch.
 //
-//   - Minimize and MinimizeMismatch shrink a failing program; WriteRegression
-//     stores it as bytecode text (FormatProgram, with its calls in
-//     comments) under testdata/regress, where TestRegressions runs it from
-//     then on.
+//   - Globals are compared bit for bit after every call. The reference
+//     and the machine-IR configurations compare every global (the
+//     harness reads the machines' global storage, which it initialises
+//     with the module's initial values and the imported values of
+//     Options.GlobalImports); the jit configurations compare the
+//     exported globals only, which are all that the embedding API
+//     (jit.Instance.Global) can read. Generated programs export about
+//     half of their globals, so that unexported ones, which a compiler
+//     may treat differently, are exercised too: their values still show
+//     in results, memory and host calls. The jit configurations also
+//     check an exported table's entries (jit.Instance.TableEntry) before
+//     the first call.
+//
+//   - Minimize and MinimizeMismatch shrink a failing program (unused
+//     globals, signatures and element segments included); WriteRegression
+//     stores it as bytecode text (FormatProgram, with its calls and the
+//     values of its imported globals in comments) under testdata/regress,
+//     where TestRegressions runs it from then on.
 //
 //   - The fuzz targets: FuzzDifferential here; FuzzSequentialize in alloc
 //     (parallel copies); FuzzAssemble, FuzzDecode and FuzzVerify in

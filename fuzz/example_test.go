@@ -60,7 +60,7 @@ func ExampleGenerate() {
 		fmt.Println(err)
 		return
 	}
-	_, err = fuzz.Check(p.Module, p.Calls, fuzz.Options{Hosts: fuzz.StandardHosts()})
+	_, err = fuzz.Check(p.Module, p.Calls, fuzz.Options{Hosts: fuzz.StandardHosts(), GlobalImports: p.GlobalImports})
 	fmt.Println(err == nil, bytecode.Verify(p.Module) == nil)
 	// Output: true true
 }

@@ -49,12 +49,12 @@ func checkGenerated(t *testing.T, data []byte) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Hosts: StandardHosts()}
+	opts := Options{Hosts: StandardHosts(), GlobalImports: p.GlobalImports}
 	res, err := Check(p.Module, p.Calls, opts)
 	var mm *Mismatch
 	if errors.As(err, &mm) {
 		q := MinimizeMismatch(p, opts, mm, 2*time.Minute)
-		_, qerr := Check(q.Module, q.Calls, Options{Hosts: StandardHosts(), Configs: []string{mm.Config}})
+		_, qerr := Check(q.Module, q.Calls, Options{Hosts: StandardHosts(), GlobalImports: q.GlobalImports, Configs: []string{mm.Config}})
 		var qmm *Mismatch
 		if !errors.As(qerr, &qmm) {
 			qmm = mm
@@ -90,7 +90,7 @@ func TestRegressions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Check(p.Module, p.Calls, Options{Hosts: StandardHosts()}); err != nil {
+			if _, err := Check(p.Module, p.Calls, Options{Hosts: StandardHosts(), GlobalImports: p.GlobalImports}); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -29,11 +29,15 @@ func (o GenOptions) withDefaults() GenOptions {
 	return o
 }
 
-// Program is a generated module and the calls to make on one instance of
-// it, in order.
+// Program is a generated module, the values of its imported globals and
+// the calls to make on one instance of it, in order.
 type Program struct {
 	Module *bytecode.Module
 	Calls  []Call
+	// GlobalImports holds the values the embedder supplies for the
+	// module's imported globals, by import name, as Options.GlobalImports
+	// takes them (nil when the module imports none).
+	GlobalImports map[string]uint64
 }
 
 // Call is one call the harness makes: an exported function and its
@@ -61,14 +65,30 @@ type Call struct {
 // sometimes has garbage in its upper half, which every configuration must
 // ignore (the value is its low 32 bits).
 //
+// About two programs in five also use the module-level features: one to
+// eight globals of random types, mutable or constant, a quarter of them
+// imported (their values are in
+// Program.GlobalImports) and half of them exported, read and written by
+// global.get and global.set (also read-modify-write); a table (of a few
+// entries, sometimes none or dozens, some with a maximum or exported)
+// whose element segments leave entries null, signatures for every
+// function (some twice), near misses of them and random ones, and
+// call_indirect with an i32 or i64 index, mostly of a function with its
+// own signature, and in the unguarded trapping forms out of range (also
+// in the upper 32 bits of an i64 index), through a null entry, with
+// another signature or computed from data; and unreachable, as a trap
+// that may run, a switch default and dead code. Their decisions come from
+// the end of data, so the other programs are the same as without these
+// features.
+//
 // Every program terminates: each loop runs on its own counter (an i64 or
 // an i32), which no other code writes and which every iteration moves
 // towards its bound; every function takes a depth as its first parameter,
 // passes it unchanged to functions defined after it and passes it
-// decremented (only while it is positive) to itself and to functions
-// defined before it. A call tree can still be exponentially large; the
-// harness's fuel limit, which every tier charges at the same
-// instructions, stops it.
+// decremented (only while it is positive) to itself, to functions defined
+// before it and through the table (call_indirect may reach any
+// function). A call tree can still be exponentially large; the harness's
+// fuel limit, which every tier charges at the same instructions, stops it.
 //
 // NaNs are frequent: constants and arguments include quiet and signalling
 // NaNs of both widths with various signs and payloads, and they flow
@@ -77,12 +97,17 @@ type Call struct {
 // Every tier produces the same NaN bits (see internal/floatbits), so
 // nothing is canonicalised: the harness compares them exactly.
 func Generate(data []byte, opts GenOptions) (*Program, error) {
-	g := &generator{src: &source{data: data}, opts: opts.withDefaults(), mb: bytecode.NewModuleBuilder()}
+	g := &generator{src: &source{data: data}, fsrc: &source{data: data, backward: true},
+		opts: opts.withDefaults(), mb: bytecode.NewModuleBuilder()}
 	return g.generate()
 }
 
 type generator struct {
+	// src makes the decisions of a program without globals, a table and
+	// unreachable; fsrc, which reads the same bytes from the end, makes
+	// every decision about those features (see declareFeatures).
 	src  *source
+	fsrc *source
 	opts GenOptions
 	mb   *bytecode.ModuleBuilder
 
@@ -94,6 +119,17 @@ type generator struct {
 	// rounding says whether floor/ceil/trunc/nearest may appear (they
 	// need SSE4.1; without them a module also compiles for SSE2).
 	rounding bool
+
+	// The module-level features (see declareFeatures): the globals and
+	// the values of the imported ones; whether the module has a table,
+	// the function in each of its entries (-1: null) and Module.Types;
+	// whether unreachable may appear.
+	globals       []globalInfo
+	globalImports map[string]uint64
+	hasTable      bool
+	table         []int32
+	types         []bytecode.Signature
+	unreachable   bool
 }
 
 type funcInfo struct {
@@ -217,6 +253,7 @@ func (g *generator) generate() (*Program, error) {
 		}
 		calls = append(calls, Call{Func: name, Args: args})
 	}
+	g.declareFeatures()
 	for i := range g.funcs {
 		g.genFunc(i)
 	}
@@ -228,7 +265,7 @@ func (g *generator) generate() (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: generated an invalid module: %w", err)
 	}
-	p := &Program{Module: m, Calls: calls}
+	p := &Program{Module: m, Calls: calls, GlobalImports: g.globalImports}
 	return p, nil
 }
 
@@ -536,6 +573,7 @@ const (
 )
 
 func (fg *funcGen) stmt() {
+	fg.feature()
 	var w [numKinds]int
 	nestable := fg.nest < 5 && fg.room() > 8
 	w[kSimple] = 30
@@ -574,6 +612,10 @@ func (fg *funcGen) stmt() {
 		skip := fg.fb.NewLabel()
 		fg.condBranch(skip)
 		fg.ret()
+		if fg.g.unreachable && fg.g.fsrc.chance(1, 4) {
+			fg.fb.Unreachable() // dead code
+			fg.limit++
+		}
 		fg.fb.Bind(skip)
 	case kTrap:
 		fg.trap()
@@ -837,6 +879,10 @@ func (fg *funcGen) switchStmt() {
 		}
 	}
 	fb.Bind(def)
+	if fg.g.unreachable && fg.g.fsrc.chance(1, 4) {
+		fb.Unreachable() // a default the program does not expect to take
+		fg.limit++
+	}
 	fg.block(1 + s.intn(2))
 	fb.Bind(end)
 }
@@ -906,7 +952,12 @@ func (fg *funcGen) trap() {
 	default:
 		fg.fb.BrCmpImm(bytecode.OpBrNe, fg.ri(), int64(fg.s.u64()|1<<40), skip)
 	}
-	fg.fb.Trap(int64(fg.s.intn(1000)))
+	code := int64(fg.s.intn(1000))
+	if fg.g.unreachable && fg.g.fsrc.chance(1, 2) {
+		fg.fb.Unreachable()
+	} else {
+		fg.fb.Trap(code)
+	}
 	fg.fb.Bind(skip)
 }
 

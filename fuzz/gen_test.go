@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -73,6 +74,34 @@ func TestFormatProgramRoundTrip(t *testing.T) {
 	if _, err := ParseProgram([]byte("; call f 0xzz\nfunc f () -> ()\n  ret\nend\nexport \"f\" f\n")); err == nil {
 		t.Error("a malformed argument was accepted")
 	}
+	for _, line := range []string{`; global env.g 0x1`, `; global "env.g"`, `; global "env.g" 0xzz`, `; global "env.g" 1 2`} {
+		if _, err := ParseProgram([]byte("; call f\n" + line + "\nfunc f () -> ()\n  ret\nend\nexport \"f\" f\n")); err == nil {
+			t.Errorf("the malformed line %q was accepted", line)
+		}
+	}
+}
+
+// TestFormatProgramKeepsGlobalImports reads back the values of imported
+// globals.
+func TestFormatProgramKeepsGlobalImports(t *testing.T) {
+	found := 0
+	for _, data := range randomInputs(15, 200, 3000) {
+		p, _ := Generate(data, GenOptions{})
+		if len(p.GlobalImports) == 0 {
+			continue
+		}
+		q, err := ParseProgram([]byte(FormatProgram(p, "")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(p.GlobalImports, q.GlobalImports) {
+			t.Fatalf("global imports %v read back as %v", p.GlobalImports, q.GlobalImports)
+		}
+		found++
+	}
+	if found < 10 {
+		t.Errorf("only %d of 200 programs import globals", found)
+	}
 }
 
 // TestMinimizeShrinksToTheCause minimizes large generated programs whose
@@ -80,7 +109,7 @@ func TestFormatProgramRoundTrip(t *testing.T) {
 // must be a handful of instructions that still trap the same way.
 func TestMinimizeShrinksToTheCause(t *testing.T) {
 	traps := func(p *Program) bool {
-		res, err := Check(p.Module, p.Calls[:1], Options{Hosts: StandardHosts(), Configs: []string{}})
+		res, err := Check(p.Module, p.Calls[:1], Options{Hosts: StandardHosts(), GlobalImports: p.GlobalImports, Configs: []string{}})
 		var trap *bytecode.Trap
 		return err == nil && errors.As(res.Outcomes[0].Err, &trap) && trap.Kind == bytecode.TrapOutOfBounds
 	}
@@ -107,4 +136,66 @@ func TestMinimizeShrinksToTheCause(t *testing.T) {
 		}
 	}
 	t.Fatalf("only %d programs trapped out of bounds", done)
+}
+
+// TestMinimizeHandlesGlobalsAndTables minimizes generated programs whose
+// first call traps in call_indirect or at unreachable, keeping only the
+// trap's kind: what is left must be valid, small, and without globals,
+// signatures and element segments nothing needs.
+func TestMinimizeHandlesGlobalsAndTables(t *testing.T) {
+	kinds := map[bytecode.TrapKind]bool{bytecode.TrapUnreachable: true, bytecode.TrapUndefinedElement: true,
+		bytecode.TrapUninitializedElement: true, bytecode.TrapIndirectCallTypeMismatch: true}
+	trapKind := func(p *Program) bytecode.TrapKind {
+		res, err := Check(p.Module, p.Calls[:1], Options{Hosts: StandardHosts(), GlobalImports: p.GlobalImports, Configs: []string{}})
+		var trap *bytecode.Trap
+		if err != nil || !errors.As(res.Outcomes[0].Err, &trap) {
+			return bytecode.TrapNone
+		}
+		return trap.Kind
+	}
+	done := map[bytecode.TrapKind]bool{}
+	for _, data := range randomInputs(16, 600, 4000) {
+		p, _ := Generate(data, GenOptions{})
+		kind := trapKind(p)
+		if !kinds[kind] || done[kind] || len(p.Module.Globals) == 0 {
+			continue
+		}
+		q := Minimize(p, func(q *Program) bool { return trapKind(q) == kind }, time.Minute)
+		if trapKind(q) != kind || bytecode.Verify(q.Module) != nil {
+			t.Fatal("the minimized program lost the property")
+		}
+		m := q.Module
+		usedGlobals, usedTypes := map[uint32]bool{}, map[uint32]bool{}
+		for _, f := range m.Funcs {
+			for i := range f.Code {
+				switch in := &f.Code[i]; in.Op {
+				case bytecode.OpGlobalGet, bytecode.OpGlobalSet:
+					usedGlobals[in.Callee] = true
+				case bytecode.OpCallIndirect:
+					usedTypes[in.Callee] = true
+				}
+			}
+		}
+		text := FormatProgram(q, "")
+		switch {
+		case m.Instructions() > 8 || len(q.Calls) != 1:
+			t.Errorf("%s: minimized to %d instructions and %d calls:\n%s", kind, m.Instructions(), len(q.Calls), text)
+		case len(m.Globals) != len(usedGlobals) || len(m.Types) != len(usedTypes):
+			t.Errorf("%s: unused globals or signatures are left:\n%s", kind, text)
+		case kind == bytecode.TrapUnreachable && (m.HasTable() || len(m.Elems) > 0):
+			t.Errorf("%s: the table is left:\n%s", kind, text)
+		case kind != bytecode.TrapIndirectCallTypeMismatch && len(m.Elems) > 0:
+			t.Errorf("%s: element segments are left:\n%s", kind, text)
+		}
+		for _, g := range m.Globals {
+			if _, ok := q.GlobalImports[g.Import]; g.Import != "" && !ok {
+				t.Errorf("%s: imported global %s lost its value", kind, g.Name)
+			}
+		}
+		done[kind] = true
+		if len(done) == len(kinds) {
+			return
+		}
+	}
+	t.Errorf("only %d of the %d trap kinds were minimized", len(done), len(kinds))
 }

@@ -80,6 +80,11 @@ type Options struct {
 	// Timeout bounds each call in each configuration (default 30 s); a
 	// configuration that does not finish in time is reported as a mismatch.
 	Timeout time.Duration
+	// GlobalImports supplies the value of each imported global of the
+	// module, by import name, to every configuration: f64 values as their
+	// bits, i32 and f32 values zero-extended. Every imported global needs
+	// one (Program.GlobalImports has them for a generated program).
+	GlobalImports map[string]uint64
 }
 
 // Default limits of Check.
@@ -117,6 +122,13 @@ type Outcome struct {
 	Memory []byte
 	// FuelLeft is the fuel the call did not use (-1: not known).
 	FuelLeft int64
+	// Globals holds the values of the module's globals after the call, in
+	// the order of Module.Globals (f64 values as their bits, i32 and f32
+	// values zero-extended).
+	Globals []uint64
+
+	// globalsErr says why the globals could not be read.
+	globalsErr string
 }
 
 // HostEvent records one host call.
@@ -164,11 +176,14 @@ func (m *Mismatch) Error() string {
 
 // Check runs calls on one instance of m in the reference interpreter and
 // in every configuration (see Configurations), each on a fresh instance
-// with the same limits, and compares after every call: results (bit for
-// bit, NaN payloads and the upper halves of 32-bit values included), the
-// error (trap kind, function, offset, code and cause), memory contents,
-// the sequence of host calls with their arguments and results, and the
-// fuel left where a configuration reports it.
+// with the same limits (and the same values of imported globals), and
+// compares after every call: results (bit for bit, NaN payloads and the
+// upper halves of 32-bit values included), the error (trap kind,
+// function, offset, code and cause), memory contents, the sequence of
+// host calls with their arguments and results, the values of the globals
+// (bit for bit; all of them in the machine configurations, the exported
+// ones in the jit configurations, whose embedding API reads no others),
+// and the fuel left where a configuration reports it.
 //
 // It returns a *Mismatch for the first difference; other errors mean the
 // module or options are unusable (an invalid module, a missing host
@@ -187,6 +202,18 @@ func Check(m *bytecode.Module, calls []Call, opts Options) (*Result, error) {
 	for _, imp := range m.Hosts {
 		if hosts[imp.Name] == nil {
 			return nil, fmt.Errorf("fuzz: no host function for import %q", imp.Name)
+		}
+	}
+	for _, g := range m.Globals {
+		if g.Import == "" {
+			continue
+		}
+		v, ok := opts.GlobalImports[g.Import]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("fuzz: no value for imported global %s (import %q)", g.Name, g.Import)
+		case g.Type.Is32() && v > math.MaxUint32:
+			return nil, fmt.Errorf("fuzz: value %#x of imported global %s does not fit in 32 bits (the global is %s)", v, g.Name, g.Type)
 		}
 	}
 	for i, c := range calls {
@@ -231,7 +258,7 @@ func Check(m *bytecode.Module, calls []Call, opts Options) (*Result, error) {
 		res.Ran = append(res.Ran, c.name)
 		for i := range calls {
 			got := h.run(r, i)
-			if detail := h.compare(i, res.Outcomes[i], got); detail != "" {
+			if detail := h.compare(i, res.Outcomes[i], got, r.visible); detail != "" {
 				return res, &Mismatch{Config: c.name, Call: i, Func: calls[i].Func, Args: calls[i].Args, Detail: detail}
 			}
 		}
@@ -254,6 +281,11 @@ type instance struct {
 	memory   func() []byte
 	fuelLeft func() int64 // nil when the configuration does not report it
 	env      *hostEnv
+	// globals returns the values of the module's globals, one per global;
+	// visible says which of them the configuration can read (nil: every
+	// one; the others' values are not compared).
+	globals func() ([]uint64, error)
+	visible []bool
 }
 
 // config is one way of running a module.
@@ -302,12 +334,33 @@ func (h *harness) run(inst *instance, i int) Outcome {
 	if inst.fuelLeft != nil {
 		out.FuelLeft = inst.fuelLeft()
 	}
+	if inst.globals != nil {
+		var err error
+		if out.Globals, err = inst.globals(); err != nil {
+			out.globalsErr = err.Error()
+		}
+	}
+	return out
+}
+
+// initialGlobals returns the values of the module's globals when an
+// instance starts: each one's Init, or the value Options.GlobalImports
+// supplies for an imported one.
+func (h *harness) initialGlobals() []uint64 {
+	out := make([]uint64, len(h.m.Globals))
+	for k, g := range h.m.Globals {
+		out[k] = g.Init
+		if g.Import != "" {
+			out[k] = h.opts.GlobalImports[g.Import]
+		}
+	}
 	return out
 }
 
 // compare returns what differs between the reference outcome of call i and
-// another configuration's, or "".
-func (h *harness) compare(i int, want, got Outcome) string {
+// another configuration's, or "". visible says which globals the
+// configuration can read (nil: all of them).
+func (h *harness) compare(i int, want, got Outcome, visible []bool) string {
 	var fault *mir.Fault
 	if errors.As(got.Err, &fault) {
 		return "the machine-IR interpreter faulted: " + got.Err.Error()
@@ -330,6 +383,9 @@ func (h *harness) compare(i int, want, got Outcome) string {
 		return d
 	}
 	if d := compareMemory(want.Memory, got.Memory); d != "" {
+		return d
+	}
+	if d := h.compareGlobals(want, got, visible); d != "" {
 		return d
 	}
 	if want.FuelLeft >= 0 && got.FuelLeft >= 0 && want.FuelLeft != got.FuelLeft {
@@ -383,6 +439,27 @@ func (h *harness) compareHostCalls(want, got []HostEvent) string {
 		if w.Err == "" && !sameValues(w.Results, g.Results) {
 			return fmt.Sprintf("host call %d (%s) returned %s, want %s", k, w.Name,
 				formatValues(sig.Results, g.Results), formatValues(sig.Results, w.Results))
+		}
+	}
+	return ""
+}
+
+// compareGlobals compares the values of the globals visible says the
+// configuration can read (nil: all of them), bit for bit.
+func (h *harness) compareGlobals(want, got Outcome, visible []bool) string {
+	if got.globalsErr != "" {
+		return "reading the globals failed: " + got.globalsErr
+	}
+	if len(got.Globals) != len(h.m.Globals) {
+		return fmt.Sprintf("%d globals, want %d", len(got.Globals), len(h.m.Globals))
+	}
+	for k, g := range h.m.Globals {
+		if visible != nil && !visible[k] {
+			continue
+		}
+		if want.Globals[k] != got.Globals[k] {
+			return fmt.Sprintf("global %d (%s) is %s, want %s", k, g.Name,
+				formatValue(g.Type, got.Globals[k]), formatValue(g.Type, want.Globals[k]))
 		}
 	}
 	return ""

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"math/bits"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,6 +187,14 @@ func TestCheckRejectsUnusableInput(t *testing.T) {
 	m := assembleHarnessModule(t)
 	bad := m.Clone()
 	bad.Funcs[0].Code = bad.Funcs[0].Code[:1]
+	gm, err := bytecode.Assemble([]byte(globalsModule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm32, err := bytecode.Assemble([]byte(`global g f32 import "env.g"`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name  string
 		m     *bytecode.Module
@@ -198,6 +208,8 @@ func TestCheckRejectsUnusableInput(t *testing.T) {
 		{"unknown function", m, []Call{{Func: "nope"}}, Options{Hosts: StandardHosts()}, `no exported function "nope"`},
 		{"argument count", m, []Call{{Func: "main"}}, Options{Hosts: StandardHosts()}, "takes 1 arguments, got 0"},
 		{"unknown configuration", m, harnessCalls, Options{Hosts: StandardHosts(), Configs: []string{"x"}}, `unknown configuration "x"`},
+		{"missing global import", gm, globalsCalls, Options{}, `no value for imported global base (import "env.base")`},
+		{"wide global import", gm32, nil, Options{GlobalImports: map[string]uint64{"env.g": 1 << 32}}, "does not fit in 32 bits"},
 	}
 	for _, c := range cases {
 		_, err := Check(c.m, c.calls, c.opts)
@@ -219,5 +231,164 @@ func TestConfigurationsAreDescribed(t *testing.T) {
 	}
 	if DescribeConfiguration("nope") != "" {
 		t.Error("an unknown configuration has a description")
+	}
+}
+
+// globalsModule has globals of every type (imported, exported, neither,
+// constant), a table with a null entry and call_indirect: bump adds its
+// argument to every mutable global, pick calls through the table and
+// traps where the entry is null or beyond the table.
+const globalsModule = `
+type t0 (i64) -> (i64)
+global base i64 mut import "env.base"
+global hidden i32 mut = 7
+global scale f64 mut = 0.5 export "scale"
+global ratio f32 = 0.25 export "ratio"
+global count i64 mut = 0 export "count"
+table 3 export "table"
+elem 1 twice
+
+func bump (i64) -> (i64)
+  regs i64 i32 f64
+  global.get r1, base
+  i64.add r1, r1, r0
+  global.set base, r1
+  global.get r2, hidden
+  i32.add r2, r2, 1
+  global.set hidden, r2
+  f64.convert_i64_s r3, r0
+  global.get r3, scale
+  f64.add r3, r3, r3
+  global.set scale, r3
+  global.set count, r0
+  ret r1
+end
+
+func pick (i64) -> (i64)
+  regs i64
+  call_indirect t0, r0 (r0) -> (r1)
+  ret r1
+end
+
+func twice (i64) -> (i64)
+  i64.add r0, r0, r0
+  ret r0
+end
+
+export "bump" bump
+export "pick" pick
+`
+
+var globalsCalls = []Call{
+	{Func: "bump", Args: []uint64{3}}, {Func: "pick", Args: []uint64{1}},
+	{Func: "bump", Args: []uint64{5}}, {Func: "pick", Args: []uint64{0}}, {Func: "pick", Args: []uint64{3}},
+}
+
+// TestCheckComparesGlobals runs a module with globals and a table in every
+// configuration and checks the reference outcomes: the globals' values
+// after each call (the imported one starting at the value supplied) and
+// the traps of call_indirect.
+func TestCheckComparesGlobals(t *testing.T) {
+	m, err := bytecode.Assemble([]byte(globalsModule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Hosts: StandardHosts(), GlobalImports: map[string]uint64{"env.base": 100}}
+	res, err := Check(m, globalsCalls, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Ran)+len(res.Skipped) != len(Configurations()) {
+		t.Errorf("ran %v, skipped %v; want every one of %v", res.Ran, res.Skipped, Configurations())
+	}
+	t.Logf("ran %v; skipped %v", res.Ran, res.Skipped)
+	f64 := func(v float64) uint64 { return math.Float64bits(v) }
+	quarter := uint64(math.Float32bits(0.25))
+	want := []struct {
+		globals []uint64
+		trap    bytecode.TrapKind
+	}{
+		{[]uint64{103, 8, f64(1), quarter, 3}, bytecode.TrapNone},
+		{[]uint64{103, 8, f64(1), quarter, 3}, bytecode.TrapNone},
+		{[]uint64{108, 9, f64(2), quarter, 5}, bytecode.TrapNone},
+		{[]uint64{108, 9, f64(2), quarter, 5}, bytecode.TrapUninitializedElement},
+		{[]uint64{108, 9, f64(2), quarter, 5}, bytecode.TrapUndefinedElement},
+	}
+	for i, w := range want {
+		o := res.Outcomes[i]
+		if !slices.Equal(o.Globals, w.globals) {
+			t.Errorf("call %d: globals %#x, want %#x", i, o.Globals, w.globals)
+		}
+		var trap *bytecode.Trap
+		switch {
+		case w.trap == bytecode.TrapNone && o.Err != nil:
+			t.Errorf("call %d: %v", i, o.Err)
+		case w.trap != bytecode.TrapNone && (!errors.As(o.Err, &trap) || trap.Kind != w.trap):
+			t.Errorf("call %d: %v, want %s", i, o.Err, w.trap)
+		}
+	}
+	if r := res.Outcomes[1].Results; len(r) != 1 || r[0] != 2 {
+		t.Errorf("pick(1) returned %v, want [2]", r)
+	}
+}
+
+// TestCheckFindsGlobalDifferences plugs configurations with a wrong global
+// into the harness: a difference in a global the configuration can read
+// is a Mismatch naming the global; one in a global it cannot read (as the
+// jit cannot read unexported ones) is not compared.
+func TestCheckFindsGlobalDifferences(t *testing.T) {
+	m, err := bytecode.Assemble([]byte(globalsModule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// change flips the low bit of global k after the second call.
+	change := func(name string, k int, visible bool) config {
+		return brokenConfig(name, func(inst *instance) *instance {
+			globals, calls := inst.globals, 0
+			inst.globals = func() ([]uint64, error) {
+				v, err := globals()
+				if calls++; calls >= 2 {
+					v[k] ^= 1
+				}
+				return v, err
+			}
+			if !visible {
+				inst.visible = make([]bool, len(m.Globals))
+				for i := range inst.visible {
+					inst.visible[i] = i != k
+				}
+			}
+			return inst
+		})
+	}
+	broken := []struct {
+		cfg  config
+		want string // "" for no mismatch
+	}{
+		{change("imported-global", 0, true), "global 0 (base) is 102 (0x66), want 103 (0x67)"},
+		{change("hidden-global", 1, true), "global 1 (hidden) is 9 (0x9), want 8 (0x8)"},
+		{change("f64-global", 2, true), "global 2 (scale) is"},
+		{change("invisible-global", 1, false), ""},
+		{brokenConfig("unreadable-globals", func(inst *instance) *instance {
+			inst.globals = func() ([]uint64, error) { return nil, errors.New("on purpose") }
+			return inst
+		}), "reading the globals failed: on purpose"},
+	}
+	saved := configs
+	defer func() { configs = saved }()
+	for _, b := range broken {
+		configs = append(configs, b.cfg)
+	}
+	opts := Options{Hosts: StandardHosts(), GlobalImports: map[string]uint64{"env.base": 100}}
+	for _, b := range broken {
+		opts.Configs = []string{b.cfg.name}
+		_, err := Check(m, globalsCalls, opts)
+		var mm *Mismatch
+		switch {
+		case b.want == "" && err != nil:
+			t.Errorf("%s: %v, want no mismatch", b.cfg.name, err)
+		case b.want != "" && (!errors.As(err, &mm) || !strings.Contains(mm.Detail, b.want)):
+			t.Errorf("%s: got %v, want a mismatch containing %q", b.cfg.name, err, b.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"time"
 
@@ -9,12 +10,16 @@ import (
 )
 
 // Minimize shrinks p to a smaller program for which keep still returns
-// true (keep(p) must be true to start with). It deletes calls, functions,
-// runs of instructions (largest first), host imports and data; replaces
-// branches by jumps or nothing, and constants, offsets and arguments by
-// simpler ones; and drops unused registers. Every candidate is a valid
-// module. It stops at a fixed point or when budget (if positive) has
-// passed, and returns the smallest program found. p is not modified.
+// true (keep(p) must be true to start with). It deletes calls, functions
+// (and their table entries), runs of instructions (largest first), host
+// imports, data, unused globals, signatures and element segments; shrinks
+// the table; turns imported globals into defined ones and drops export
+// names; replaces branches by jumps or nothing, and constants, offsets,
+// arguments and imported globals' values by simpler ones; and drops
+// unused registers. Every candidate is a valid module with a value for
+// each imported global. It stops at a fixed point or when budget (if
+// positive) has passed, and returns the smallest program found. p is not
+// modified.
 func Minimize(p *Program, keep func(*Program) bool, budget time.Duration) *Program {
 	mz := &minimizer{best: cloneProgram(p), keep: keep}
 	if budget > 0 {
@@ -24,7 +29,8 @@ func Minimize(p *Program, keep func(*Program) bool, budget time.Duration) *Progr
 		progress = false
 		for _, pass := range []func() bool{
 			mz.dropCalls, mz.dropFuncs, mz.dropInstrs, mz.simplifyInstrs,
-			mz.dropHosts, mz.dropData, mz.compactRegs, mz.simplifyArgs,
+			mz.dropHosts, mz.dropData, mz.dropGlobals, mz.simplifyGlobals,
+			mz.dropTypes, mz.dropElems, mz.shrinkTable, mz.compactRegs, mz.simplifyArgs,
 		} {
 			if pass() {
 				progress = true
@@ -38,11 +44,19 @@ func Minimize(p *Program, keep func(*Program) bool, budget time.Duration) *Progr
 }
 
 // MinimizeMismatch shrinks p to a smaller program on which configuration
-// mm.Config still differs from the reference interpreter under opts.
+// mm.Config still differs from the reference interpreter under opts. The
+// values of imported globals come from the program (p.GlobalImports, or
+// opts.GlobalImports when p has none).
 func MinimizeMismatch(p *Program, opts Options, mm *Mismatch, budget time.Duration) *Program {
 	opts.Configs = []string{mm.Config}
+	if p.GlobalImports == nil && opts.GlobalImports != nil {
+		p = cloneProgram(p)
+		p.GlobalImports = maps.Clone(opts.GlobalImports)
+	}
 	return Minimize(p, func(q *Program) bool {
-		_, err := Check(q.Module, q.Calls, opts)
+		o := opts
+		o.GlobalImports = q.GlobalImports
+		_, err := Check(q.Module, q.Calls, o)
 		var got *Mismatch
 		return errors.As(err, &got) && got.Config == mm.Config
 	}, budget)
@@ -67,6 +81,11 @@ func (mz *minimizer) try(q *Program) bool {
 			return false
 		}
 	}
+	for _, g := range q.Module.Globals {
+		if _, ok := q.GlobalImports[g.Import]; g.Import != "" && !ok {
+			return false
+		}
+	}
 	if !mz.keep(q) {
 		return false
 	}
@@ -75,7 +94,7 @@ func (mz *minimizer) try(q *Program) bool {
 }
 
 func cloneProgram(p *Program) *Program {
-	q := &Program{Module: p.Module.Clone(), Calls: make([]Call, len(p.Calls))}
+	q := &Program{Module: p.Module.Clone(), Calls: make([]Call, len(p.Calls)), GlobalImports: maps.Clone(p.GlobalImports)}
 	for i, c := range p.Calls {
 		q.Calls[i] = Call{Func: c.Func, Args: slices.Clone(c.Args)}
 	}
@@ -96,7 +115,8 @@ func (mz *minimizer) dropCalls() bool {
 }
 
 // dropFuncs removes a function: calls of it are deleted, and so are its
-// exports.
+// exports; its table entries are left to what earlier element segments
+// put there (null when none did).
 func (mz *minimizer) dropFuncs() bool {
 	progress := false
 	for fn := len(mz.best.Module.Funcs) - 1; fn >= 0; fn-- {
@@ -132,11 +152,38 @@ func (mz *minimizer) dropFuncs() bool {
 			exports = append(exports, e)
 		}
 		m.Exports = exports
+		m.Elems = dropElemFunc(m.Elems, fn)
 		if mz.try(q) {
 			progress = true
 		}
 	}
 	return progress
+}
+
+// dropElemFunc removes function fn from the element segments, splitting a
+// segment where it held fn, and renumbers the functions after it.
+func dropElemFunc(elems []bytecode.ElemSegment, fn int) []bytecode.ElemSegment {
+	var out []bytecode.ElemSegment
+	for _, e := range elems {
+		cur := bytecode.ElemSegment{Offset: e.Offset}
+		for k, f := range e.Funcs {
+			if int(f) == fn {
+				if len(cur.Funcs) > 0 {
+					out = append(out, cur)
+				}
+				cur = bytecode.ElemSegment{Offset: e.Offset + uint32(k) + 1}
+				continue
+			}
+			if int(f) > fn {
+				f--
+			}
+			cur.Funcs = append(cur.Funcs, f)
+		}
+		if len(cur.Funcs) > 0 || len(e.Funcs) == 0 {
+			out = append(out, cur)
+		}
+	}
+	return out
 }
 
 // deleteInstrs removes f.Code[at:at+n] and retargets branches: a target in
@@ -293,6 +340,209 @@ func (mz *minimizer) dropData() bool {
 	return progress
 }
 
+// renumberCallees applies renumber to the Callee of every instruction of
+// m whose op is one of ops; it returns false, leaving m partly changed,
+// when an instruction refers to an index renumber maps to -1.
+func renumberCallees(m *bytecode.Module, renumber []int, ops ...bytecode.Op) bool {
+	for _, f := range m.Funcs {
+		for i := range f.Code {
+			in := &f.Code[i]
+			if !slices.Contains(ops, in.Op) {
+				continue
+			}
+			if renumber[in.Callee] < 0 {
+				return false
+			}
+			in.Callee = uint32(renumber[in.Callee])
+		}
+	}
+	return true
+}
+
+// without returns the renumbering of n indices that drops index i.
+func without(n, i int) []int {
+	renumber := make([]int, n)
+	for k := range renumber {
+		switch {
+		case k < i:
+			renumber[k] = k
+		case k == i:
+			renumber[k] = -1
+		default:
+			renumber[k] = k - 1
+		}
+	}
+	return renumber
+}
+
+// dropGlobals removes globals no instruction reads or writes.
+func (mz *minimizer) dropGlobals() bool {
+	progress := false
+	for g := len(mz.best.Module.Globals) - 1; g >= 0; g-- {
+		q := cloneProgram(mz.best)
+		m := q.Module
+		if !renumberCallees(m, without(len(m.Globals), g), bytecode.OpGlobalGet, bytecode.OpGlobalSet) {
+			continue
+		}
+		if imp := m.Globals[g].Import; imp != "" {
+			delete(q.GlobalImports, imp)
+		}
+		m.Globals = slices.Delete(m.Globals, g, g+1)
+		if mz.try(q) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// simplifyGlobals turns imported globals into defined ones with the value
+// they were given, makes globals no global.set writes constant, and drops
+// the export names of globals and of the table.
+func (mz *minimizer) simplifyGlobals() bool {
+	progress := false
+	written := func(m *bytecode.Module, g int) bool {
+		for _, f := range m.Funcs {
+			for i := range f.Code {
+				if f.Code[i].Op == bytecode.OpGlobalSet && int(f.Code[i].Callee) == g {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for g := range mz.best.Module.Globals {
+		for step := 0; step < 3; step++ {
+			q := cloneProgram(mz.best)
+			gl := &q.Module.Globals[g]
+			switch {
+			case step == 0 && gl.Import != "":
+				gl.Init = q.GlobalImports[gl.Import]
+				delete(q.GlobalImports, gl.Import)
+				gl.Import = ""
+			case step == 1 && gl.Export != "":
+				gl.Export = ""
+			case step == 2 && gl.Mutable && !written(q.Module, g):
+				gl.Mutable = false
+			default:
+				continue
+			}
+			if mz.try(q) {
+				progress = true
+			}
+		}
+	}
+	if mz.best.Module.Table.Export != "" {
+		q := cloneProgram(mz.best)
+		q.Module.Table.Export = ""
+		if mz.try(q) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// dropTypes removes signatures no call_indirect names.
+func (mz *minimizer) dropTypes() bool {
+	progress := false
+	for t := len(mz.best.Module.Types) - 1; t >= 0; t-- {
+		q := cloneProgram(mz.best)
+		m := q.Module
+		if !renumberCallees(m, without(len(m.Types), t), bytecode.OpCallIndirect) {
+			continue
+		}
+		m.Types = slices.Delete(m.Types, t, t+1)
+		if mz.try(q) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// dropElems removes element segments, and single entries at either end of
+// one.
+func (mz *minimizer) dropElems() bool {
+	progress := false
+	for i := len(mz.best.Module.Elems) - 1; i >= 0; i-- {
+		if i >= len(mz.best.Module.Elems) {
+			continue
+		}
+		q := cloneProgram(mz.best)
+		q.Module.Elems = slices.Delete(q.Module.Elems, i, i+1)
+		if mz.try(q) {
+			progress = true
+			continue
+		}
+		for _, first := range []bool{true, false} {
+			e := mz.best.Module.Elems[i]
+			if len(e.Funcs) < 2 {
+				break
+			}
+			q := cloneProgram(mz.best)
+			qe := &q.Module.Elems[i]
+			if first {
+				qe.Offset++
+				qe.Funcs = qe.Funcs[1:]
+			} else {
+				qe.Funcs = qe.Funcs[:len(qe.Funcs)-1]
+			}
+			if mz.try(q) {
+				progress = true
+			}
+		}
+	}
+	return progress
+}
+
+// shrinkTable removes the table of a module that has no call_indirect and
+// no element segment, and otherwise tries to drop its maximum and to make
+// it smaller: just large enough for its element segments, or one entry
+// smaller.
+func (mz *minimizer) shrinkTable() bool {
+	m := mz.best.Module
+	if !m.HasTable() {
+		return false
+	}
+	used := len(m.Elems) > 0
+	for _, f := range m.Funcs {
+		for i := range f.Code {
+			used = used || f.Code[i].Op == bytecode.OpCallIndirect
+		}
+	}
+	var end uint32
+	for _, e := range m.Elems {
+		end = max(end, e.Offset+uint32(len(e.Funcs)))
+	}
+	var candidates []bytecode.Table
+	if !used {
+		candidates = append(candidates, bytecode.Table{})
+	}
+	t := m.Table
+	if t.HasMax {
+		c := t
+		c.HasMax, c.Max = false, 0
+		candidates = append(candidates, c)
+	}
+	for _, size := range []uint32{end, t.Min - 1} {
+		if size < t.Min && size >= end {
+			c := t
+			c.Min = size
+			candidates = append(candidates, c)
+		}
+	}
+	progress := false
+	for _, c := range candidates {
+		q := cloneProgram(mz.best)
+		q.Module.Table = c
+		if c == (bytecode.Table{}) {
+			q.Module.Types = nil
+		}
+		if mz.try(q) {
+			progress = true
+		}
+	}
+	return progress
+}
+
 // compactRegs removes registers no instruction mentions (parameters stay).
 func (mz *minimizer) compactRegs() bool {
 	progress := false
@@ -374,9 +624,23 @@ func renameRegs(in *bytecode.Instr, renumber []bytecode.Reg) {
 	}
 }
 
-// simplifyArgs replaces call arguments by 0 or 1.
+// simplifyArgs replaces call arguments and the values of imported
+// globals by 0 or 1.
 func (mz *minimizer) simplifyArgs() bool {
 	progress := false
+	for _, name := range slices.Sorted(maps.Keys(mz.best.GlobalImports)) {
+		for _, v := range []uint64{0, 1} {
+			if mz.best.GlobalImports[name] == v {
+				break
+			}
+			q := cloneProgram(mz.best)
+			q.GlobalImports[name] = v
+			if mz.try(q) {
+				progress = true
+				break
+			}
+		}
+	}
 	for i := range mz.best.Calls {
 		for k := range mz.best.Calls[i].Args {
 			for _, v := range []uint64{0, 1} {

@@ -47,7 +47,7 @@ func TestGeneratorReach(t *testing.T) {
 		}
 		loops += sh.Loops
 		maxGPR, maxXMM, maxDep = max(maxGPR, sh.MaxLiveGPR), max(maxXMM, sh.MaxLiveXMM), max(maxDep, sh.MaxLoopDepth)
-		res, err := Check(p.Module, p.Calls, Options{Hosts: StandardHosts(), Configs: []string{}})
+		res, err := Check(p.Module, p.Calls, Options{Hosts: StandardHosts(), GlobalImports: p.GlobalImports, Configs: []string{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,11 +126,15 @@ func (c *nanCount) add(m *bytecode.Module, call Call, o Outcome) {
 }
 
 // TestGeneratorReachesEveryOp generates programs and requires every opcode
-// the compiled tiers lower (OpI64Const to OpF32Store, the 32-bit ones
-// included) to appear, the ops that take an immediate operand in both
-// forms, and every operand that takes either integer type (the
-// destination of a comparison, a condition, a switch index, an address,
-// memory.grow's operands) with both an i32 and an i64 register.
+// (the 32-bit ones, globals, call_indirect and unreachable included) to
+// appear, the ops that take an immediate operand in both forms, every
+// operand that takes either integer type (the destination of a
+// comparison, a condition, a switch index, an address, memory.grow's
+// operands, call_indirect's index) with both an i32 and an i64 register,
+// and every kind of global and table declaration. Running the programs in
+// the reference interpreter, some calls must end with each trap of
+// call_indirect and unreachable. Most programs must still do without
+// globals, tables and unreachable.
 func TestGeneratorReachesEveryOp(t *testing.T) {
 	n := 300
 	if testing.Short() {
@@ -138,23 +142,43 @@ func TestGeneratorReachesEveryOp(t *testing.T) {
 	}
 	count := make([]int, bytecode.NumOps)
 	forms := map[string]int{}
+	traps := map[bytecode.TrapKind]int{}
+	plain := 0
 	for _, data := range randomInputs(5, n, 4000) {
 		p, err := Generate(data, GenOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		uses := false
 		for _, f := range p.Module.Funcs {
 			for i := range f.Code {
 				in := &f.Code[i]
 				count[in.Op]++
+				uses = uses || in.Op >= bytecode.OpGlobalGet
 				for _, form := range operandForms(f, in) {
 					forms[form]++
 				}
 			}
 		}
+		for _, form := range moduleForms(p.Module) {
+			forms[form]++
+		}
+		if !uses && len(p.Module.Globals) == 0 && !p.Module.HasTable() {
+			plain++
+		}
+		res, err := Check(p.Module, p.Calls, Options{Hosts: StandardHosts(), GlobalImports: p.GlobalImports, Configs: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range res.Outcomes {
+			var trap *bytecode.Trap
+			if errors.As(o.Err, &trap) {
+				traps[trap.Kind]++
+			}
+		}
 	}
 	least, leastOp := -1, bytecode.OpInvalid
-	for op := bytecode.OpI64Const; op <= bytecode.OpF32Store; op++ {
+	for op := bytecode.OpI64Const; int(op) < bytecode.NumOps; op++ {
 		if count[op] == 0 {
 			t.Errorf("%d programs never use %s", n, op)
 		}
@@ -167,15 +191,89 @@ func TestGeneratorReachesEveryOp(t *testing.T) {
 			}
 		}
 	}
+	for _, form := range wantedModuleForms() {
+		if forms[form] == 0 {
+			t.Errorf("%d programs never have %s", n, form)
+		}
+	}
+	for _, k := range []bytecode.TrapKind{bytecode.TrapUnreachable, bytecode.TrapUndefinedElement,
+		bytecode.TrapUninitializedElement, bytecode.TrapIndirectCallTypeMismatch} {
+		t.Logf("%-32s %d", k.String()+":", traps[k])
+		if traps[k] == 0 {
+			t.Errorf("no call of %d programs ended with %s", n, k)
+		}
+	}
+	if plain < n*2/5 {
+		t.Errorf("only %d of %d programs do without globals, tables and unreachable", plain, n)
+	}
 	reached := 0
-	for op := bytecode.OpI32Const; op <= bytecode.OpF32Store; op++ {
+	for op := bytecode.OpI32Const; int(op) < bytecode.NumOps; op++ {
 		if count[op] > 0 {
 			reached++
 		}
 	}
-	t.Logf("%d programs: %d of the %d ops from %s to %s reached, the rarest %s (%d times); %d operand forms",
-		n, reached, int(bytecode.OpF32Store-bytecode.OpI32Const)+1, bytecode.OpI32Const, bytecode.OpF32Store,
+	t.Logf("%d programs (%d without globals, tables and unreachable): %d of the %d ops from %s to %s reached, the rarest %s (%d times); %d operand and declaration forms",
+		n, plain, reached, bytecode.NumOps-int(bytecode.OpI32Const), bytecode.OpI32Const, bytecode.Op(bytecode.NumOps-1),
 		leastOp, least, len(forms))
+}
+
+// moduleForms names the kinds of globals and table m declares.
+func moduleForms(m *bytecode.Module) []string {
+	var out []string
+	for _, g := range m.Globals {
+		kind := "constant"
+		if g.Mutable {
+			kind = "mutable"
+		}
+		out = append(out, fmt.Sprintf("a %s %s global", kind, g.Type))
+		if g.Import != "" {
+			out = append(out, fmt.Sprintf("an imported %s %s global", kind, g.Type))
+		}
+		if g.Export != "" {
+			out = append(out, fmt.Sprintf("an exported %s %s global", kind, g.Type))
+		}
+	}
+	if !m.HasTable() {
+		return out
+	}
+	t := &m.Table
+	if t.HasMax {
+		out = append(out, "a table with a maximum")
+	}
+	if t.Export != "" {
+		out = append(out, "an exported table")
+	}
+	if t.Min == 0 {
+		out = append(out, "a table of no entries")
+	}
+	entries := m.TableFuncs()
+	if len(entries) < int(t.Min) || slices.Contains(entries, -1) {
+		out = append(out, "a table with null entries")
+	}
+	funcIDs, typeIDs := m.SignatureIDs()
+	for i, id := range typeIDs {
+		if slices.Contains(typeIDs[:i], id) {
+			out = append(out, "two equal signatures")
+		}
+		if !slices.Contains(funcIDs, id) {
+			out = append(out, "a signature no function has")
+		}
+	}
+	return out
+}
+
+// wantedModuleForms lists the forms of moduleForms that programs must
+// have.
+func wantedModuleForms() []string {
+	var out []string
+	for _, t := range valueTypes {
+		for _, kind := range []string{"constant", "mutable"} {
+			out = append(out, fmt.Sprintf("a %s %s global", kind, t), fmt.Sprintf("an imported %s %s global", kind, t),
+				fmt.Sprintf("an exported %s %s global", kind, t))
+		}
+	}
+	return append(out, "a table with a maximum", "an exported table", "a table of no entries",
+		"a table with null entries", "two equal signatures", "a signature no function has")
 }
 
 // operandForms names the forms in which in uses its operands that have a

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,8 +15,10 @@ import (
 )
 
 // FormatProgram writes p in the text form of bytecode, preceded by comment
-// lines: note (one comment line per line of it) and one "; call NAME ARGS"
-// line per call, with arguments in hexadecimal. ParseProgram reads it back.
+// lines: note (one comment line per line of it), one "; call NAME ARGS"
+// line per call, with arguments in hexadecimal, and one "; global "IMPORT"
+// VALUE" line per value of an imported global (the import name quoted as
+// in Go, in sorted order). ParseProgram reads it back.
 func FormatProgram(p *Program, note string) string {
 	var b strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(note), "\n") {
@@ -29,12 +33,16 @@ func FormatProgram(p *Program, note string) string {
 		}
 		b.WriteByte('\n')
 	}
+	for _, name := range slices.Sorted(maps.Keys(p.GlobalImports)) {
+		fmt.Fprintf(&b, "; global %s %#x\n", strconv.Quote(name), p.GlobalImports[name])
+	}
 	b.Write(bytecode.Disassemble(p.Module))
 	return b.String()
 }
 
 // ParseProgram reads a program written by FormatProgram: the module from
-// the bytecode text, the calls from its "; call" comment lines.
+// the bytecode text, the calls from its "; call" comment lines and the
+// values of imported globals from its "; global" ones.
 func ParseProgram(src []byte) (*Program, error) {
 	m, err := bytecode.Assemble(src)
 	if err != nil {
@@ -42,7 +50,14 @@ func ParseProgram(src []byte) (*Program, error) {
 	}
 	p := &Program{Module: m}
 	for i, line := range strings.Split(string(src), "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "; call ")
+		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, "; global "); ok {
+			if err := parseGlobalImport(p, rest); err != nil {
+				return nil, fmt.Errorf("line %d: %w", i+1, err)
+			}
+			continue
+		}
+		rest, ok := strings.CutPrefix(line, "; call ")
 		if !ok {
 			continue
 		}
@@ -64,6 +79,29 @@ func ParseProgram(src []byte) (*Program, error) {
 		return nil, fmt.Errorf("no \"; call\" lines")
 	}
 	return p, nil
+}
+
+// parseGlobalImport reads the rest of a "; global" line into
+// p.GlobalImports.
+func parseGlobalImport(p *Program, rest string) error {
+	quoted, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return fmt.Errorf("global import name: %w", err)
+	}
+	name, _ := strconv.Unquote(quoted)
+	fields := strings.Fields(rest[len(quoted):])
+	if len(fields) != 1 {
+		return fmt.Errorf("global import %q: want one value", name)
+	}
+	v, err := strconv.ParseUint(fields[0], 0, 64)
+	if err != nil {
+		return fmt.Errorf("global import %q: %w", name, err)
+	}
+	if p.GlobalImports == nil {
+		p.GlobalImports = map[string]uint64{}
+	}
+	p.GlobalImports[name] = v
+	return nil
 }
 
 // WriteRegression writes p with FormatProgram to dir (created if needed),

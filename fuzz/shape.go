@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/kiln-jit/kiln/bytecode"
@@ -19,19 +20,28 @@ type Shape struct {
 	// class live at once at any point of any lowered function (x86-64
 	// has 16 registers of each).
 	MaxLiveGPR, MaxLiveXMM int
+	// Unlowered counts the functions that use an instruction the
+	// compiled tiers do not lower yet (see lower.Supports); they are left
+	// out of the other measurements.
+	Unlowered int
 }
 
-// MeasureShape lowers m for every CPU feature and measures it.
+// MeasureShape lowers m's functions for every CPU feature and measures
+// them.
 func MeasureShape(m *bytecode.Module) (Shape, error) {
 	var sh Shape
 	for _, f := range m.Funcs {
 		sh.Instructions += len(f.Code)
 	}
-	funcs, err := lower.Module(m, lower.FullTarget())
-	if err != nil {
-		return sh, fmt.Errorf("fuzz: measure: %w", err)
-	}
-	for _, f := range funcs {
+	for i := range m.Funcs {
+		f, err := lower.Func(m, i, lower.Options{Target: lower.FullTarget()})
+		if errors.Is(err, lower.ErrUnsupported) {
+			sh.Unlowered++
+			continue
+		}
+		if err != nil {
+			return sh, fmt.Errorf("fuzz: measure: %w", err)
+		}
 		loops := mir.Analyze(f).Loops
 		for i := range loops.Loops {
 			l := &loops.Loops[i]

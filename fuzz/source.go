@@ -5,9 +5,12 @@ package fuzz
 // the generator makes 0 its simplest choice, so generation always ends and
 // always yields a valid program. Small changes to the bytes (what a fuzzing
 // engine's mutations do) change a few decisions, not the whole program.
+//
+// A backward source reads the bytes from the last one to the first.
 type source struct {
-	data []byte
-	pos  int
+	data     []byte
+	pos      int
+	backward bool
 }
 
 // exhausted reports whether every byte has been used.
@@ -19,6 +22,9 @@ func (s *source) byte() byte {
 		return 0
 	}
 	b := s.data[s.pos]
+	if s.backward {
+		b = s.data[len(s.data)-1-s.pos]
+	}
 	s.pos++
 	return b
 }
