@@ -226,6 +226,9 @@ func (g *generator) generate() (*Program, error) {
 		default:
 			fsig = sig(append(types(bytecode.I64), g.randTypes(4)...), g.randTypes(3))
 		}
+		if i < nfuncs-1 {
+			fsig.Params = append(fsig.Params, g.stackParams()...)
+		}
 		g.funcs = append(g.funcs, &funcInfo{fb: g.mb.Func(name, fsig.Params, fsig.Results), sig: fsig})
 	}
 	for _, imp := range standardImports {
@@ -272,6 +275,28 @@ func (g *generator) generate() (*Program, error) {
 // randType returns a value type: i64 most often, then i32, f64 and f32.
 func (g *generator) randType() bytecode.Type {
 	return []bytecode.Type{bytecode.I64, bytecode.I32, bytecode.F64, bytecode.F32}[g.src.pick([]int{4, 3, 2, 2})]
+}
+
+// stackParams returns, for one function in six, extra parameters of one
+// register class, enough that some of the function's arguments are passed
+// on the stack. The decision comes from the feature source, so the
+// functions that get none are generated as before.
+func (g *generator) stackParams() []bytecode.Type {
+	s := g.fsrc
+	if !s.chance(1, 6) {
+		return nil
+	}
+	ts := []bytecode.Type{bytecode.I64, bytecode.I32}
+	n := 5 + s.intn(5)
+	if s.chance(1, 2) {
+		ts = []bytecode.Type{bytecode.F64, bytecode.F32}
+		n += 2
+	}
+	out := make([]bytecode.Type, n)
+	for i := range out {
+		out[i] = ts[s.intn(2)]
+	}
+	return out
 }
 
 func (g *generator) randTypes(max int) []bytecode.Type {

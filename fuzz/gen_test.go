@@ -141,7 +141,7 @@ func TestMinimizeShrinksToTheCause(t *testing.T) {
 // TestMinimizeHandlesGlobalsAndTables minimizes generated programs whose
 // first call traps in call_indirect or at unreachable, keeping only the
 // trap's kind: what is left must be valid, small, and without globals,
-// signatures and element segments nothing needs.
+// signatures and element segments the trap does not need.
 func TestMinimizeHandlesGlobalsAndTables(t *testing.T) {
 	kinds := map[bytecode.TrapKind]bool{bytecode.TrapUnreachable: true, bytecode.TrapUndefinedElement: true,
 		bytecode.TrapUninitializedElement: true, bytecode.TrapIndirectCallTypeMismatch: true}
@@ -184,8 +184,15 @@ func TestMinimizeHandlesGlobalsAndTables(t *testing.T) {
 			t.Errorf("%s: unused globals or signatures are left:\n%s", kind, text)
 		case kind == bytecode.TrapUnreachable && (m.HasTable() || len(m.Elems) > 0):
 			t.Errorf("%s: the table is left:\n%s", kind, text)
-		case kind != bytecode.TrapIndirectCallTypeMismatch && len(m.Elems) > 0:
-			t.Errorf("%s: element segments are left:\n%s", kind, text)
+		}
+		// Every element segment left is needed: without it the program
+		// no longer traps that way.
+		for e := range m.Elems {
+			r := cloneProgram(q)
+			r.Module.Elems = append(r.Module.Elems[:e], r.Module.Elems[e+1:]...)
+			if bytecode.Verify(r.Module) == nil && trapKind(r) == kind {
+				t.Errorf("%s: element segment %d is left, yet not needed:\n%s", kind, e, text)
+			}
 		}
 		for _, g := range m.Globals {
 			if _, ok := q.GlobalImports[g.Import]; g.Import != "" && !ok {
