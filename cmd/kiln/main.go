@@ -1,6 +1,6 @@
 // Command kiln runs, assembles, disassembles and verifies kiln bytecode.
 //
-//	kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [LIMITS] FILE [ARG...]
+//	kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
 //	kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
 //	kiln asm [-o OUT.kbc] FILE.kasm
 //	kiln disasm [-o OUT.kasm] FILE.kbc
@@ -70,6 +70,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +85,7 @@ func main() {
 }
 
 const usage = `usage:
-  kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [LIMITS] FILE [ARG...]
+  kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
   kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
   kiln asm [-o OUT.kbc] FILE.kasm
   kiln disasm [-o OUT.kasm] FILE.kbc
@@ -243,7 +244,8 @@ type runFlags struct {
 	stats   bool
 	timeout time.Duration
 	opts    jit.Options
-	pages   uint64 // -max-memory-pages, checked before it becomes opts.MaxMemoryPages
+	pages   uint64   // -max-memory-pages, checked before it becomes opts.MaxMemoryPages
+	globals []string // -global NAME=VALUE, in order
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -258,6 +260,10 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.opts.MaxFunctions, "max-functions", 0, "most functions in the module (0: the format's limit)")
 	fs.IntVar(&f.opts.MaxFunctionInstrs, "max-function-instrs", 0, "most instructions in one function (0: the format's limit)")
 	fs.IntVar(&f.opts.MaxRegisters, "max-registers", 0, "most registers in one function (0: the format's limit)")
+	fs.Func("global", "value of an imported global, as NAME=VALUE (repeatable)", func(v string) error {
+		f.globals = append(f.globals, v)
+		return nil
+	})
 	fs.Int64Var(&f.opts.MaxCompileBytes, "max-compile-bytes", 0, "estimated compile memory per function for the compiled tiers; a module over it runs in the interpreter (0: the default, negative: no limit)")
 }
 
@@ -382,6 +388,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	if err := rf.globalImports(mod, imports); err != nil {
+		return flagError{err}
+	}
 	inst, err := mod.Instantiate(imports)
 	if err != nil {
 		if rf.pages > 0 {
@@ -401,6 +410,29 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	for i, t := range sig.Results {
 		fmt.Fprintln(out, formatValue(t, results[i]))
+	}
+	return nil
+}
+
+// globalImports adds the values the -global flags give to the module's
+// imported globals to imports, each parsed as a value of the global's
+// type.
+func (f *runFlags) globalImports(mod *jit.Module, imports jit.Imports) error {
+	for _, spec := range f.globals {
+		name, value, ok := strings.Cut(spec, "=")
+		if !ok {
+			return fmt.Errorf("-global %q: want NAME=VALUE", spec)
+		}
+		i := slices.IndexFunc(mod.GlobalImports(), func(g bytecode.Global) bool { return g.Import == name })
+		if i < 0 {
+			return fmt.Errorf("-global %s: the module imports no global %q", spec, name)
+		}
+		t := mod.GlobalImports()[i].Type
+		v, err := parseArgs([]bytecode.Type{t}, []string{value})
+		if err != nil {
+			return fmt.Errorf("-global %s: %w", spec, err)
+		}
+		imports[name] = jit.GlobalValue(t, v[0])
 	}
 	return nil
 }

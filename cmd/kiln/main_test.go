@@ -199,6 +199,36 @@ func TestRunLimits(t *testing.T) {
 	}
 }
 
+// TestRunGlobals gives imported globals their values with -global, in
+// every tier.
+func TestRunGlobals(t *testing.T) {
+	const mod = "testdata/globals.kasm"
+	for _, tier := range []string{"interp", "baseline", "optimizing"} {
+		for _, tt := range []struct {
+			name    string
+			args    []string
+			status  int
+			out     string
+			errPart string
+		}{
+			{"both given", []string{"-global", "base=5", "-global", "scale=1.25", mod, "1"}, 0, "12\n2.5\n", ""},
+			{"one missing", []string{"-global", "base=5", mod, "1"}, 1, "", `missing import "scale"`},
+			{"unknown global", []string{"-global", "base=5", "-global", "scale=1", "-global", "bias=2", mod, "1"}, 2, "",
+				`-global bias=2: the module imports no global "bias"`},
+			{"not NAME=VALUE", []string{"-global", "base", mod, "1"}, 2, "", `-global "base": want NAME=VALUE`},
+			{"value of the wrong type", []string{"-global", "base=1.5", "-global", "scale=1", mod, "1"}, 2, "", "-global base=1.5: "},
+		} {
+			t.Run(tier+"/"+tt.name, func(t *testing.T) {
+				args := append([]string{"run", "-tier=" + tier}, tt.args...)
+				status, out, errOut := kiln(t, "", args...)
+				if status != tt.status || out != tt.out || !strings.Contains(errOut, tt.errPart) {
+					t.Errorf("kiln %q = %d, stdout %q, stderr %q; want %d, %q, %q", args, status, out, errOut, tt.status, tt.out, tt.errPart)
+				}
+			})
+		}
+	}
+}
+
 // TestRunCompileLimit checks that a module over -max-compile-bytes runs in
 // the interpreter, saying why.
 func TestRunCompileLimit(t *testing.T) {
