@@ -230,3 +230,129 @@ func BenchmarkHostCallOverhead(b *testing.B) {
 		})
 	}
 }
+
+// callsSource calls a small function n times directly, through the table,
+// and through a global (a loop that keeps its counter in a global).
+const callsSource = `type unop (i64) -> (i64)
+global count i64 mut = 0
+table 1
+elem 0 inc
+
+func inc (i64) -> (i64)
+  i64.add r0, r0, 1
+  ret r0
+end
+
+func direct (i64) -> (i64)
+  regs i64
+  i64.const r1, 0
+loop:
+  br.le_s r0, 0, done
+  call inc (r1) -> (r1)
+  i64.sub r0, r0, 1
+  jump loop
+done:
+  ret r1
+end
+
+func indirect (i64) -> (i64)
+  regs i64 i64
+  i64.const r1, 0
+  i64.const r2, 0
+loop:
+  br.le_s r0, 0, done
+  call_indirect unop, r2 (r1) -> (r1)
+  i64.sub r0, r0, 1
+  jump loop
+done:
+  ret r1
+end
+
+func counted (i64) -> (i64)
+  regs i64
+  i64.const r1, 0
+  global.set count, r1
+loop:
+  br.le_s r0, 0, done
+  global.get r1, count
+  i64.add r1, r1, 1
+  global.set count, r1
+  i64.sub r0, r0, 1
+  jump loop
+done:
+  global.get r1, count
+  ret r1
+end
+
+export "direct" direct
+export "indirect" indirect
+export "counted" counted
+`
+
+// BenchmarkCalls runs 10,000 calls of a one-instruction function directly
+// and through call_indirect, and a loop of as many iterations whose
+// counter lives in a global, in the interpreter and the compiled tiers,
+// and reports each one's time per iteration and, per tier:
+//
+//	<tier>-indirect-x-direct  call_indirect time / direct call time (the
+//	                          cost of the bounds and signature checks)
+//	<tier>-global-x-direct    global loop time / direct call loop time
+func BenchmarkCalls(b *testing.B) {
+	const n = 10000
+	ctx := context.Background()
+	tiers := []Tier{TierInterp, TierBaseline, TierOptimizing}
+	var fns [3][3]*Function
+	for t, tier := range tiers {
+		mod, err := newEngine(b, Options{Tier: tier}).LoadText([]byte(callsSource))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if mod.Tier() != tier {
+			b.Skipf("module runs in %s: %v", mod.Tier(), mod.CompileError())
+		}
+		inst, err := mod.Instantiate(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for k, name := range []string{"direct", "indirect", "counted"} {
+			if fns[t][k], err = inst.Func(name); err != nil {
+				b.Fatal(err)
+			}
+			if got, err := fns[t][k].Call(ctx, n); err != nil || got[0] != n {
+				b.Fatalf("%s in %s = %v, %v; want %d", name, tier, got, err, n)
+			}
+		}
+	}
+	var times [3][3]time.Duration
+	args, res := []uint64{n}, make([]uint64, 1)
+	calls := 0
+	start := time.Now()
+	for b.Loop() {
+		if err := fns[0][0].CallInto(ctx, args, res); err != nil {
+			b.Fatal(err)
+		}
+		calls++
+	}
+	times[0][0] = time.Since(start)
+	for t := range tiers {
+		for k := range fns[t] {
+			if t == 0 && k == 0 {
+				continue
+			}
+			start := time.Now()
+			for range calls {
+				if err := fns[t][k].CallInto(ctx, args, res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			times[t][k] = time.Since(start)
+		}
+	}
+	for t, tier := range tiers {
+		for k, name := range []string{"direct", "indirect", "global"} {
+			b.ReportMetric(float64(times[t][k])/float64(calls*n), tier.String()+"-"+name+"-ns/iter")
+		}
+		b.ReportMetric(float64(times[t][1])/float64(times[t][0]), tier.String()+"-indirect-x-direct")
+		b.ReportMetric(float64(times[t][2])/float64(times[t][0]), tier.String()+"-global-x-direct")
+	}
+}
