@@ -54,7 +54,9 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 	c := &compiledInstance{prog: prog, cm: cm, thread: th, table: append([]uintptr(nil), cm.entries...),
 		mem: mem, globals: globals, hosts: hosts, cfg: cfg}
 	c.poll.Periodic = true
-	th.Ctx.FuncTable = uintptr(unsafe.Pointer(&c.table[0]))
+	if len(c.table) > 0 {
+		th.Ctx.FuncTable = uintptr(unsafe.Pointer(&c.table[0]))
+	}
 	if len(globals) > 0 {
 		th.Ctx.Globals = uintptr(unsafe.Pointer(&globals[0]))
 	}

@@ -468,3 +468,27 @@ func TestIndirectCallTrapThroughAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestModuleWithoutFunctions instantiates a module of data and globals
+// only, in every tier.
+func TestModuleWithoutFunctions(t *testing.T) {
+	for _, cfg := range tierConfigs {
+		t.Run(cfg.name, func(t *testing.T) {
+			mod, err := newEngine(t, cfg.opts).LoadText([]byte("memory 1 1\ndata 3 \"abc\"\nglobal g i32 mut = 7 export \"g\"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCompiled(t, cfg.opts.Tier, mod)
+			inst, err := mod.Instantiate(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, _, err := inst.Global("g"); err != nil || v != 7 {
+				t.Errorf("global g = %d, %v; want 7", v, err)
+			}
+			if got := string(inst.Memory()[3:6]); got != "abc" {
+				t.Errorf("memory holds %q, want %q", got, "abc")
+			}
+		})
+	}
+}
