@@ -1,0 +1,187 @@
+// Package link instantiates translated WebAssembly modules on kiln: it
+// resolves a module's imports (host functions written in Go, the exports
+// of other instances, global values) with the types Wasm requires,
+// evaluates the constant expressions that read imported globals, checks
+// that the element and data segments fit, loads the kiln module into an
+// engine, runs the start function, and calls exports with Wasm's types.
+package link
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/examples/wasm/translate"
+	"github.com/kiln-jit/kiln/jit"
+)
+
+// Extern is what an import resolves to: a *Func or a *Global.
+type Extern interface {
+	kind() binary.ExternKind
+}
+
+// Func is a function a module can import: its Wasm type and its code,
+// which works on values in the API representation of package jit (32-bit
+// values zero-extended, floats as their bits).
+type Func struct {
+	Type binary.FuncType
+	Fn   jit.RawHostFunc
+}
+
+func (*Func) kind() binary.ExternKind { return binary.ExternFunc }
+
+// Global is the value of a global a module imports.
+type Global struct {
+	Type  binary.GlobalType
+	Value uint64
+}
+
+func (*Global) kind() binary.ExternKind { return binary.ExternGlobal }
+
+// Resolver finds what an import (module name, field name) refers to; ok
+// is false when nothing does.
+type Resolver func(module, name string) (x Extern, ok bool)
+
+// Imports is a Resolver over a map from module name to field name.
+type Imports map[string]map[string]Extern
+
+// Resolve looks the import up in the map.
+func (im Imports) Resolve(module, name string) (Extern, bool) {
+	x, ok := im[module][name]
+	return x, ok
+}
+
+// Error reports an import that cannot be satisfied, in the
+// specification's words ("unknown import", "incompatible import type").
+type Error struct {
+	Module, Name string
+	Msg          string
+}
+
+// Error formats the error with the import's names.
+func (e *Error) Error() string {
+	return fmt.Sprintf("link: import %q %q: %s", e.Module, e.Name, e.Msg)
+}
+
+// Instance is an instantiated module.
+type Instance struct {
+	Module *translate.Module
+	// Kiln is the kiln instance: its memory, globals and statistics.
+	Kiln *jit.Instance
+}
+
+// Instantiate links m with the imports resolve finds, loads it into
+// engine and runs its start function. A trap in the start function is
+// returned as an error wrapping the *bytecode.Trap.
+func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, resolve Resolver) (*Instance, error) {
+	imports := jit.Imports{}
+	var globals []uint64
+	for _, im := range m.Imports {
+		var x Extern
+		ok := false
+		if resolve != nil {
+			x, ok = resolve(im.Module, im.Name)
+		}
+		if !ok || x == nil {
+			return nil, &Error{Module: im.Module, Name: im.Name, Msg: "unknown import: nothing provides this " + im.Kind.String()}
+		}
+		if x.kind() != im.Kind {
+			return nil, &Error{Module: im.Module, Name: im.Name, Msg: fmt.Sprintf("incompatible import type: a %s, the module imports a %s", x.kind(), im.Kind)}
+		}
+		switch x := x.(type) {
+		case *Func:
+			if !x.Type.Equal(im.Func) {
+				return nil, &Error{Module: im.Module, Name: im.Name, Msg: fmt.Sprintf("incompatible import type: function of type %s, the module imports %s", x.Type, im.Func)}
+			}
+			sig := m.Bytecode().Hosts[im.Index].Sig
+			imports[im.Key] = jit.RawHost(sig.Params, sig.Results, x.Fn)
+		case *Global:
+			if x.Type != im.Global {
+				return nil, &Error{Module: im.Module, Name: im.Name, Msg: fmt.Sprintf("incompatible import type: global of type %s, the module imports %s", globalTypeString(x.Type), globalTypeString(im.Global))}
+			}
+			v := x.Value
+			if x.Type.Type == binary.I32 || x.Type.Type == binary.F32 {
+				v = uint64(uint32(v))
+			}
+			globals = append(globals, v)
+			g := m.Bytecode().Globals[im.Index]
+			imports[im.Key] = jit.GlobalValue(g.Type, v)
+		}
+	}
+	bm, err := m.Resolve(globals)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := engine.LoadContext(ctx, bm)
+	if err != nil {
+		return nil, fmt.Errorf("link: loading the kiln module: %w", err)
+	}
+	inst, err := mod.Instantiate(imports)
+	if err != nil {
+		return nil, fmt.Errorf("link: %w", err)
+	}
+	i := &Instance{Module: m, Kiln: inst}
+	if m.Start != "" {
+		if _, err := inst.Call(ctx, m.Start); err != nil {
+			return nil, fmt.Errorf("start function: %w", err)
+		}
+	}
+	return i, nil
+}
+
+func globalTypeString(g binary.GlobalType) string {
+	if g.Mutable {
+		return "(mut " + g.Type.String() + ")"
+	}
+	return g.Type.String()
+}
+
+// Call calls the exported function name with args (in the API
+// representation) and returns its results.
+func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
+	e, ok := i.Module.Export(name)
+	if !ok || e.Kind != binary.ExternFunc {
+		return nil, fmt.Errorf("no exported function %q", name)
+	}
+	if len(args) != len(e.Func.Params) {
+		return nil, fmt.Errorf("function %q takes %d arguments (%s), got %d", name, len(e.Func.Params), e.Func, len(args))
+	}
+	return i.Kiln.Call(ctx, e.Key, args...)
+}
+
+// Export returns the export name as an Extern that another module can
+// import: a *Func that calls into this instance, or a *Global holding
+// the global's current value. Memories and tables cannot be shared.
+func (i *Instance) Export(name string) (Extern, error) {
+	e, ok := i.Module.Export(name)
+	if !ok {
+		return nil, fmt.Errorf("no export %q", name)
+	}
+	switch e.Kind {
+	case binary.ExternFunc:
+		f, err := i.Kiln.Func(e.Key)
+		if err != nil {
+			return nil, err
+		}
+		return &Func{Type: e.Func, Fn: func(c *jit.Caller, args, results []uint64) error {
+			return f.CallInto(c.Context(), args, results)
+		}}, nil
+	case binary.ExternGlobal:
+		v, _, err := i.Kiln.Global(e.Key)
+		if err != nil {
+			return nil, err
+		}
+		return &Global{Type: e.Global, Value: v}, nil
+	}
+	return nil, fmt.Errorf("export %q is a %s: only functions and globals can be imported from a kiln instance", name, e.Kind)
+}
+
+// Global returns the value of the exported global name.
+func (i *Instance) Global(name string) (uint64, error) {
+	e, ok := i.Module.Export(name)
+	if !ok || e.Kind != binary.ExternGlobal {
+		return 0, fmt.Errorf("no exported global %q", name)
+	}
+	v, _, err := i.Kiln.Global(e.Key)
+	return v, err
+}

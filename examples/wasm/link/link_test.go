@@ -1,0 +1,312 @@
+package link_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	w "github.com/kiln-jit/kiln/examples/wasm/internal/wasmtest"
+	"github.com/kiln-jit/kiln/examples/wasm/link"
+	"github.com/kiln-jit/kiln/examples/wasm/translate"
+	"github.com/kiln-jit/kiln/jit"
+)
+
+var tiers = []jit.Tier{jit.TierInterp, jit.TierBaseline, jit.TierOptimizing}
+
+var (
+	i32 = binary.I32
+	i64 = binary.I64
+)
+
+func vt(ts ...binary.ValType) []binary.ValType { return ts }
+
+func translateBytes(t *testing.T, b []byte) *translate.Module {
+	t.Helper()
+	m, err := binary.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := translate.Translate(m, translate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+// hostModule builds a module that imports env.add (i32 i32 -> i32) and
+// the immutable global env.base, puts the import in its table at entry
+// base and data at byte base, initializes a global from base, has a start
+// function that stores add(base, 1) at byte 0 of memory, and exports the
+// imported function and a function that calls it through the table.
+func hostModule() []byte {
+	var b w.Builder
+	add := b.Type(vt(i32, i32), vt(i32))
+	void := b.Type(nil, nil)
+	get := b.Type(vt(i32), vt(i32))
+	fAdd := b.ImportFunc("env", "add", add)
+	base := b.ImportGlobal("env", "base", i32, false)
+	b.Table(8, -1)
+	b.Memory(1, 1)
+	g := b.Global(i32, false, w.Op(binary.OpGlobalGet, base))
+	start := b.Func(void, nil,
+		w.I32Const(0),
+		w.Op(binary.OpGlobalGet, base), w.I32Const(1), w.Op(binary.OpCall, fAdd),
+		w.Mem(binary.OpI32Store8, 0, 0))
+	viaTable := b.Func(add, nil,
+		w.Op(binary.OpLocalGet, 0), w.Op(binary.OpLocalGet, 1),
+		w.Op(binary.OpGlobalGet, base), w.Op(binary.OpCallIndirect, add), []byte{0})
+	load := b.Func(get, nil, w.Op(binary.OpLocalGet, 0), w.Mem(binary.OpI32Load8U, 0, 0))
+	b.Start(start)
+	b.Elem(w.Op(binary.OpGlobalGet, base), fAdd)
+	b.Data(w.Op(binary.OpGlobalGet, base), []byte{42})
+	b.Export("add", binary.ExternFunc, fAdd)
+	b.Export("via_table", binary.ExternFunc, viaTable)
+	b.Export("load", binary.ExternFunc, load)
+	b.Export("g", binary.ExternGlobal, g)
+	b.Export("", binary.ExternMemory, 0)
+	return b.Bytes()
+}
+
+func env(base int32, calls *int) link.Imports {
+	return link.Imports{"env": {
+		"add": &link.Func{Type: binary.FuncType{Params: vt(i32, i32), Results: vt(i32)}, Fn: func(_ *jit.Caller, args, results []uint64) error {
+			*calls++
+			results[0] = uint64(uint32(int32(args[0]) + int32(args[1])))
+			return nil
+		}},
+		"base": &link.Global{Type: binary.GlobalType{Type: i32}, Value: uint64(uint32(base))},
+	}}
+}
+
+func TestImportsAndStart(t *testing.T) {
+	m := translateBytes(t, hostModule())
+	ctx := context.Background()
+	for _, tier := range tiers {
+		t.Run(tier.String(), func(t *testing.T) {
+			engine, err := jit.NewEngine(jit.Options{Tier: tier})
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			inst, err := link.Instantiate(ctx, engine, m, env(5, &calls).Resolve)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if calls != 1 {
+				t.Errorf("the start function made %d host calls, want 1", calls)
+			}
+			for _, c := range []struct {
+				fn   string
+				args []uint64
+				want uint64
+			}{
+				{"load", []uint64{0}, 6},  // written by the start function: add(5, 1)
+				{"load", []uint64{5}, 42}, // the data segment at base
+				{"add", []uint64{2, 3}, 5},
+				{"via_table", []uint64{7, 8}, 15},
+			} {
+				got, err := inst.Call(ctx, c.fn, c.args...)
+				if err != nil || len(got) != 1 || got[0] != c.want {
+					t.Errorf("%s%v = %v, %v; want %d", c.fn, c.args, got, err, c.want)
+				}
+			}
+			if g, err := inst.Global("g"); err != nil || g != 5 {
+				t.Errorf("global g = %d, %v; want 5", g, err)
+			}
+			if calls != 3 {
+				t.Errorf("%d host calls, want 3", calls)
+			}
+			if e, ok := m.Export(""); !ok || e.Kind != binary.ExternMemory {
+				t.Errorf("memory export: %+v %v", e, ok)
+			}
+		})
+	}
+}
+
+func TestLinkErrors(t *testing.T) {
+	m := translateBytes(t, hostModule())
+	calls := 0
+	good := env(5, &calls)
+	badAdd := link.Imports{"env": {"add": &link.Func{Type: binary.FuncType{Params: vt(i32), Results: vt(i32)}}, "base": good["env"]["base"]}}
+	badBase := link.Imports{"env": {"add": good["env"]["add"], "base": &link.Global{Type: binary.GlobalType{Type: i64}}}}
+	swapped := link.Imports{"env": {"add": good["env"]["base"], "base": good["env"]["add"]}}
+	tests := []struct {
+		name    string
+		imports link.Imports
+		want    string
+	}{
+		{"missing import", link.Imports{}, `link: import "env" "add": unknown import: nothing provides this func`},
+		{"function type", badAdd, `link: import "env" "add": incompatible import type: function of type [i32] -> [i32], the module imports [i32 i32] -> [i32]`},
+		{"global type", badBase, `link: import "env" "base": incompatible import type: global of type i64, the module imports i32`},
+		{"kind", swapped, `link: import "env" "add": incompatible import type: a global, the module imports a func`},
+		{"element segment out of the table", env(8, &calls), "link: elements segment does not fit: segment 0 covers entries 8..9 of a table of 8"},
+		{"element segments are checked first", env(65536, &calls), "link: elements segment does not fit: segment 0 covers entries 65536..65537 of a table of 8"},
+	}
+	engine, err := jit.NewEngine(jit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := link.Instantiate(context.Background(), engine, m, tc.imports.Resolve)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDataDoesNotFit(t *testing.T) {
+	var b w.Builder
+	base := b.ImportGlobal("env", "base", i32, false)
+	b.Memory(1, -1)
+	b.Data(w.I32Const(10), []byte("ok"))
+	b.Data(w.Op(binary.OpGlobalGet, base), []byte("abc"))
+	m := translateBytes(t, b.Bytes())
+	engine, err := jit.NewEngine(jit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		base uint64
+		want string
+	}{
+		{65533, ""},
+		{65534, "link: data segment does not fit: segment 1 covers bytes 65534..65537 of a memory of 65536"},
+		{0xffffffff, "link: data segment does not fit: segment 1 covers bytes 4294967295..4294967298 of a memory of 65536"},
+	} {
+		imports := link.Imports{"env": {"base": &link.Global{Type: binary.GlobalType{Type: i32}, Value: c.base}}}
+		inst, err := link.Instantiate(context.Background(), engine, m, imports.Resolve)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("base %d: %v", c.base, err)
+		case c.want == "":
+			if mem := inst.Kiln.Memory(); string(mem[10:12]) != "ok" || string(mem[65533:]) != "abc" {
+				t.Errorf("base %d: the segments were not copied", c.base)
+			}
+		case err == nil || err.Error() != c.want:
+			t.Errorf("base %d: error %v, want %q", c.base, err, c.want)
+		}
+	}
+}
+
+func TestStartTrap(t *testing.T) {
+	var b w.Builder
+	void := b.Type(nil, nil)
+	b.Start(b.Func(void, nil, w.Ops(binary.OpUnreachable)))
+	m := translateBytes(t, b.Bytes())
+	engine, err := jit.NewEngine(jit.Options{Tier: jit.TierOptimizing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = link.Instantiate(context.Background(), engine, m, nil)
+	trap, ok := translate.TrapOf(err)
+	if !ok || translate.TrapMessage(trap.Kind) != "unreachable" || !strings.HasPrefix(err.Error(), "start function: ") {
+		t.Errorf("error %v, want a trap in the start function", err)
+	}
+}
+
+// TestCrossInstance imports a function exported by another instance and
+// checks that a trap in it is found as the innermost trap.
+func TestCrossInstance(t *testing.T) {
+	var a w.Builder
+	bin := a.Type(vt(i32, i32), vt(i32))
+	div := a.Func(bin, nil, w.Op(binary.OpLocalGet, 0), w.Op(binary.OpLocalGet, 1), w.Ops(0x6d))
+	a.Export("div", binary.ExternFunc, div)
+	gi := a.Global(i64, false, w.I64Const(-3))
+	a.Export("k", binary.ExternGlobal, gi)
+
+	var b w.Builder
+	bbin := b.Type(vt(i32, i32), vt(i32))
+	imp := b.ImportFunc("a", "div", bbin)
+	k := b.ImportGlobal("a", "k", i64, false)
+	f := b.Func(bbin, nil,
+		w.Op(binary.OpLocalGet, 0), w.Op(binary.OpLocalGet, 1), w.Op(binary.OpCall, imp),
+		w.Op(binary.OpGlobalGet, k), w.Ops(0xa7 /* i32.wrap_i64 */, 0x6a /* i32.add */))
+	b.Export("div_plus_k", binary.ExternFunc, f)
+
+	ma, mb := translateBytes(t, a.Bytes()), translateBytes(t, b.Bytes())
+	ctx := context.Background()
+	for _, tier := range tiers {
+		t.Run(tier.String(), func(t *testing.T) {
+			engine, err := jit.NewEngine(jit.Options{Tier: tier})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ia, err := link.Instantiate(ctx, engine, ma, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resolve := func(module, name string) (link.Extern, bool) {
+				if module != "a" {
+					return nil, false
+				}
+				x, err := ia.Export(name)
+				return x, err == nil
+			}
+			ib, err := link.Instantiate(ctx, engine, mb, resolve)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ib.Call(ctx, "div_plus_k", 20, 4)
+			if err != nil || got[0] != 2 {
+				t.Errorf("div_plus_k(20, 4) = %v, %v; want 2", got, err)
+			}
+			_, err = ib.Call(ctx, "div_plus_k", 1, 0)
+			trap, ok := translate.TrapOf(err)
+			if !ok || translate.TrapMessage(trap.Kind) != "integer divide by zero" {
+				t.Errorf("div_plus_k(1, 0): %v, want a divide by zero trap", err)
+			}
+			if _, err := ib.Call(ctx, "nope"); err == nil {
+				t.Error("call of a missing export succeeded")
+			}
+		})
+	}
+}
+
+func TestUnsupported(t *testing.T) {
+	build := func(f func(b *w.Builder)) []byte {
+		var b w.Builder
+		f(&b)
+		return b.Bytes()
+	}
+	tests := []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"imported memory", build(func(b *w.Builder) { b.ImportRaw("env", "mem", 2, 0, 1) }),
+			`unsupported: import of memory "env" "mem": a kiln instance owns its memory`},
+		{"imported table", build(func(b *w.Builder) { b.ImportRaw("env", "tab", 1, 0x70, 0, 1) }),
+			`unsupported: import of table "env" "tab": kiln cannot instantiate a module that imports its table`},
+		{"imported mutable global", build(func(b *w.Builder) { b.ImportGlobal("env", "g", i32, true) }),
+			`unsupported: import of mutable global "env" "g": kiln copies imported globals into each instance, so their changes would not be shared`},
+		{"too many parameters", build(func(b *w.Builder) { b.Type(make([]binary.ValType, 300), nil) }), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := binary.Decode(tc.in)
+			if tc.want == "" {
+				// 300 parameters of value type 0 are malformed; build valid ones.
+				ps := make([]binary.ValType, 300)
+				for i := range ps {
+					ps[i] = i32
+				}
+				var b w.Builder
+				b.Type(ps, nil)
+				m, err = binary.Decode(b.Bytes())
+				tc.want = "unsupported: type 0 has 300 parameters; kiln allows 256"
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = translate.Translate(m, translate.Options{})
+			var u *translate.UnsupportedError
+			if !errors.As(err, &u) || err.Error() != tc.want {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,586 @@
+// Package translate turns a valid WebAssembly 1.0 module into a kiln
+// bytecode module: every Wasm function becomes one kiln function with the
+// same index (an imported function becomes a host import plus a small
+// kiln function that calls it, so that tables and exports can hold it),
+// Wasm's types, globals, table, element and data segments, memory and
+// exports become kiln's, and the start function is exported under a name
+// of its own for the embedder to call after instantiation (package link
+// does all of that).
+//
+// # Registers instead of a stack
+//
+// The operand stack exists only at translation time. Each Wasm local
+// (parameters first, as kiln wants them) is a kiln register; each stack
+// slot is the register R(h, t) of its height h and type t, created on
+// first use. An instruction reads the registers of its operands and
+// writes the register of the slot its result lands in: i32.add at height
+// h+2 is "i32.add R(h), R(h), R(h+1)", with no moves. Three things remove
+// most of the remaining moves:
+//
+//   - local.get and the constants are deferred: the slot remembers the
+//     local's register or the constant, and the instruction that consumes
+//     it reads the local directly, or takes the constant as an immediate
+//     (i32 and i64 arithmetic, comparisons and compare-and-branch), so
+//     "local.get 0; i32.const 1; i32.add" is one "i32.add R(h), r0, 1". A
+//     deferred local is copied into its slot's register only when the
+//     local is written while the slot still needs the old value, and at
+//     the entry of a block (so the stack below a block never depends on a
+//     local the block changes; constants need no such care).
+//   - local.set and local.tee retarget the instruction that computed the
+//     value (when it is the last one emitted and no label lies between):
+//     "i32.add; local.set 3" writes the local directly.
+//   - A block's result lives in R(base, t), where base is the height at
+//     the block's entry, which is exactly where the fall-through value
+//     already is; only a branch that carries a value from a different
+//     height needs a move. Loops carry no values in WebAssembly 1.0.
+//
+// Control flow maps onto kiln labels: block and if ends, loop heads and
+// else arms are labels; br is a jump (to a function's outermost block, a
+// ret); an integer comparison or eqz right before br_if or if becomes one
+// fused compare-and-branch (br.i32.lt_s and friends; if branches on the
+// negated condition to its else arm); br_if and br_table that must move a
+// value or return go through a small landing pad; br_table is a kiln
+// switch. Unreachable code after br, br_table, return and unreachable is
+// skipped.
+//
+// Memory accesses add Wasm's unsigned 32-bit offset to the i32 address:
+// offsets below 2^31 become kiln's immediate offset on the zero-extended
+// address, larger ones are added in an i64 register first; either way the
+// effective address is the exact 33-bit sum, and anything at or above
+// the memory's size, 4 GiB and beyond included, traps as out of bounds.
+// memory.grow is limited by the module's maximum (65536 pages without
+// one).
+//
+// # What kiln cannot express
+//
+// Translate returns an *UnsupportedError for:
+//
+//   - imported memories and tables (kiln instances own their memory, and
+//     package jit cannot instantiate a module that imports its table);
+//   - imported mutable globals (kiln copies an imported global's value
+//     into each instance, so a mutation would not be shared as Wasm
+//     requires);
+//   - shapes beyond kiln's limits (package bytecode's MaxParams and the
+//     others): more than 256 parameters or results, a table of more than
+//     2^24 entries, a br_table of more than 65536 labels, more than 2^20
+//     functions, globals or types, 65536 imported functions, 2^24 kiln
+//     instructions or 2^20 registers in a function, and more locals than
+//     Options.MaxFunctionLocals.
+//
+// Other differences between the models are bridged rather than refused:
+//
+//   - kiln has no memory exports: exported memories are kept in
+//     Module.Exports, and the embedder reaches an instance's memory
+//     through jit.Instance.Memory;
+//   - kiln's segment offsets and global initial values are constants:
+//     constant expressions that read an imported global are evaluated by
+//     Module.Resolve once the imported values are known, so such a module
+//     is loaded (and compiled) once per instance;
+//   - kiln's table holds module functions only, and its host imports need
+//     identifier names: each imported function becomes a host import
+//     named "f<index>_<module>.<name>" (Import.Key) and a kiln function
+//     that calls it;
+//   - kiln has no start function and no empty export names: the start
+//     function is exported as Module.Start, an empty name gets a generated
+//     one (Export.Key).
+//
+// Translate validates the module first (package validate) and relies on
+// that: it never panics, whatever its input.
+//
+// # Traps
+//
+// kiln's trap kinds are WebAssembly's: TrapMessage gives the
+// specification's message for each ("integer divide by zero", "call stack
+// exhausted"), TrapOf finds the trap behind an error (the innermost one
+// when instances call each other through host functions), and
+// Module.SourceOffset maps a trap back to the byte offset of the Wasm
+// instruction it came from.
+package translate
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	bc "github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/examples/wasm/validate"
+)
+
+// Options bound what Translate accepts.
+type Options struct {
+	// MaxFunctionLocals is the most locals (parameters included) one
+	// function may have; 0 means 50,000. Every local is a kiln register,
+	// and a few bytes of input can declare millions of them.
+	MaxFunctionLocals int
+}
+
+// Error reports a problem translating one function.
+type Error struct {
+	Func   int
+	Offset int
+	Msg    string
+}
+
+// Error formats the error with its location.
+func (e *Error) Error() string {
+	return fmt.Sprintf("translate: func %d: at byte 0x%x: %s", e.Func, e.Offset, e.Msg)
+}
+
+// UnsupportedError reports a valid module that uses something kiln
+// cannot express.
+type UnsupportedError struct {
+	What string
+}
+
+// Error says what is unsupported.
+func (e *UnsupportedError) Error() string { return "unsupported: " + e.What }
+
+// LinkError reports that a module cannot be instantiated with the given
+// imports, in the specification's words ("data segment does not fit").
+type LinkError struct {
+	Msg string
+}
+
+// Error returns the message.
+func (e *LinkError) Error() string { return "link: " + e.Msg }
+
+// Import describes one import of the module and the name under which
+// the kiln module expects it in jit.Imports.
+type Import struct {
+	Module, Name string
+	Kind         binary.ExternKind
+	// Index is the import's index in the index space of its kind.
+	Index int
+	// Key is the name in jit.Imports: of a host function for a function,
+	// of an imported global for a global.
+	Key    string
+	Func   binary.FuncType   // for a function
+	Global binary.GlobalType // for a global
+}
+
+// Export describes one export of the module.
+type Export struct {
+	Name  string
+	Kind  binary.ExternKind
+	Index uint32
+	// Key is the kiln export name (of a function, global or table); empty
+	// for a memory.
+	Key string
+	// Func is the type of an exported function.
+	Func binary.FuncType
+	// Global is the type of an exported global.
+	Global binary.GlobalType
+}
+
+// Module is a translated module: kiln bytecode and what an embedder
+// needs to link and run it.
+type Module struct {
+	// Imports and Exports list the module's imports and exports in order.
+	Imports []Import
+	Exports []Export
+	// Start is the kiln export name of the start function, or "".
+	Start string
+	// HasMemory is set when the module defines a memory.
+	HasMemory bool
+	// SourceMap[f][pc] is the byte offset in the Wasm module of the
+	// instruction kiln instruction pc of function f was translated from.
+	SourceMap [][]int32
+
+	template *bc.Module
+	// Initializers that read imported globals, resolved by Resolve.
+	globalInits []globalInit
+	datas       []segment
+	elems       []segment
+	memBytes    uint64
+	tableSize   uint64
+}
+
+type globalInit struct {
+	global int // kiln global index
+	from   int // imported global index
+}
+
+// offsetExpr is a constant i32 offset, or the value of an imported
+// global when from >= 0.
+type offsetExpr struct {
+	value uint32
+	from  int
+}
+
+type segment struct {
+	offset offsetExpr
+	data   []byte
+	funcs  []uint32
+}
+
+// Bytecode returns the kiln module without its data and element
+// segments, whose offsets may depend on imported globals; Resolve gives
+// the complete module. The result is shared: do not change it.
+func (m *Module) Bytecode() *bc.Module { return m.template }
+
+// Export returns the export named name.
+func (m *Module) Export(name string) (*Export, bool) {
+	for i := range m.Exports {
+		if m.Exports[i].Name == name {
+			return &m.Exports[i], true
+		}
+	}
+	return nil, false
+}
+
+// Resolve returns the complete kiln module for an instance whose
+// imported globals have the given values (in index order, in the API
+// representation of package jit): global initializers and segment
+// offsets that read an imported global are evaluated, and every segment
+// is checked to fit its table or memory, as instantiation in Wasm
+// does. It returns a *LinkError when a segment does not fit.
+func (m *Module) Resolve(importedGlobals []uint64) (*bc.Module, error) {
+	eval := func(o offsetExpr) (uint64, error) {
+		if o.from < 0 {
+			return uint64(o.value), nil
+		}
+		if o.from >= len(importedGlobals) {
+			return 0, &LinkError{Msg: fmt.Sprintf("no value for imported global %d", o.from)}
+		}
+		return uint64(uint32(importedGlobals[o.from])), nil
+	}
+	bm := m.template.Clone()
+	for _, gi := range m.globalInits {
+		if gi.from >= len(importedGlobals) {
+			return nil, &LinkError{Msg: fmt.Sprintf("no value for imported global %d", gi.from)}
+		}
+		v := importedGlobals[gi.from]
+		if bm.Globals[gi.global].Type.Is32() {
+			v = uint64(uint32(v))
+		}
+		bm.Globals[gi.global].Init = v
+	}
+	for i, e := range m.elems {
+		off, err := eval(e.offset)
+		if err != nil {
+			return nil, err
+		}
+		if off+uint64(len(e.funcs)) > m.tableSize {
+			return nil, &LinkError{Msg: fmt.Sprintf("elements segment does not fit: segment %d covers entries %d..%d of a table of %d", i, off, off+uint64(len(e.funcs)), m.tableSize)}
+		}
+		bm.Elems = append(bm.Elems, bc.ElemSegment{Offset: uint32(off), Funcs: e.funcs})
+	}
+	for i, d := range m.datas {
+		off, err := eval(d.offset)
+		if err != nil {
+			return nil, err
+		}
+		if off+uint64(len(d.data)) > m.memBytes {
+			return nil, &LinkError{Msg: fmt.Sprintf("data segment does not fit: segment %d covers bytes %d..%d of a memory of %d", i, off, off+uint64(len(d.data)), m.memBytes)}
+		}
+		if len(d.data) > 0 {
+			bm.Data = append(bm.Data, bc.DataSegment{Offset: uint32(off), Bytes: d.data})
+		}
+	}
+	return bm, nil
+}
+
+// Translate validates m and translates it.
+func Translate(m *binary.Module, opts Options) (*Module, error) {
+	if err := validate.Module(m); err != nil {
+		return nil, err
+	}
+	if opts.MaxFunctionLocals <= 0 {
+		opts.MaxFunctionLocals = 50000
+	}
+	t := &translator{m: m, opts: opts, out: &Module{}}
+	if err := t.module(); err != nil {
+		return nil, err
+	}
+	return t.out, nil
+}
+
+type translator struct {
+	m         *binary.Module
+	opts      Options
+	out       *Module
+	funcTypes []uint32
+	globals   []binary.GlobalType
+	funcNames []string
+	// localBudget bounds the locals of all functions together.
+	localBudget int64
+	ft          funcTranslator
+}
+
+func (t *translator) module() error {
+	m := t.m
+	bm := &bc.Module{}
+	out := t.out
+	t.funcTypes = append(m.ImportedFuncTypes(), m.Funcs...)
+	t.globals = m.GlobalTypes()
+	size := 0
+	for i := range m.Codes {
+		size += len(m.Codes[i].Body) + 16
+	}
+	t.localBudget = int64(t.opts.MaxFunctionLocals) + 16*int64(size)
+
+	for _, lim := range []struct {
+		what   string
+		n, max int
+	}{
+		{"functions", len(t.funcTypes), bc.MaxFuncs},
+		{"imported functions", m.NumImportedFuncs, bc.MaxHosts},
+		{"globals", m.NumGlobals(), bc.MaxGlobals},
+		{"types", len(m.Types), bc.MaxTypes},
+	} {
+		if lim.n > lim.max {
+			return &UnsupportedError{What: fmt.Sprintf("%d %s; kiln allows %d", lim.n, lim.what, lim.max)}
+		}
+	}
+	for i, ft := range m.Types {
+		if len(ft.Params) > bc.MaxParams || len(ft.Results) > bc.MaxParams {
+			return &UnsupportedError{What: fmt.Sprintf("type %d has %d parameters; kiln allows %d", i, len(ft.Params), bc.MaxParams)}
+		}
+		bm.Types = append(bm.Types, bc.Signature{Params: kilnTypes(ft.Params), Results: kilnTypes(ft.Results)})
+	}
+
+	// Names: kiln identifiers, unique.
+	exportNames := map[string]bool{}
+	for _, e := range m.Exports {
+		exportNames[e.Name] = true
+	}
+	funcExport := map[uint32]string{}
+	for _, e := range m.Exports {
+		if e.Kind == binary.ExternFunc {
+			if _, ok := funcExport[e.Index]; !ok {
+				funcExport[e.Index] = e.Name
+			}
+		}
+	}
+	t.funcNames = make([]string, len(t.funcTypes))
+	fi, gi := 0, 0
+	for i := range m.Imports {
+		im := &m.Imports[i]
+		imp := Import{Module: im.Module, Name: im.Name, Kind: im.Kind}
+		switch im.Kind {
+		case binary.ExternFunc:
+			imp.Index = fi
+			imp.Key = fmt.Sprintf("%s.%s", ident(im.Module), ident(im.Name))
+			imp.Key = "f" + strconv.Itoa(fi) + "_" + imp.Key
+			imp.Func = m.Types[im.Type]
+			bm.Hosts = append(bm.Hosts, bc.HostImport{Name: imp.Key, Sig: bm.Types[im.Type]})
+			t.funcNames[fi] = "import" + strconv.Itoa(fi) + "_" + ident(im.Name)
+			fi++
+		case binary.ExternGlobal:
+			imp.Index = gi
+			imp.Key = "g" + strconv.Itoa(gi) + "_" + ident(im.Module) + "." + ident(im.Name)
+			imp.Global = im.Global
+			if im.Global.Mutable {
+				return &UnsupportedError{What: fmt.Sprintf("import of mutable global %q %q: kiln copies imported globals into each instance, so their changes would not be shared", im.Module, im.Name)}
+			}
+			bm.Globals = append(bm.Globals, bc.Global{Name: "g" + strconv.Itoa(gi), Type: kilnType(im.Global.Type), Import: imp.Key})
+			gi++
+		case binary.ExternMemory:
+			return &UnsupportedError{What: fmt.Sprintf("import of memory %q %q: a kiln instance owns its memory", im.Module, im.Name)}
+		case binary.ExternTable:
+			return &UnsupportedError{What: fmt.Sprintf("import of table %q %q: kiln cannot instantiate a module that imports its table", im.Module, im.Name)}
+		}
+		out.Imports = append(out.Imports, imp)
+	}
+	for i := m.NumImportedFuncs; i < len(t.funcTypes); i++ {
+		t.funcNames[i] = "f" + strconv.Itoa(i)
+	}
+	for f, name := range funcExport {
+		t.funcNames[f] += "_" + ident(name)
+	}
+
+	// Globals.
+	for i := range m.Globals {
+		g := &m.Globals[i]
+		k := len(bm.Globals)
+		kg := bc.Global{Name: "g" + strconv.Itoa(k), Type: kilnType(g.Type.Type), Mutable: g.Type.Mutable}
+		v, from, err := t.constValue(g.Init)
+		if err != nil {
+			return err
+		}
+		if from >= 0 {
+			out.globalInits = append(out.globalInits, globalInit{global: k, from: from})
+		} else {
+			kg.Init = v
+		}
+		bm.Globals = append(bm.Globals, kg)
+	}
+
+	// Memory.
+	if len(m.Mems) > 0 {
+		l := m.Mems[0]
+		max := uint32(validate.MaxPages)
+		if l.HasMax {
+			max = l.Max
+		}
+		bm.Memory = bc.Memory{MinPages: l.Min, MaxPages: max}
+		out.HasMemory = true
+		out.memBytes = uint64(l.Min) * bc.PageSize
+	}
+
+	// Table.
+	if len(m.Tables) > 0 {
+		l := m.Tables[0].Limits
+		if l.Min > bc.MaxTableSize {
+			return &UnsupportedError{What: fmt.Sprintf("a table of %d entries; kiln allows %d", l.Min, bc.MaxTableSize)}
+		}
+		bm.Table = bc.Table{Min: l.Min, Max: l.Max, HasMax: l.HasMax}
+		if !l.HasMax && l.Min == 0 {
+			// kiln needs a maximum to tell an empty table from none.
+			bm.Table.HasMax = true
+		}
+		out.tableSize = uint64(l.Min)
+	}
+
+	// Segments.
+	for i := range m.Elems {
+		e := &m.Elems[i]
+		off, err := t.offset(e.Offset)
+		if err != nil {
+			return err
+		}
+		out.elems = append(out.elems, segment{offset: off, funcs: e.Funcs})
+	}
+	for i := range m.Datas {
+		d := &m.Datas[i]
+		off, err := t.offset(d.Offset)
+		if err != nil {
+			return err
+		}
+		out.datas = append(out.datas, segment{offset: off, data: d.Bytes})
+	}
+
+	// Functions: import thunks, then the bodies.
+	out.SourceMap = make([][]int32, len(t.funcTypes))
+	for f := 0; f < m.NumImportedFuncs; f++ {
+		bm.Funcs = append(bm.Funcs, thunk(t.funcNames[f], uint32(f), bm.Types[t.funcTypes[f]]))
+	}
+	for i := range m.Codes {
+		fn := m.NumImportedFuncs + i
+		f, src, err := t.ft.function(t, fn, &m.Codes[i])
+		if err != nil {
+			return err
+		}
+		bm.Funcs = append(bm.Funcs, f)
+		out.SourceMap[fn] = src
+	}
+
+	// Exports.
+	used := map[string]bool{}
+	for name := range exportNames {
+		used[name] = true
+	}
+	reserve := func(base string) string {
+		name := base
+		for k := 1; used[name]; k++ {
+			name = base + strconv.Itoa(k)
+		}
+		used[name] = true
+		return name
+	}
+	for _, e := range m.Exports {
+		x := Export{Name: e.Name, Kind: e.Kind, Index: e.Index}
+		key := e.Name
+		if key == "" {
+			key = reserve("__wasm_export")
+		}
+		switch e.Kind {
+		case binary.ExternFunc:
+			x.Key = key
+			x.Func = m.Types[t.funcTypes[e.Index]]
+			bm.Exports = append(bm.Exports, bc.Export{Name: key, Func: e.Index})
+		case binary.ExternGlobal:
+			g := &bm.Globals[e.Index]
+			if g.Export == "" {
+				g.Export = key
+			}
+			x.Key = g.Export
+			x.Global = t.globals[e.Index]
+		case binary.ExternTable:
+			if bm.Table.Export == "" {
+				bm.Table.Export = key
+			}
+			x.Key = bm.Table.Export
+		}
+		out.Exports = append(out.Exports, x)
+	}
+	if m.HasStart {
+		out.Start = reserve("__wasm_start")
+		bm.Exports = append(bm.Exports, bc.Export{Name: out.Start, Func: m.Start})
+	}
+	if err := bc.Verify(bm); err != nil {
+		return fmt.Errorf("translate: internal error: the kiln module does not verify: %w", err)
+	}
+	out.template = bm
+	return nil
+}
+
+// thunk returns a kiln function that calls host import h with its
+// parameters and returns its results.
+func thunk(name string, h uint32, sig bc.Signature) *bc.Function {
+	f := &bc.Function{Name: name, Sig: sig}
+	f.Regs = append(f.Regs, sig.Params...)
+	args := make([]bc.Reg, len(sig.Params))
+	for i := range args {
+		args[i] = bc.Reg(i)
+	}
+	var results []bc.Reg
+	for _, rt := range sig.Results {
+		results = append(results, bc.Reg(len(f.Regs)))
+		f.Regs = append(f.Regs, rt)
+	}
+	f.Code = []bc.Instr{
+		{Op: bc.OpCallHost, Callee: h, Args: args, Results: results},
+		{Op: bc.OpReturn, Args: results},
+	}
+	return f
+}
+
+// constValue evaluates a valid constant expression: its value's bits,
+// or the index of the imported global it reads (from >= 0).
+func (t *translator) constValue(e binary.ConstExpr) (bits uint64, from int, err error) {
+	cr := binary.NewCodeReader(e.Code, e.Offset, "", -1)
+	var in binary.Instr
+	if err := cr.Next(&in); err != nil {
+		return 0, -1, err
+	}
+	switch in.Op {
+	case binary.OpGlobalGet:
+		return 0, int(in.Index), nil
+	case binary.OpI32Const, binary.OpF32Const:
+		return uint64(uint32(in.Value)), -1, nil
+	}
+	return in.Value, -1, nil
+}
+
+func (t *translator) offset(e binary.ConstExpr) (offsetExpr, error) {
+	v, from, err := t.constValue(e)
+	if err != nil {
+		return offsetExpr{}, err
+	}
+	if v > math.MaxUint32 {
+		return offsetExpr{}, fmt.Errorf("translate: internal error: offset %d", v)
+	}
+	return offsetExpr{value: uint32(v), from: from}, nil
+}
+
+// ident turns a Wasm name into a short kiln identifier fragment.
+func ident(name string) string {
+	var b strings.Builder
+	for _, c := range name {
+		if b.Len() >= 32 {
+			break
+		}
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
