@@ -19,7 +19,7 @@ import (
 func TestGeneratorReach(t *testing.T) {
 	n := 400
 	if testing.Short() {
-		n = 150
+		n = 300
 	}
 	var (
 		traps                         = map[bytecode.TrapKind]int{}
