@@ -15,7 +15,11 @@ import (
 	"github.com/kiln-jit/kiln/jit"
 )
 
-// Extern is what an import resolves to: a *Func or a *Global.
+// Extern is what an import resolves to: a *Func or a *Global. A *Table
+// or a *Memory only stands for an instance's table or memory (kiln cannot
+// share them between instances): importing one is an error, but a
+// function or global import that resolves to one gets the
+// specification's "incompatible import type".
 type Extern interface {
 	kind() binary.ExternKind
 }
@@ -37,6 +41,16 @@ type Global struct {
 }
 
 func (*Global) kind() binary.ExternKind { return binary.ExternGlobal }
+
+// Table stands for a table that an instance exports or a host offers.
+type Table struct{}
+
+func (*Table) kind() binary.ExternKind { return binary.ExternTable }
+
+// Memory stands for a memory that an instance exports or a host offers.
+type Memory struct{}
+
+func (*Memory) kind() binary.ExternKind { return binary.ExternMemory }
 
 // Resolver finds what an import (module name, field name) refers to; ok
 // is false when nothing does.
@@ -106,6 +120,9 @@ func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, r
 			globals = append(globals, v)
 			g := m.Bytecode().Globals[im.Index]
 			imports[im.Key] = jit.GlobalValue(g.Type, v)
+		default:
+			// translate refuses modules that import a table or a memory.
+			return nil, &Error{Module: im.Module, Name: im.Name, Msg: "unsupported: a " + im.Kind.String() + " cannot be imported"}
 		}
 	}
 	bm, err := m.Resolve(globals)
@@ -151,7 +168,8 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 
 // Export returns the export name as an Extern that another module can
 // import: a *Func that calls into this instance, or a *Global holding
-// the global's current value. Memories and tables cannot be shared.
+// the global's current value. Memories and tables cannot be shared: for
+// them it returns a *Memory or a *Table that stands for them.
 func (i *Instance) Export(name string) (Extern, error) {
 	e, ok := i.Module.Export(name)
 	if !ok {
@@ -172,8 +190,12 @@ func (i *Instance) Export(name string) (Extern, error) {
 			return nil, err
 		}
 		return &Global{Type: e.Global, Value: v}, nil
+	case binary.ExternTable:
+		return &Table{}, nil
+	case binary.ExternMemory:
+		return &Memory{}, nil
 	}
-	return nil, fmt.Errorf("export %q is a %s: only functions and globals can be imported from a kiln instance", name, e.Kind)
+	return nil, fmt.Errorf("export %q is a %s", name, e.Kind)
 }
 
 // Global returns the value of the exported global name.

@@ -3,6 +3,7 @@ package link_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -305,6 +306,57 @@ func TestUnsupported(t *testing.T) {
 			_, err = translate.Translate(m, translate.Options{})
 			var u *translate.UnsupportedError
 			if !errors.As(err, &u) || err.Error() != tc.want {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestTableAndMemoryExports checks that an instance's table and memory
+// exports stand for themselves, and that a function or global import
+// that resolves to one is an incompatible import.
+func TestTableAndMemoryExports(t *testing.T) {
+	var a w.Builder
+	a.Table(1, -1)
+	a.Memory(1, -1)
+	a.Export("tab", binary.ExternTable, 0)
+	a.Export("mem", binary.ExternMemory, 0)
+	engine, err := jit.NewEngine(jit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ia, err := link.Instantiate(ctx, engine, translateBytes(t, a.Bytes()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(module, name string) (link.Extern, bool) {
+		x, err := ia.Export(name)
+		return x, err == nil
+	}
+	tests := []struct {
+		name   string
+		build  func(b *w.Builder)
+		export link.Extern
+		want   string
+	}{
+		{"function from a table", func(b *w.Builder) { b.ImportFunc("a", "tab", b.Type(nil, nil)) }, &link.Table{},
+			`link: import "a" "tab": incompatible import type: a table, the module imports a func`},
+		{"global from a memory", func(b *w.Builder) { b.ImportGlobal("a", "mem", i32, false) }, &link.Memory{},
+			`link: import "a" "mem": incompatible import type: a memory, the module imports a global`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b w.Builder
+			tc.build(&b)
+			m := translateBytes(t, b.Bytes())
+			name := m.Imports[0].Name
+			if x, err := ia.Export(name); err != nil || fmt.Sprintf("%T", x) != fmt.Sprintf("%T", tc.export) {
+				t.Errorf("Export(%q) = %T, %v; want a %T", name, x, err, tc.export)
+			}
+			_, err := link.Instantiate(ctx, engine, m, resolve)
+			var le *link.Error
+			if !errors.As(err, &le) || err.Error() != tc.want {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
 		})

@@ -67,6 +67,21 @@ func seeds(t testing.TB) [][]byte {
 	return out
 }
 
+// specModules returns the modules of the specification tests, from the
+// archives in testdata: valid ones, and the malformed and invalid ones
+// the scripts expect to be rejected.
+func specModules(t testing.TB) [][]byte {
+	var out [][]byte
+	for _, name := range []string{"spectest.tar.gz", "spectest-more.tar.gz"} {
+		files, err := w.ReadArchiveFile(filepath.Join("..", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, w.Modules(files)...)
+	}
+	return out
+}
+
 // TestMutations runs every truncation of ops.wasm and random byte changes
 // of every test module through the pipeline.
 func TestMutations(t *testing.T) {
@@ -136,9 +151,13 @@ func TestHostileCounts(t *testing.T) {
 }
 
 // FuzzTranslate checks that no input makes the decoder, validator or
-// translator panic, and that what they accept is a valid kiln module.
+// translator panic, and that what they accept is a valid kiln module. Its
+// seeds are the test modules and those of the specification tests.
 func FuzzTranslate(f *testing.F) {
 	for _, s := range seeds(f) {
+		f.Add(s)
+	}
+	for _, s := range specModules(f) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
