@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -46,14 +47,93 @@ func BenchmarkKernels(b *testing.B) {
 	}
 }
 
+// BenchmarkC runs the C programs (nbody, fannkuchredux, spectralnorm) at
+// their benchmark arguments in every configuration: kiln's tiers through
+// the WebAssembly front end, wazero's compiler and interpreter on the same
+// modules, and the gcc -O2 build of the same C; see benchProgram. One run
+// of every configuration takes tens of seconds, wazero's interpreter most
+// of them: use -benchtime=1x.
+func BenchmarkC(b *testing.B) {
+	logConfigNotes(b)
+	progs, err := CPrograms(false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range progs {
+		b.Run(p.Name, func(b *testing.B) { benchProgram(b, p) })
+	}
+}
+
+// BenchmarkCCompile compiles each C program's module in every
+// configuration that compiles WebAssembly, once per iteration each, and
+// reports:
+//
+//	<config>-ns/byte        front end and load (kiln), CompileModule
+//	                        (wazero), per byte of the module
+//	<config>-front-ns/byte  kiln's front end alone (decoding, validation,
+//	                        translation to kiln bytecode)
+//	<config>-x-wazero       time / wazero's compiler's time
+//
+// See Config.CompileTime.
+func BenchmarkCCompile(b *testing.B) {
+	logConfigNotes(b)
+	cs, _ := machineConfigs()
+	progs, err := CPrograms(false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range progs {
+		b.Run(p.Name, func(b *testing.B) {
+			front := make([]time.Duration, len(cs))
+			back := make([]time.Duration, len(cs))
+			live := make([]bool, len(cs))
+			runs := 0
+			for b.Loop() {
+				for i, c := range cs {
+					f, bk, ok, err := c.CompileTime(p)
+					var skip *SkipError
+					if errors.As(err, &skip) {
+						continue
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					live[i] = ok
+					front[i] += f
+					back[i] += bk
+				}
+				runs++
+			}
+			wz := slices.IndexFunc(cs, func(c *Config) bool { return c.Name == Wazero })
+			perByte := float64(runs * len(p.Wasm))
+			for i, c := range cs {
+				if !live[i] {
+					continue
+				}
+				total := front[i] + back[i]
+				b.ReportMetric(float64(total)/perByte, c.Name+"-ns/byte")
+				if front[i] > 0 {
+					b.ReportMetric(float64(front[i])/perByte, c.Name+"-front-ns/byte")
+				}
+				if wz >= 0 && live[wz] && i != wz {
+					b.ReportMetric(float64(total)/float64(front[wz]+back[wz]), c.Name+"-x-wazero")
+				}
+			}
+		})
+	}
+}
+
 // benchProgram checks p's output in every configuration, then times
 // kiln's baseline tier (the first configuration when it is missing) with
 // b.Loop and every other configuration for the same number of runs, and
 // reports:
 //
-//	<config>-ns/op          the time of one run in each configuration
-//	<config>-x-native       time / native Go time (kernels)
-//	<config>-x-wazero       time / wazero's compiler's time
+//	<config>-ns/op               the time of one run in each configuration
+//	<config>-x-native            time / native time (native Go for
+//	                             kernels, gcc -O2 for C programs)
+//	<config>-x-wazero            time / wazero's compiler's time
+//	kiln-interp-x-wazero-interp  kiln's interpreter's time / wazero's
+//	                             interpreter's time
 //
 // A program whose fastest run is under MinRun is skipped: it would measure
 // call overheads rather than code.
@@ -94,7 +174,7 @@ func benchProgram(b *testing.B, p *Program) {
 			b.Fatal(err)
 		}
 	}
-	native, wz := s.index(Native), s.index(Wazero)
+	native, wz, wzi := s.index(NativeReference(p.Kind)), s.index(Wazero), s.index(WazeroInterp)
 	for i, c := range cs {
 		if s.runners[i] == nil {
 			continue
@@ -105,6 +185,9 @@ func benchProgram(b *testing.B, p *Program) {
 		}
 		if wz >= 0 && i != wz {
 			b.ReportMetric(float64(total[i])/float64(total[wz]), c.Name+"-x-wazero")
+		}
+		if wzi >= 0 && c.Name == KilnInterp {
+			b.ReportMetric(float64(total[i])/float64(total[wzi]), c.Name+"-x-wazero-interp")
 		}
 	}
 }

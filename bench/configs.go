@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/kiln-jit/kiln/bench/kernels"
 	"github.com/kiln-jit/kiln/bench/wasm"
 	bc "github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/examples/wasm/link"
 	"github.com/kiln-jit/kiln/jit"
 )
 
@@ -51,6 +51,9 @@ type Config struct {
 	// not run programs of p's kind (native Go has no Brainfuck twin, gcc
 	// no kernel twin).
 	prepare func(p *Program) (Runner, error)
+	// compile compiles a C program's WebAssembly module once (see
+	// CompileTime); nil for the configurations that run no WebAssembly.
+	compile func(p *Program) (front, back time.Duration, err error)
 }
 
 // Runner runs one program in one configuration.
@@ -84,7 +87,8 @@ func (c *Config) Prepare(p *Program) (Runner, error) {
 // Configs returns the configurations this machine can run, in table
 // order, and a note for each that it cannot (kiln's optimizing tier while
 // it is not available, gcc when it is not on PATH, wazero's compiler on
-// platforms it does not support).
+// platforms it does not support). Without gcc, the C programs have no
+// native column and no x-native ratio.
 func Configs() (configs []*Config, notes []string) {
 	add := func(c *Config, err error) {
 		if err != nil {
@@ -143,14 +147,6 @@ func excerpt(b []byte, i int) []byte {
 	return b[max(0, i-10):min(len(b), i+10)]
 }
 
-// checkResult compares a kernel's results with the expected ones.
-func checkResult(got, want []uint64) error {
-	if !slices.Equal(got, want) {
-		return fmt.Errorf("result %#x, want %#x", got, want)
-	}
-	return nil
-}
-
 // bfLoop runs a Brainfuck program n times with run, resetting the tape
 // (with clearTape) and the input and output before each run and checking
 // the output after it. Only the runs are timed.
@@ -172,30 +168,59 @@ func bfLoop(n int, io *bfIO, want []byte, clearTape func(), run func() error) (t
 	return total, nil
 }
 
-// kernelLoop runs a kernel n times with call, which leaves the results in
-// res, checking them after every call. The whole loop is timed.
-func kernelLoop(n int, res, want []uint64, call func() error) (time.Duration, error) {
+// kernelLoop runs a kernel or a C program n times with call, which leaves
+// the results in res, checking them against p's after every call. The
+// whole loop is timed.
+func kernelLoop(n int, res []uint64, p *Program, call func() error) (time.Duration, error) {
 	start := time.Now()
 	for range n {
 		if err := call(); err != nil {
 			return 0, err
 		}
-		if err := checkResult(res, want); err != nil {
+		if err := p.checkResults(res); err != nil {
 			return 0, err
 		}
 	}
 	return time.Since(start), nil
 }
 
-// kilnConfig runs programs in one kiln tier. It fails when the engine
-// refuses the tier (kiln's optimizing tier while it is not available).
+// kilnConfig runs programs in one kiln tier: Brainfuck programs through
+// bf.Kiln, kernels as they are, C programs through the WebAssembly front
+// end of examples/wasm (packages translate and link). It fails when the
+// engine refuses the tier (kiln's optimizing tier while it is not
+// available).
 func kilnConfig(name string, opts jit.Options) (*Config, error) {
 	tier := opts.Tier
 	engine, err := jit.NewEngine(opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not available: %v", name, err)
 	}
-	return &Config{Name: name, prepare: func(p *Program) (Runner, error) {
+	compile := func(p *Program) (front, back time.Duration, err error) {
+		start := time.Now()
+		tm, _, err := translateC(p)
+		if err != nil {
+			return 0, 0, err
+		}
+		bm, err := tm.Resolve(nil)
+		if err != nil {
+			return 0, 0, err
+		}
+		front = time.Since(start)
+		start = time.Now()
+		mod, err := engine.Load(bm)
+		back = time.Since(start)
+		if err != nil {
+			return 0, 0, err
+		}
+		if err := checkTier(mod, tier); err != nil {
+			return 0, 0, err
+		}
+		return front, back, nil
+	}
+	return &Config{Name: name, compile: compile, prepare: func(p *Program) (Runner, error) {
+		if p.Kind == KindC {
+			return prepareKilnC(engine, tier, p)
+		}
 		m := p.Kernel.Module
 		if p.Kind == KindBF {
 			var err error
@@ -207,12 +232,8 @@ func kilnConfig(name string, opts jit.Options) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		if got := mod.Tier(); got != tier {
-			reason := fmt.Sprintf("the module runs in tier %s", got)
-			if err := mod.CompileError(); err != nil {
-				reason += ": " + err.Error()
-			}
-			return nil, &SkipError{reason}
+		if err := checkTier(mod, tier); err != nil {
+			return nil, err
 		}
 		ctx := context.Background()
 		if p.Kind == KindKernel {
@@ -226,7 +247,7 @@ func kilnConfig(name string, opts jit.Options) (*Config, error) {
 			}
 			res := make([]uint64, len(p.Want))
 			return runFunc(func(n int) (time.Duration, error) {
-				return kernelLoop(n, res, p.Want, func() error { return fn.CallInto(ctx, p.Args, res) })
+				return kernelLoop(n, res, p, func() error { return fn.CallInto(ctx, p.Args, res) })
 			}), nil
 		}
 		io := &bfIO{in: p.Input}
@@ -255,6 +276,44 @@ func kilnConfig(name string, opts jit.Options) (*Config, error) {
 	}}, nil
 }
 
+// checkTier returns a *SkipError when mod does not run in tier (kiln could
+// not compile it on this machine).
+func checkTier(mod *jit.Module, tier jit.Tier) error {
+	if got := mod.Tier(); got != tier {
+		reason := fmt.Sprintf("the module runs in tier %s", got)
+		if err := mod.CompileError(); err != nil {
+			reason += ": " + err.Error()
+		}
+		return &SkipError{reason}
+	}
+	return nil
+}
+
+// prepareKilnC translates a C program's module and instantiates it in
+// engine with package link.
+func prepareKilnC(engine *jit.Engine, tier jit.Tier, p *Program) (Runner, error) {
+	tm, run, err := translateC(p)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	inst, err := link.Instantiate(ctx, engine, tm, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTier(inst.Kiln.Module(), tier); err != nil {
+		return nil, err
+	}
+	fn, err := inst.Kiln.Func(run.Key)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]uint64, len(p.Want))
+	return runFunc(func(n int) (time.Duration, error) {
+		return kernelLoop(n, res, p, func() error { return fn.CallInto(ctx, p.Args, res) })
+	}), nil
+}
+
 // runFunc is a Runner with nothing to release.
 type runFunc func(n int) (time.Duration, error)
 
@@ -263,8 +322,8 @@ func (f runFunc) Close() error                     { return nil }
 
 // wazeroConfig runs programs in wazero with a runtime configuration
 // (compiler or interpreter): Brainfuck programs through bf.Wasm, kernels
-// through their twins in package kernels. It fails when this platform
-// cannot run the configuration.
+// through their twins in package kernels, C programs as they are. It
+// fails when this platform cannot run the configuration.
 func wazeroConfig(name string, newConfig func() wazero.RuntimeConfig) (c *Config, err error) {
 	// NewRuntimeConfigCompiler's runtime panics on platforms the compiler
 	// does not support: try it once on a module with an empty function.
@@ -290,7 +349,24 @@ func wazeroConfig(name string, newConfig func() wazero.RuntimeConfig) (c *Config
 	if err != nil {
 		return nil, err
 	}
-	return &Config{Name: name, prepare: func(p *Program) (Runner, error) {
+	// Compile-time samples share a runtime: closing a compiled module
+	// drops it from the runtime's cache, so that the next CompileModule
+	// of the same bytes compiles again.
+	var compileRT wazero.Runtime
+	compile := func(p *Program) (front, back time.Duration, err error) {
+		ctx := context.Background()
+		if compileRT == nil {
+			compileRT = wazero.NewRuntimeWithConfig(ctx, newConfig())
+		}
+		start := time.Now()
+		compiled, err := compileRT.CompileModule(ctx, p.Wasm)
+		back = time.Since(start)
+		if err != nil {
+			return 0, 0, err
+		}
+		return 0, back, compiled.Close(ctx)
+	}
+	return &Config{Name: name, compile: compile, prepare: func(p *Program) (Runner, error) {
 		ctx := context.Background()
 		rt := wazero.NewRuntimeWithConfig(ctx, newConfig())
 		r, err := prepareWazero(ctx, rt, p)
@@ -334,6 +410,8 @@ func prepareWazero(ctx context.Context, rt wazero.Runtime, p *Program) (Runner, 
 		if err != nil {
 			return nil, err
 		}
+	} else if p.Kind == KindC {
+		bin = p.Wasm
 	} else if bin, err = kernels.Wasm(p.Kernel.Name); err != nil {
 		return nil, err
 	}
@@ -345,15 +423,19 @@ func prepareWazero(ctx context.Context, rt wazero.Runtime, p *Program) (Runner, 
 	if err != nil {
 		return nil, err
 	}
-	if p.Kind == KindKernel {
-		fn := mod.ExportedFunction(p.Kernel.Func)
+	if p.Kind == KindKernel || p.Kind == KindC {
+		name := "run"
+		if p.Kind == KindKernel {
+			name = p.Kernel.Func
+		}
+		fn := mod.ExportedFunction(name)
 		if fn == nil {
-			return nil, fmt.Errorf("the twin exports no function %q", p.Kernel.Func)
+			return nil, fmt.Errorf("the module exports no function %q", name)
 		}
 		stack := make([]uint64, max(len(p.Args), len(p.Want)))
 		res := stack[:len(p.Want)]
 		return &wazeroRunner{rt, func(n int) (time.Duration, error) {
-			return kernelLoop(n, res, p.Want, func() error {
+			return kernelLoop(n, res, p, func() error {
 				copy(stack, p.Args)
 				return fn.CallWithStack(ctx, stack)
 			})
@@ -380,7 +462,7 @@ func nativeConfig() *Config {
 		}
 		res := make([]uint64, len(p.Want))
 		return runFunc(func(n int) (time.Duration, error) {
-			return kernelLoop(n, res, p.Want, func() error {
+			return kernelLoop(n, res, p, func() error {
 				copy(res, p.Kernel.Native(p.Args))
 				return nil
 			})
@@ -388,20 +470,29 @@ func nativeConfig() *Config {
 	}}
 }
 
-// gccConfig runs Brainfuck programs translated to C (bf.C) and compiled
-// with gcc -O2. It fails when gcc is not on PATH.
+// gccConfig runs Brainfuck programs translated to C (bf.C) and C programs
+// from their sources, compiled with gcc -O2 into a temporary directory. It
+// fails when gcc is not on PATH.
 func gccConfig() (*Config, error) {
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
-		return nil, fmt.Errorf("%s: not available: %v", GCC, err)
+		return nil, fmt.Errorf("%s: not available, so the C programs have no native column: %v", GCC, err)
 	}
 	return &Config{Name: GCC, prepare: func(p *Program) (Runner, error) {
-		if p.Kind != KindBF {
+		if p.Kind != KindBF && p.Kind != KindC {
 			return nil, nil
 		}
 		dir, err := os.MkdirTemp("", "kiln-bench-gcc-")
 		if err != nil {
 			return nil, err
+		}
+		if p.Kind == KindC {
+			exe, err := buildC(gcc, dir, p)
+			if err != nil {
+				os.RemoveAll(dir)
+				return nil, err
+			}
+			return &cRunner{dir: dir, exe: exe, p: p}, nil
 		}
 		src, exe := filepath.Join(dir, p.Name+".c"), filepath.Join(dir, p.Name)
 		if err := os.WriteFile(src, bf.C(p.Ops), 0o644); err != nil {

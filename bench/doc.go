@@ -1,28 +1,43 @@
 // Package bench measures kiln against its peers on the same programs:
-// kiln's tiers (interpreter, baseline, and the optimizing tier once the
-// engine offers it), wazero's optimizing compiler and its interpreter,
-// native Go (for the kernels, through their Go twins) and gcc -O2 (for the
-// Brainfuck programs, through a C translation, when gcc is on PATH).
+// kiln's tiers (interpreter, baseline, optimizing), wazero's optimizing
+// compiler and its interpreter, native Go (for the kernels, through their
+// Go twins) and gcc -O2 (for the Brainfuck programs, through a C
+// translation, and for the C programs, from their sources, when gcc is on
+// PATH).
 //
 // The programs are Brainfuck programs (the module's own in testdata, and
 // the shared ones in KILN_BF_DIR when that directory exists), translated
-// one plain way by package bf for every back end, and kiln's benchmark
+// one plain way by package bf for every back end; kiln's benchmark
 // kernels (internal/testprogs), which wazero runs as the WebAssembly twins
-// of package kernels. Every configuration's output or result is checked
-// against the expected one before it is timed, and again on every timed
-// run.
+// of package kernels; and three C programs of The Computer Language
+// Benchmarks Game (nbody, fannkuchredux, spectralnorm; see CPrograms and
+// testdata/c/README.md), whose WebAssembly modules, compiled by clang,
+// kiln runs through the front end of examples/wasm (packages translate
+// and link) and wazero as they are, and whose C gcc compiles. Every
+// configuration's output or result is checked against the expected one
+// before it is timed, and again on every timed run; the C programs'
+// results, f64 included, must match the gcc build's bit for bit.
 //
 // The translations are deliberately plain, but gcc -O2 optimizes the C
 // translation as it pleases: it replaces clear loops ([-]) and copy loops
 // ([->+<]) by straight code, which is why it is orders of magnitude faster
 // on programs full of them.
 //
-// The go test benchmarks (BenchmarkBF, BenchmarkKernels) time every
-// configuration in one benchmark for the same number of runs and report
-// each configuration's ns/op and its ratios to native Go (x-native) and to
-// wazero's compiler (x-wazero). The command cmd/peers prints the same
-// comparison as a table, taking the fastest of several samples per
-// configuration.
+// The go test benchmarks (BenchmarkBF, BenchmarkKernels, BenchmarkC) time
+// every configuration in one benchmark for the same number of runs and
+// report each configuration's ns/op and its ratios to the native build
+// (x-native: native Go for the kernels, gcc for the C programs) and to
+// wazero's compiler (x-wazero), and kiln's interpreter's ratio to wazero's
+// interpreter. BenchmarkCCompile reports the compile time of the C
+// programs' modules per byte: kiln's front end plus jit.Engine.Load in
+// each tier, and wazero's CompileModule. The command cmd/peers prints the
+// same comparisons as tables, taking the fastest of several samples per
+// configuration, with the geometric means of the ratios per kind of
+// program:
+//
+//	go run ./cmd/peers -n=3 -programs='c/*'            # the C programs, both tables
+//	go test -run '^$' -bench '^BenchmarkC$' -benchtime=1x
+//	go test -run '^$' -bench CCompile
 //
 // This is a module of its own so that kiln itself keeps its short list of
 // dependencies.

@@ -181,40 +181,111 @@ func measure(p *Program, configs []*Config, opts MeasureOptions) (Result, error)
 	return res, nil
 }
 
+// NativeReference returns the configuration of the ratio x-native for
+// programs of kind: gcc -O2 for the C programs, native Go for the others
+// (only kernels have a native Go twin; the Brainfuck programs' gcc builds
+// are left out of the ratio, gcc replacing whole loops of them).
+func NativeReference(kind string) string {
+	if kind == KindC {
+		return GCC
+	}
+	return Native
+}
+
+// ratios returns the ratios of configuration name's time in r to its
+// native reference's, wazero's compiler's and wazero's interpreter's, and
+// whether each could be computed.
+func ratios(r Result, name string) (xs [3]float64, ok [3]bool) {
+	t, has := r.PerRun[name]
+	if !has {
+		return xs, ok
+	}
+	for i, ref := range [3]string{NativeReference(r.Program.Kind), Wazero, WazeroInterp} {
+		if rt, has := r.PerRun[ref]; has && rt > 0 {
+			xs[i], ok[i] = float64(t)/float64(rt), true
+		}
+	}
+	return xs, ok
+}
+
 // WriteTable prints results as one table, a row per program and
-// configuration: the time of one run, its ratio to native Go (kernels)
-// and its ratio to wazero's compiler. The programs below the floor follow
-// the table on one line, with their fastest first run.
+// configuration: the time of one run and its ratios to the native build
+// (x-native: native Go for kernels, gcc -O2 for C programs), to wazero's
+// compiler (x-wazero) and to wazero's interpreter (x-wazero-interp). A
+// kind with several timed programs ends with a geometric mean row per
+// configuration, over the programs that have the ratio. The programs
+// below the floor follow the table on one line, with their fastest first
+// run.
 func WriteTable(w io.Writer, results []Result, configs []*Config) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "program\tconfiguration\t time/run\tx-native\tx-wazero")
+	fmt.Fprintln(tw, "program\tconfiguration\t time/run\tx-native\tx-wazero\tx-wazero-interp")
 	var short []string
-	for _, r := range results {
+	row := func(name, config, t string, xs [3]float64, ok [3]bool) {
+		var cols [3]string
+		for i := range cols {
+			cols[i] = "-"
+			if ok[i] {
+				cols[i] = FormatRatio(xs[i])
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%9s\t%8s\t%8s\t%15s\n", name, config, t, cols[0], cols[1], cols[2])
+	}
+	last := map[string]int{} // kind -> index of its last program
+	for k, r := range results {
+		last[r.Program.Kind] = k
+	}
+	for k, r := range results {
 		name := r.Program.String()
 		if r.Short {
 			short = append(short, fmt.Sprintf("%s %s", name, FormatDuration(r.Fastest)))
+		} else {
+			for _, c := range configs {
+				t, ok := r.PerRun[c.Name]
+				if !ok {
+					if note := r.Notes[c.Name]; note != "" {
+						fmt.Fprintf(tw, "%s\t%s\t(%s)\n", name, c.Name, note)
+						name = ""
+					}
+					continue
+				}
+				xs, has := ratios(r, c.Name)
+				row(name, c.Name, FormatDuration(t), xs, has)
+				name = ""
+			}
+		}
+		kind := r.Program.Kind
+		if last[kind] != k {
 			continue
 		}
-		native, hasNative := r.PerRun[Native]
-		wz, hasWazero := r.PerRun[Wazero]
+		// The last program of its kind: the geometric means of the kind.
+		var timed []Result
+		for _, q := range results {
+			if q.Program.Kind == kind && !q.Short {
+				timed = append(timed, q)
+			}
+		}
+		if len(timed) < 2 {
+			continue
+		}
+		name = kind + "/geomean"
 		for _, c := range configs {
-			t, ok := r.PerRun[c.Name]
-			if !ok {
-				if note := r.Notes[c.Name]; note != "" {
-					fmt.Fprintf(tw, "%s\t%s\t(%s)\n", name, c.Name, note)
-					name = ""
+			var xs [3]float64
+			var has [3]bool
+			for i := range xs {
+				var vals []float64
+				for _, q := range timed {
+					if x, ok := ratios(q, c.Name); ok[i] {
+						vals = append(vals, x[i])
+					}
 				}
-				continue
+				if len(vals) > 0 {
+					xs[i], has[i] = geomean(vals), true
+				}
 			}
-			xn, xw := "-", "-"
-			if hasNative {
-				xn = FormatRatio(float64(t) / float64(native))
+			if has != [3]bool{} {
+				row(name, c.Name, "", xs, has)
+				name = ""
 			}
-			if hasWazero {
-				xw = FormatRatio(float64(t) / float64(wz))
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%9s\t%8s\t%8s\n", name, c.Name, FormatDuration(t), xn, xw)
-			name = ""
 		}
 	}
 	if err := tw.Flush(); err != nil {

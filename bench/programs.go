@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,29 +20,58 @@ import (
 const (
 	KindBF     = "bf"
 	KindKernel = "kernel"
+	KindC      = "c"
 )
 
 // Program is a program the peer benchmarks run: a Brainfuck program with
-// its input and expected output, or one of kiln's benchmark kernels with
-// its arguments and the result of its native Go twin.
+// its input and expected output, one of kiln's benchmark kernels with its
+// arguments and the result of its native Go twin, or a C program compiled
+// to WebAssembly with its argument and expected result.
 type Program struct {
-	Kind string // KindBF or KindKernel
+	Kind string // KindBF, KindKernel or KindC
 	Name string
 
-	// Brainfuck programs.
+	// Brainfuck programs: the program's source; C programs: the C source
+	// of the run function (see CPrograms).
 	Source []byte
+
+	// Brainfuck programs.
 	Input  []byte
 	Output []byte // the exact expected output
 	Ops    []bf.Op
 
 	// Kernels.
 	Kernel testprogs.Kernel
-	Args   []uint64
-	Want   []uint64 // Kernel.Native(Args)
+
+	// Kernels and C programs: the arguments and the expected results, as
+	// the API of package jit represents them (floats as their bits).
+	// Kernels expect Kernel.Native(Args); C programs the result of the
+	// gcc -O2 build, bit for bit.
+	Args []uint64
+	Want []uint64
+
+	// C programs: the WebAssembly module compiled from Source, which
+	// exports run (i32) -> (f64) when F64 is set, run (i32) -> (i64)
+	// otherwise.
+	Wasm []byte
+	F64  bool
 }
 
 // String returns "kind/name".
 func (p *Program) String() string { return p.Kind + "/" + p.Name }
+
+// checkResults compares a kernel's or a C program's results with the
+// expected ones, bit for bit.
+func (p *Program) checkResults(got []uint64) error {
+	if slices.Equal(got, p.Want) {
+		return nil
+	}
+	if p.F64 && len(got) == 1 && len(p.Want) == 1 {
+		return fmt.Errorf("result %v (%#x), want %v (%#x)",
+			math.Float64frombits(got[0]), got[0], math.Float64frombits(p.Want[0]), p.Want[0])
+	}
+	return fmt.Errorf("result %#x, want %#x", got, p.Want)
+}
 
 // The Brainfuck programs of the bench module itself.
 //
@@ -140,8 +170,8 @@ func Kernels(small bool) []*Program {
 }
 
 // AllPrograms returns the Brainfuck programs (the bench module's own, then
-// those in bfDir when it exists) and the kernels, and notes on what was
-// left out.
+// those in bfDir when it exists), the kernels and the C programs (at their
+// small test arguments when small is set), and notes on what was left out.
 func AllPrograms(bfDir string, small bool) (progs []*Program, notes []string, err error) {
 	if progs, err = OwnBF(); err != nil {
 		return nil, nil, err
@@ -162,5 +192,10 @@ func AllPrograms(bfDir string, small bool) (progs []*Program, notes []string, er
 	notes = append(notes, sharedNotes...)
 	progs = append(progs, shared...)
 	progs = append(progs, Kernels(small)...)
+	cprogs, err := CPrograms(small)
+	if err != nil {
+		return nil, nil, err
+	}
+	progs = append(progs, cprogs...)
 	return progs, notes, nil
 }

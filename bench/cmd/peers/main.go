@@ -1,16 +1,24 @@
 // Command peers prints kiln's peer comparison as a table: every program
-// (Brainfuck programs and kiln's benchmark kernels) in every configuration
-// (kiln's tiers, wazero's compiler and interpreter, native Go, gcc), with
-// the time of one run, its ratio to native Go where the program has a
-// native Go twin, and its ratio to wazero's compiler.
+// (Brainfuck programs, kiln's benchmark kernels and the C programs
+// compiled to WebAssembly) in every configuration (kiln's tiers, wazero's
+// compiler and interpreter, native Go, gcc), with the time of one run, its
+// ratio to the native build where the program has one (native Go for the
+// kernels, gcc -O2 for the C programs), to wazero's compiler and to
+// wazero's interpreter, and the geometric means of the ratios per kind of
+// program. When C programs are among those run, a second table gives the
+// time kiln (front end and load in each tier) and wazero (CompileModule)
+// take to compile their modules, per byte of the module.
 //
 // Each configuration's time is the fastest of -n samples; configurations
 // take turns sample by sample so that machine noise hits all alike. Every
-// output is checked before it is timed.
+// output or result is checked before it is timed.
 //
 // Usage, from the bench directory:
 //
-//	go run ./cmd/peers [-n=5] [-programs=primes,fib] [-configs=kiln-baseline,wazero-compiler]
+//	go run ./cmd/peers [-n=5] [-programs=primes,fib,c/*] [-configs=kiln-baseline,wazero-compiler]
+//
+// -programs takes names (NAME or KIND/NAME) and kinds (KIND/*: bf/*,
+// kernel/*, c/*).
 package main
 
 import (
@@ -37,17 +45,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	reps := fs.Int("n", 5, "samples per configuration; the fastest is kept")
-	programs := fs.String("programs", "", "comma-separated program names to run, as NAME or KIND/NAME (default: all)")
+	programs := fs.String("programs", "", "comma-separated programs to run, as NAME, KIND/NAME or KIND/* (default: all)")
 	configNames := fs.String("configs", "", "comma-separated configurations to run (default: all available)")
 	sample := fs.Duration("sample", 20*time.Millisecond, "least duration of one sample")
 	minRun := fs.Duration("min-run", bench.MinRun, "do not time programs whose fastest run is shorter (0: time all)")
 	bfDir := fs.String("bf-dir", bench.BFDir(), "directory of the shared Brainfuck programs")
-	small := fs.Bool("small", false, "run the kernels at their small test arguments")
+	small := fs.Bool("small", false, "run the kernels and the C programs at their small test arguments")
+	compileReps := fs.Int("compile-n", 20, "compile samples per configuration for the C programs; the fastest is kept")
 	quiet := fs.Bool("q", false, "do not report progress on standard error")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() != 0 || *reps < 1 {
+	if fs.NArg() != 0 || *reps < 1 || *compileReps < 1 {
 		fs.Usage()
 		return 2
 	}
@@ -75,6 +84,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "peers:", err)
 		return 1
 	}
+	compiles, err := bench.MeasureCompile(progs, configs, *compileReps)
+	if err != nil {
+		fmt.Fprintln(stderr, "peers:", err)
+		return 1
+	}
 	fmt.Fprintf(stdout, "kiln peer benchmarks: %s %s/%s, %d CPUs, wazero %s; fastest of %d samples of at least %v\n",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), wazeroVersion(), *reps, *sample)
 	for _, n := range notes {
@@ -85,10 +99,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "peers:", err)
 		return 1
 	}
+	if len(compiles) > 0 {
+		fmt.Fprintf(stdout, "\ncompile time of the C programs' modules, fastest of %d samples:\n\n", *compileReps)
+		if err := bench.WriteCompileTable(stdout, compiles, configs); err != nil {
+			fmt.Fprintln(stderr, "peers:", err)
+			return 1
+		}
+	}
 	return 0
 }
 
-// selectPrograms keeps the programs named in list (all when it is empty).
+// selectPrograms keeps the programs named in list (all when it is empty):
+// by name, by kind and name, or by kind (KIND/*).
 func selectPrograms(progs []*bench.Program, list string) ([]*bench.Program, error) {
 	if list == "" {
 		return progs, nil
@@ -97,7 +119,8 @@ func selectPrograms(progs []*bench.Program, list string) ([]*bench.Program, erro
 	for _, name := range strings.Split(list, ",") {
 		found := false
 		for _, p := range progs {
-			if (p.Name == name || p.String() == name) && !slices.Contains(out, p) {
+			match := p.Name == name || p.String() == name || p.Kind+"/*" == name
+			if match && !slices.Contains(out, p) {
 				out = append(out, p)
 				found = true
 			}
