@@ -77,8 +77,13 @@
 //
 // # Long runs
 //
-//	go test ./fuzz -run='^$' -fuzz=FuzzDifferential -fuzztime=30m -fuzzminimizetime=3s
+//	go test ./fuzz -run='^$' -fuzz=FuzzDifferential -fuzztime=30m -fuzzminimizetime=50x -timeout=0
 //
-// The fuzzing engine's corpus lives in the Go build cache; a failure is
+// -timeout=0 matters: go test's default 10-minute timeout also applies to
+// the fuzzing workers, and a worker that lives longer is killed, which the
+// engine reports as "fuzzing process hung or terminated unexpectedly
+// while minimizing: EOF" with an input that passes when run again. A
+// count rather than a time for -fuzzminimizetime keeps minimization of
+// the slower programs from being cut short. The fuzzing engine's corpus lives in the Go build cache; a failure is
 // also minimized by the engine into testdata/fuzz/FuzzDifferential.
 package fuzz
