@@ -184,7 +184,7 @@ func (a *allocator) chooseVictim(c mir.Class, exclude mir.RegSet) (mir.Reg, erro
 	if len(cands) == 0 {
 		return mir.NoReg, fmt.Errorf("%w: no %s register can be spilled", errInternal, c)
 	}
-	k := a.opts.Victim.Victim(a.b, a.position(), cands)
+	k := a.opts.Victim.Victim(a.b, a.point(), cands)
 	if k < 0 || k >= len(cands) {
 		return mir.NoReg, fmt.Errorf("sched: victim policy returned %d of %d candidates", k, len(cands))
 	}
@@ -203,25 +203,28 @@ func (a *allocator) hasVictim(c mir.Class, exclude mir.RegSet) bool {
 	return false
 }
 
-// position returns the block position the victim policy sees: the
-// earliest instruction of the region not scheduled yet.
-func (a *allocator) position() int {
-	for a.undone < len(a.instDone) && a.instDone[a.undone] {
-		a.undone++
-	}
-	return a.undone
-}
-
 // candidate describes value v, in register r (NoReg: not in one yet), as
 // a spill candidate.
 func (a *allocator) candidate(v int32, r mir.Reg) SpillCandidate {
 	d := a.d
 	c := SpillCandidate{VReg: mir.VReg(int(v)), Reg: r, LocalUses: int(a.vs[v].usesLeft), NextUse: -1,
 		LiveOut: a.vs[v].liveOut, ClosestDist: -1, Remat: d.remat[v].ok, Clean: a.vs[v].clean}
+	c.At = len(a.block.Instrs)
 	if c.LocalUses > 0 {
 		c.NextUse = a.nextUse(v)
+		at := c.NextUse
+		if a.after && at == int(a.cur) {
+			// A source of the current instruction (of a copy, whose
+			// sources stay candidates) is read already.
+			at = a.nextUseAfterCur(v)
+		}
+		if at >= 0 {
+			c.At = at
+		}
+		c.Ahead = a.ahead(c.At)
 		return c
 	}
+	c.Ahead = a.ahead(c.At)
 	if !c.LiveOut {
 		return c
 	}
@@ -498,7 +501,8 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 			a.locked = a.locked.Add(r)
 		}
 	}
-	// Destinations: fixed ones first.
+	// Destinations: fixed ones first. The sources have been read.
+	a.after = true
 	defLoc := a.scratchRegs(&a.defBuf, len(in.Defs))
 	var defsTaken mir.RegSet
 	for pass := 0; pass < 2; pass++ {
@@ -692,6 +696,7 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 	dst := make([]mir.Reg, n)
 	var claimed mir.RegSet
 	var deferred []int
+	a.after = true // the sources have been read
 	for pass := 0; pass < 2; pass++ {
 		for i, r := range in.Defs {
 			v := int32(r.Index())

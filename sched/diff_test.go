@@ -21,12 +21,17 @@ func compileModule(t testing.TB, m *bc.Module, target lower.Target, opts Options
 		t.Fatalf("lower: %v", err)
 	}
 	for i, f := range funcs {
-		r, _, err := Compile(f, opts)
+		r, d, err := Compile(f, opts)
 		if err != nil {
 			t.Fatalf("compile %s: %v", f.Name, err)
 		}
 		if err := mir.Verify(r.Func); err != nil {
 			t.Fatalf("verify %s: %v\n%s", f.Name, err, mir.Format(r.Func))
+		}
+		if opts.Oracle != OracleThesis {
+			if err := alloc.CheckAllocation(d.Func, r.Func, r.Origins); err != nil {
+				t.Fatalf("check %s: %v", f.Name, err)
+			}
 		}
 		funcs[i] = r.Func
 	}
@@ -38,9 +43,11 @@ func compileModule(t testing.TB, m *bc.Module, target lower.Target, opts Options
 
 // TestDifferentialCases runs every shared case (single instructions,
 // programs, kernels at small inputs) through the integrated pass in every
-// region order and in source order, and checks the case's expectations in
-// the mir interpreter, which also faults on any read of a register a call
-// or an instruction clobbered.
+// region order, in source order, and with the distance-based spill
+// heuristics (expected distance, nearest next use; with every register
+// and with few, each allocation also checked by alloc.CheckAllocation),
+// and checks the case's expectations in the mir interpreter, which also
+// faults on any read of a register a call or an instruction clobbered.
 func TestDifferentialCases(t *testing.T) {
 	cases := testprogs.AllCases()
 	type config struct {
@@ -52,6 +59,13 @@ func TestDifferentialCases(t *testing.T) {
 		configs = append(configs, config{o.String(), Options{Order: o}})
 	}
 	configs = append(configs, config{"source-order", Options{SourceOrder: true}})
+	// The distance-based spill heuristics, with every register and with
+	// few (where they choose most often), each allocation also checked by
+	// alloc.CheckAllocation.
+	for _, o := range []VictimOracle{OracleED, OracleNNU} {
+		configs = append(configs, config{o.String(), Options{Oracle: o}},
+			config{o.String() + "-tight", Options{Oracle: o, Regs: tightRegs}})
+	}
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
 			for _, c := range cases {
@@ -71,7 +85,8 @@ func TestDifferentialCases(t *testing.T) {
 // TestCheckerAcceptsEveryAllocation runs the static allocation checker on
 // the integrated pass's output for every function of every shared case
 // and of generated functions, in every region order, in source order and
-// with a small register set.
+// with a small register set, and with each distance-based spill heuristic
+// (with every register, with few, and with few in source order).
 func TestCheckerAcceptsEveryAllocation(t *testing.T) {
 	var mods []*bc.Module
 	seen := map[*bc.Module]bool{}
@@ -88,6 +103,10 @@ func TestCheckerAcceptsEveryAllocation(t *testing.T) {
 	}
 	configs = append(configs, Options{SourceOrder: true},
 		Options{Regs: mir.MakeRegSet(mir.R8, mir.R9, mir.RBX, mir.X8, mir.X9)})
+	for _, o := range []VictimOracle{OracleED, OracleNNU} {
+		configs = append(configs, Options{Oracle: o}, Options{Oracle: o, Regs: tightRegs},
+			Options{Oracle: o, SourceOrder: true, Regs: tightRegs})
+	}
 	n := 0
 	for _, opts := range configs {
 		for _, m := range mods {
@@ -101,7 +120,7 @@ func TestCheckerAcceptsEveryAllocation(t *testing.T) {
 					t.Fatalf("%s: %v", f.Name, err)
 				}
 				if err := alloc.CheckAllocation(d.Func, r.Func, r.Origins); err != nil {
-					t.Errorf("order %s source %v regs %v: %v", opts.Order, opts.SourceOrder, opts.Regs, err)
+					t.Errorf("order %s source %v regs %v oracle %s: %v", opts.Order, opts.SourceOrder, opts.Regs, opts.Oracle, err)
 				}
 				n++
 			}

@@ -6,8 +6,9 @@ package sched
 // using the expected distance heuristic", PhD thesis, University of
 // Victoria, 2016, §3.3), the in-block distance query of its Alg. 3 with
 // the distance multipliers of §3.4.3, and the nearest-next-use alternative
-// of Braun and Hack (distance_nnu.go). The integrated pass does not use it
-// yet: the queries are shaped for a VictimPolicy (Distance(v, b, pos)).
+// of Braun and Hack (distance_nnu.go). The integrated pass uses it through
+// DistanceVictim (Options.Oracle, victim_distance.go), which maps its point
+// of choice to the positions of Distance(v, b, pos).
 //
 // # Equations
 //

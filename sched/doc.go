@@ -52,7 +52,9 @@
 //     the register type (caller- or callee-saved) whose frequency-weighted
 //     cost is lower (Fig 5.10), avoiding registers that fixed operands in
 //     the value's live range need; with no register free, the spill victim
-//     (VictimPolicy; ThesisVictim by default, §5.3.6);
+//     (VictimPolicy; ThesisVictim by default, §5.3.6; Options.Oracle
+//     selects DistanceVictim over the expected distance or the nearest
+//     next use instead, victim_distance.go);
 //  6. after all regions, a second pass adds the reconciliation code of every
 //     edge (moves, loads, stores and rematerializations as one parallel
 //     copy, sequentialized by alloc.Sequentialize) at the end of a

@@ -72,7 +72,12 @@ type allocator struct {
 	usePos   []int32
 	useNext  []int32
 	instDone []bool
-	undone   int // no instruction before it is left to schedule
+	// doneTree counts the taken instructions (a Fenwick tree over input
+	// positions); cur is the instruction being allocated (-1: none yet),
+	// after says its sources have been read (victim_distance.go).
+	doneTree []int32
+	cur      int32
+	after    bool
 
 	code   []*mir.Instr
 	origin []int32
@@ -373,7 +378,7 @@ func (a *allocator) region(bi int) error {
 		if err := a.allocArg(i, instrs[i]); err != nil {
 			return err
 		}
-		a.instDone[i] = true
+		a.markDone(i)
 	}
 	g := a.gb.build(instrs, start, true)
 	if err := a.scheduleRegion(g, instrs); err != nil {
@@ -403,7 +408,6 @@ func (a *allocator) beginRegion(bi int) {
 		a.holder[i], a.reserved[i] = -1, -1
 	}
 	a.callsDone = 0
-	a.undone = 0
 	n := len(a.block.Instrs) + len(a.block.Instrs)/2 + 2
 	a.code, a.origin = make([]*mir.Instr, 0, n), make([]int32, 0, n)
 	a.buildUseLists(a.block.Instrs)
@@ -737,6 +741,7 @@ func (a *allocator) buildUseLists(instrs []*mir.Instr) {
 	a.usePos = a.usePos[:0]
 	a.useNext = a.useNext[:0]
 	a.instDone = zeroed(a.instDone, len(instrs))
+	a.resetDone(len(instrs))
 	for i := len(instrs) - 1; i >= 0; i-- {
 		for _, r := range instrs[i].Uses {
 			if !r.IsVirtual() {
@@ -871,10 +876,11 @@ func (a *allocator) scheduleRegion(g *depGraph, instrs []*mir.Instr) error {
 					pending[a.f.RegClass(d)]--
 				}
 			}
+			a.cur, a.after = k, false
 			if err := a.allocInstr(int(k), in); err != nil {
 				return fmt.Errorf("[%d] (%s): %w", k, in.Op, err)
 			}
-			a.instDone[k] = true
+			a.markDone(int(k))
 		}
 	}
 	length := r.length()

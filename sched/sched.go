@@ -20,8 +20,13 @@ type Options struct {
 	SourceOrder bool
 	// Model is the machine model (nil: DefaultModel).
 	Model *Model
-	// Victim chooses spill victims (nil: ThesisVictim).
+	// Victim chooses spill victims (nil: the policy Oracle selects).
 	Victim VictimPolicy
+	// Oracle selects the spill heuristic when Victim is nil: ThesisVictim
+	// (OracleThesis, the default), or DistanceVictim over the expected
+	// distance (OracleED) or the nearest next use (OracleNNU) of the
+	// function, analysed once, at the first spill choice.
+	Oracle VictimOracle
 	// Regs restricts the registers the pass may assign (0: all of
 	// mir.Allocatable). Pinned registers are used whatever this says.
 	Regs mir.RegSet
@@ -77,6 +82,9 @@ type Stats struct {
 	// assignment, and the second pass (reconciliation code, parallel copy
 	// sequentialization, output).
 	Dataflow, Integrated, Reconcile time.Duration
+	// Distance is the time of the distance analysis of Options.Oracle
+	// (included in Integrated: it runs at the first spill choice).
+	Distance time.Duration
 }
 
 // SpillCode returns the static number of spill, reload and
@@ -102,8 +110,14 @@ func Allocate(f *mir.Func, opts Options) (*Result, error) {
 	if err := checkInput(f, &opts); err != nil {
 		return nil, err
 	}
+	policy, lazy, err := victimFor(f, opts.Oracle)
+	if err != nil {
+		return nil, err
+	}
 	if opts.Victim == nil {
-		opts.Victim = ThesisVictim{}
+		opts.Victim = policy
+	} else {
+		lazy = nil
 	}
 	if opts.Regs == 0 {
 		opts.Regs = mir.Allocatable
@@ -117,7 +131,11 @@ func Allocate(f *mir.Func, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer a.release()
-	return a.run()
+	res, err := a.run()
+	if lazy != nil && res != nil {
+		res.Stats.Distance = lazy.spent
+	}
+	return res, err
 }
 
 // checkInput checks what Allocate and Separate share: f is out of SSA
@@ -182,4 +200,5 @@ func (s *Stats) Add(o *Stats) {
 	s.Dataflow += o.Dataflow
 	s.Integrated += o.Integrated
 	s.Reconcile += o.Reconcile
+	s.Distance += o.Distance
 }

@@ -29,6 +29,16 @@ type SpillCandidate struct {
 	// or a context field): spilling it stores nothing. Clean says its stack
 	// slot already holds it: spilling it stores nothing either.
 	Remat, Clean bool
+	// At and Ahead place the value's next use for a distance oracle
+	// (NextUseOracle, see DistanceVictim): At is the input position of its
+	// next use in the region (NextUse), or the block's length (its bottom)
+	// when it has no use left in the region; Ahead is the number of the
+	// region's instructions still to be scheduled between the point of the
+	// choice and At, counting the instruction being allocated when the
+	// point is before it and taking the others in input order. The next
+	// use is then at distance Ahead + 1 from the point, and the region's
+	// end at distance Ahead. In source order, Ahead is At - pos.
+	At, Ahead int
 }
 
 // SuccLocation is a value's location at the start of a processed
@@ -45,7 +55,13 @@ type SuccLocation struct {
 // give up its register (never empty).
 type VictimPolicy interface {
 	// Victim returns the index in cands of the value to spill, at input
-	// position pos of block b.
+	// position pos of block b: pos is the instruction being allocated
+	// while its sources get registers, the one after it while its
+	// destinations do (its sources have been read), and 0 when the
+	// region's live-ins compete for registers before its first
+	// instruction. That is the point just before instruction pos in the
+	// convention of NextUseOracle, exactly so in source order (see
+	// DistanceVictim for reordered regions).
 	Victim(b, pos int, cands []SpillCandidate) int
 }
 
