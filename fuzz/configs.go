@@ -72,6 +72,12 @@ var configs = []config{
 	{"mir-sched-tight", "after the integrated pass with four GPRs and three XMM registers besides the pinned ones (heavy spilling)", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-sched-tight", lower.FullTarget(), schedStage(sched.Options{Regs: tightRegs}))
 	}},
+	{"mir-sched-ed-tight", "after the integrated pass with spill victims by expected distance (seed 002) and the tight register set", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-sched-ed-tight", lower.FullTarget(), schedStage(sched.Options{Oracle: sched.OracleED, Regs: tightRegs}))
+	}},
+	{"mir-sched-nnu-tight", "after the integrated pass with spill victims by nearest next use and the tight register set", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-sched-nnu-tight", lower.FullTarget(), schedStage(sched.Options{Oracle: sched.OracleNNU, Regs: tightRegs}))
+	}},
 	{"mir-separate", "after the comparison pipeline (prepass scheduling, linear scan, postpass), checked by alloc.CheckAllocation", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-separate", lower.FullTarget(), checkedSched(func(g *mir.Func) (*sched.Result, error) {
 			r, err := sched.Separate(g, sched.Options{})
