@@ -294,6 +294,36 @@ func (m *Machine) ensureStack(n int) bool {
 	return true
 }
 
+// SetTable gives the machine its own table contents: entry i holds
+// function funcs[i] (-1: null), entries from len(funcs) on are null. It is
+// how an embedder supplies an imported table; funcs must not be longer
+// than the table and must name functions of the program.
+func (m *Machine) SetTable(funcs []int32) error {
+	if uint64(len(funcs)) > m.prog.tableSize {
+		return fmt.Errorf("interp: %d table entries for a table of %d", len(funcs), m.prog.tableSize)
+	}
+	for i, fn := range funcs {
+		if fn < -1 || int(fn) >= len(m.prog.funcs) {
+			return fmt.Errorf("interp: table entry %d: function %d out of range", i, fn)
+		}
+	}
+	m.table = m.prog.tableOf(funcs)
+	return nil
+}
+
+// TableFunc returns the function in entry i of the machine's table: its
+// index, or -1 when the entry is null; ok is false when i is not below
+// the table's size.
+func (m *Machine) TableFunc(i uint64) (fn int, ok bool) {
+	switch {
+	case i >= m.prog.tableSize:
+		return -1, false
+	case i >= uint64(len(m.table)):
+		return -1, true
+	}
+	return int(m.table[i].fn), true
+}
+
 // indirectTrap returns the trap of a call_indirect at (fn, pc) whose table
 // index idx is beyond the initialised part of the table or whose entry's
 // signature id differs from sig, the id the instruction expects.

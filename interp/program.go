@@ -86,6 +86,7 @@ type Program struct {
 	// are null. Nothing changes a table, so every Machine shares it.
 	table     []tableEntry
 	tableSize uint64
+	funcIDs   []uint32 // canonical signature id of each function
 }
 
 // tableEntry is a table entry in the interpreter's form: the function's
@@ -158,14 +159,8 @@ func PrepareContext(ctx context.Context, m *bytecode.Module) (*Program, error) {
 	}
 	p := &Program{Module: m}
 	funcIDs, typeIDs := m.SignatureIDs()
-	elems := m.TableFuncs()
-	p.table = make([]tableEntry, len(elems))
-	for i, fn := range elems {
-		p.table[i] = tableEntry{fn: -1, sig: nullSig}
-		if fn >= 0 {
-			p.table[i] = tableEntry{fn: fn, sig: funcIDs[fn]}
-		}
-	}
+	p.funcIDs = funcIDs
+	p.table = p.tableOf(m.TableFuncs())
 	p.tableSize = uint64(m.Table.Min)
 	for _, f := range m.Funcs {
 		if err := ctx.Err(); err != nil {
@@ -180,6 +175,19 @@ func PrepareContext(ctx context.Context, m *bytecode.Module) (*Program, error) {
 		p.funcs = append(p.funcs, fc)
 	}
 	return p, nil
+}
+
+// tableOf returns the interpreter's form of a table whose entries hold
+// the functions funcs lists (-1: null).
+func (p *Program) tableOf(funcs []int32) []tableEntry {
+	t := make([]tableEntry, len(funcs))
+	for i, fn := range funcs {
+		t[i] = tableEntry{fn: -1, sig: nullSig}
+		if fn >= 0 {
+			t[i] = tableEntry{fn: fn, sig: p.funcIDs[fn]}
+		}
+	}
+	return t
 }
 
 // TableFunc returns the function in entry i of the table: its index, or -1

@@ -27,10 +27,13 @@ type compiledInstance struct {
 	// globals is the instance's globals (the interpreter's, shared), which
 	// compiled code reaches through the context.
 	globals []uint64
-	hosts   []interp.HostFunc
-	cfg     interp.Config
-	poll    interp.Poller
-	active  int
+	// tableEntries is the packed table compiled code reads (the module's,
+	// or the instance's own for an imported table), kept alive here.
+	tableEntries []uint64
+	hosts        []interp.HostFunc
+	cfg          interp.Config
+	poll         interp.Poller
+	active       int
 	// hostBuf is a stack of words for host-call arguments and results.
 	hostBuf []uint64
 	hostTop int
@@ -42,7 +45,7 @@ type compiledInstance struct {
 }
 
 func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Config, stackBytes int,
-	hosts []interp.HostFunc, mem *interp.Memory, globals []uint64) (*compiledInstance, error) {
+	hosts []interp.HostFunc, mem *interp.Memory, globals, table []uint64) (*compiledInstance, error) {
 	stub, err := exitStub()
 	if err != nil {
 		return nil, err
@@ -60,8 +63,12 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 	if len(globals) > 0 {
 		th.Ctx.Globals = uintptr(unsafe.Pointer(&globals[0]))
 	}
-	if len(cm.tableEntries) > 0 {
-		th.Ctx.Table = uintptr(unsafe.Pointer(&cm.tableEntries[0]))
+	if table == nil {
+		table = cm.tableEntries
+	}
+	c.tableEntries = table
+	if len(table) > 0 {
+		th.Ctx.Table = uintptr(unsafe.Pointer(&table[0]))
 	}
 	th.Ctx.MaxDepth = int64(cfg.MaxCallDepth)
 	return c, nil

@@ -14,8 +14,10 @@
 // bytecode, like WebAssembly 1.0, has no instruction that writes the
 // table), so it is built once, when the module is loaded, and every
 // instance of the module shares it; Instance.TableEntry inspects an
-// exported table. Table imports are not supported yet: instantiating a
-// module that imports its table fails.
+// exported table. A module may import its table instead: the embedder
+// supplies each instance's contents (a TableImport of the module's own
+// functions, of exactly the declared size), the element segments are
+// applied over them, and that instance's code reads its own copy.
 //
 // Compiled code shares the interpreter's globals (the context holds their
 // address) and reads the table in the packed form of mir.TableEntries,
@@ -25,8 +27,10 @@ package jit
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/mir"
 )
 
 // GlobalImport is the value an embedder supplies for an imported global:
@@ -157,17 +161,74 @@ func (i *Instance) SetGlobal(name string, v uint64) error {
 	return nil
 }
 
+// TableImport is the contents an embedder supplies for an imported
+// table: the name of the module's function in each entry ("" for a null
+// entry). Build one with TableFuncs. kiln compiles a module for its
+// table's size, so an imported table has exactly the size the module
+// declares (Table.Min); the module's element segments are applied over
+// the imported contents, as WebAssembly applies them.
+type TableImport struct {
+	funcs []string
+}
+
+func (TableImport) importKind() string { return "table" }
+
+// TableFuncs returns a table import whose entry i holds the function
+// named names[i] ("" for null).
+func TableFuncs(names ...string) TableImport { return TableImport{slices.Clone(names)} }
+
+// initTable builds the instance's table when the module imports it: the
+// imported contents, then the element segments.
+func (i *Instance) initTable(imports Imports) error {
+	bm := i.module.prog.Module
+	if bm.Table.Import == "" {
+		return nil
+	}
+	v, ok := imports[bm.Table.Import]
+	if !ok {
+		return fmt.Errorf("missing import %q: the module imports its table", bm.Table.Import)
+	}
+	ti, ok := v.(TableImport)
+	if !ok {
+		return fmt.Errorf("import %q is a %s; the module imports its table", bm.Table.Import, v.importKind())
+	}
+	if uint64(len(ti.funcs)) != uint64(bm.Table.Min) {
+		return fmt.Errorf("table import %q has %d entries; the module's table has %d", bm.Table.Import, len(ti.funcs), bm.Table.Min)
+	}
+	funcs := make([]int32, len(ti.funcs))
+	for k, name := range ti.funcs {
+		funcs[k] = -1
+		if name == "" {
+			continue
+		}
+		fn := bm.FuncIndex(name)
+		if fn < 0 {
+			return fmt.Errorf("table import %q: entry %d names no function of the module (%q)", bm.Table.Import, k, name)
+		}
+		funcs[k] = int32(fn)
+	}
+	for _, e := range bm.Elems {
+		for k, fn := range e.Funcs {
+			funcs[uint64(e.Offset)+uint64(k)] = int32(fn)
+		}
+	}
+	if err := i.machine.SetTable(funcs); err != nil {
+		return err
+	}
+	i.table = mir.PackTable(bm, funcs)
+	return nil
+}
+
 // TableEntry returns the name of the function in entry idx of the
-// module's table, which must be exported; ok is false when the entry is
-// null. It fails when the module exports no table or idx is not below the
-// table's size.
+// instance's table, which the module must export; ok is false when the
+// entry is null. It fails when the module exports no table or idx is not
+// below the table's size.
 func (i *Instance) TableEntry(idx uint32) (funcName string, ok bool, err error) {
-	prog := i.module.prog
-	bm := prog.Module
+	bm := i.module.prog.Module
 	if !bm.HasTable() || bm.Table.Export == "" {
 		return "", false, fmt.Errorf("jit: the module exports no table")
 	}
-	fn, inRange := prog.TableFunc(uint64(idx))
+	fn, inRange := i.machine.TableFunc(uint64(idx))
 	switch {
 	case !inRange:
 		return "", false, fmt.Errorf("jit: table index %d out of range (the table has %d entries)", idx, bm.Table.Min)

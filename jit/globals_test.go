@@ -374,13 +374,98 @@ func TestInstantiateGlobalErrors(t *testing.T) {
 			}
 		})
 	}
-	tableImport, err := newEngine(t, Options{}).LoadText([]byte(`table 4 import "env.table"` + "\n"))
+}
+
+// TestTableImport supplies an imported table's contents in every tier:
+// the element segments apply over them, call_indirect reaches the
+// imported entries and traps on the null ones, each instance has its own
+// table, and bad imports are refused.
+func TestTableImport(t *testing.T) {
+	src := `type unop (i64) -> (i64)
+table 4 import "env.table" export "tab"
+elem 3 dbl
+
+func inc (i64) -> (i64)
+  i64.add r0, r0, 1
+  ret r0
+end
+
+func dbl (i64) -> (i64)
+  i64.add r0, r0, r0
+  ret r0
+end
+
+func pick (i64 i64) -> (i64)
+  call_indirect unop, r0 (r1) -> (r1)
+  ret r1
+end
+
+export "pick" pick
+`
+	for _, cfg := range tierConfigs {
+		t.Run(cfg.name, func(t *testing.T) {
+			mod, err := newEngine(t, cfg.opts).LoadText([]byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCompiled(t, cfg.opts.Tier, mod)
+			a, err := mod.Instantiate(Imports{"env.table": TableFuncs("inc", "", "dbl", "inc")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := mod.Instantiate(Imports{"env.table": TableFuncs("dbl", "inc", "", "")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tt := range []struct {
+				inst      *Instance
+				idx, want uint64
+				trap      bytecode.TrapKind
+			}{
+				{a, 0, 11, 0}, {a, 1, 0, bytecode.TrapUninitializedElement}, {a, 2, 20, 0}, {a, 3, 20, 0},
+				{a, 4, 0, bytecode.TrapUndefinedElement},
+				{b, 0, 20, 0}, {b, 1, 11, 0}, {b, 2, 0, bytecode.TrapUninitializedElement}, {b, 3, 20, 0},
+			} {
+				got, err := tt.inst.Call(context.Background(), "pick", tt.idx, 10)
+				var trap *bytecode.Trap
+				switch {
+				case tt.trap != 0 && (!errors.As(err, &trap) || trap.Kind != tt.trap):
+					t.Errorf("pick(%d) = %v, %v; want a %s trap", tt.idx, got, err, tt.trap)
+				case tt.trap == 0 && (err != nil || got[0] != tt.want):
+					t.Errorf("pick(%d) = %v, %v; want %d", tt.idx, got, err, tt.want)
+				}
+			}
+			if name, ok, err := b.TableEntry(1); err != nil || !ok || name != "inc" {
+				t.Errorf("TableEntry(1) = %q, %v, %v; want inc", name, ok, err)
+			}
+			if !runtime.Supported() || cfg.opts.Tier != TierInterp {
+				return
+			}
+			if err := a.Optimize(); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := a.Call(context.Background(), "pick", 2, 10); err != nil || got[0] != 20 {
+				t.Errorf("after Optimize: pick(2) = %v, %v; want 20", got, err)
+			}
+		})
+	}
+	mod, err := newEngine(t, Options{}).LoadText([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `jit: instantiate: the module imports its table as "env.table": table imports are not supported`
-	if _, err := tableImport.Instantiate(nil); err == nil || err.Error() != want {
-		t.Fatalf("table import: error %v, want %q", err, want)
+	for _, tt := range []struct {
+		name    string
+		imports Imports
+		want    string
+	}{
+		{"missing", nil, `jit: instantiate: missing import "env.table": the module imports its table`},
+		{"wrong size", Imports{"env.table": TableFuncs("inc")}, `jit: instantiate: table import "env.table" has 1 entries; the module's table has 4`},
+		{"unknown function", Imports{"env.table": TableFuncs("inc", "neg", "", "")}, `jit: instantiate: table import "env.table": entry 1 names no function of the module ("neg")`},
+		{"not a table", Imports{"env.table": GlobalI64(1)}, `jit: instantiate: import "env.table" is a global; the module imports its table`},
+	} {
+		if _, err := mod.Instantiate(tt.imports); err == nil || err.Error() != tt.want {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }
 

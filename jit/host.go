@@ -282,12 +282,12 @@ func fastHost(fn any) (HostFunction, bool) {
 }
 
 // Imports maps import names to what the embedder supplies for them: a
-// HostFunction for each host import and a GlobalImport for each imported
-// global. (Table imports are not supported yet.)
+// HostFunction for each host import, a GlobalImport for each imported
+// global and a TableImport for an imported table.
 type Imports map[string]Import
 
 // Import is a value an embedder supplies for one of a module's imports:
-// a HostFunction or a GlobalImport.
+// a HostFunction, a GlobalImport or a TableImport.
 type Import interface {
 	// importKind names the kind of import ("host function", "global").
 	importKind() string

@@ -19,7 +19,10 @@ var ErrBusy = errors.New("jit: instance is busy with a call on another goroutine
 // Instance is a module instantiated with its host functions and its own
 // memory, registers and edge counters.
 type Instance struct {
-	module   *Module
+	module *Module
+	// table is the instance's packed table for compiled code when the
+	// module imports its table (nil: the module's own, shared).
+	table    []uint64
 	mem      *interp.Memory
 	machine  *interp.Machine
 	compiled *compiledInstance // nil when the instance runs interpreted
@@ -41,9 +44,6 @@ type Instance struct {
 // imported ones with the values in imports.
 func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	bm := m.prog.Module
-	if bm.Table.Import != "" {
-		return nil, fmt.Errorf("jit: instantiate: the module imports its table as %q: table imports are not supported", bm.Table.Import)
-	}
 	opts := m.engine.opts
 	maxPages := bm.Memory.MaxPages
 	if opts.MaxMemoryPages > 0 && maxPages > opts.MaxMemoryPages {
@@ -77,7 +77,7 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		hosts[i] = inst.wrapHost(h.fn)
 	}
 	for name, v := range imports {
-		if bm.HostIndex(name) < 0 && !isGlobalImport(bm, name) {
+		if bm.HostIndex(name) < 0 && !isGlobalImport(bm, name) && name != bm.Table.Import {
 			return nil, fmt.Errorf("jit: instantiate: the module imports no %s %q", v.importKind(), name)
 		}
 	}
@@ -101,9 +101,12 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	if err := inst.initGlobals(imports); err != nil {
 		return nil, fmt.Errorf("jit: instantiate: %w", err)
 	}
+	if err := inst.initTable(imports); err != nil {
+		return nil, fmt.Errorf("jit: instantiate: %w", err)
+	}
 	inst.tier = TierInterp
 	if m.compiled != nil {
-		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem, mach.Globals())
+		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem, mach.Globals(), inst.table)
 		if err != nil {
 			return nil, fmt.Errorf("jit: instantiate: %w", err)
 		}
@@ -160,7 +163,7 @@ func (i *Instance) Optimize() error {
 	if err != nil {
 		return fmt.Errorf("jit: optimize: %w", err)
 	}
-	ci, err := newCompiledInstance(m.prog, cm, i.cfg, m.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals())
+	ci, err := newCompiledInstance(m.prog, cm, i.cfg, m.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table)
 	if err != nil {
 		return fmt.Errorf("jit: optimize: %w", err)
 	}

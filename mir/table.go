@@ -23,8 +23,13 @@ func TableEntry(sigID uint32, fn uint32) uint64 { return uint64(sigID)<<32 | uin
 // element segment initialises. Compiled code treats an index from
 // len(entries) up to the table's size as a null entry and one beyond the
 // size as undefined.
-func TableEntries(m *bytecode.Module) []uint64 {
-	funcs := m.TableFuncs()
+func TableEntries(m *bytecode.Module) []uint64 { return PackTable(m, m.TableFuncs()) }
+
+// PackTable returns the packed entries of the table of the verified module
+// m when it holds the functions funcs lists (-1: null; the entries beyond
+// are null), as TableEntries does for the module's own element segments.
+// It serves an imported table, whose contents the embedder supplies.
+func PackTable(m *bytecode.Module, funcs []int32) []uint64 {
 	n := TableLength(m, len(funcs))
 	if n == 0 {
 		return nil
@@ -48,9 +53,10 @@ const MaxPaddedTable = 1 << 16
 
 // TableLength returns the number of packed entries of m's table, whose
 // element segments initialise the first initialised entries: all of them
-// for a table of up to MaxPaddedTable entries, else the initialised ones.
+// for a table of up to MaxPaddedTable entries or an imported one (whose
+// contents compiled code cannot know), else the initialised ones.
 func TableLength(m *bytecode.Module, initialised int) uint64 {
-	if m.Table.Min <= MaxPaddedTable {
+	if m.Table.Min <= MaxPaddedTable || m.Table.Import != "" {
 		return uint64(m.Table.Min)
 	}
 	return uint64(initialised)
