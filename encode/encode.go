@@ -141,11 +141,10 @@ type encoder struct {
 	// out-of-line code, emitted after the current chunk's blocks
 	stubs []func()
 	// the constant pool and jump tables (symbols placed after the code)
-	pool       *obj.LSym
-	poolBytes  []byte
-	poolIndex  map[[2]uint64]int64
-	tables     []jumpTable
-	labelTable map[*obj.LSym]*jumpTable
+	pool      *obj.LSym
+	poolBytes []byte
+	poolIndex map[[2]uint64]int64
+	tables    []jumpTable
 
 	// Chunks: the function is assembled a run of blocks of about
 	// chunkInstrs instructions at a time (Options.ChunkInstrs), so the

@@ -71,8 +71,6 @@ func encodeOne(t *testing.T, in *mir.Instr, slots int) []x86asm.Inst {
 	return out
 }
 
-func args(xs ...x86asm.Arg) []x86asm.Arg { return xs }
-
 // formTest is one instruction form and the single x86 instruction it must
 // decode to.
 type formTest struct {

@@ -118,11 +118,8 @@ type Machine struct {
 	vals   []uint64  // host-call argument and result buffers
 	valTop int       // first free entry of vals
 	tmp    []irCell  // scratch for parallel moves
-	marks  []uint32  // scratch for resolution
 	active int       // exec loops running (nested through host calls)
 
-	ctx  context.Context
-	done <-chan struct{}
 	poll interp.Poller
 }
 

@@ -709,7 +709,7 @@ func (a *allocator) allocArg(i int, in *mir.Instr) error {
 	f := a.f
 	r := in.Defs[0]
 	if !r.IsVirtual() {
-		return fmt.Errorf("Arg defines %s", r)
+		return fmt.Errorf("the Arg defines %s", r)
 	}
 	v := int32(r.Index())
 	at := mir.ArgLocations(f.Params, true)[in.Aux]

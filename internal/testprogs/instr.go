@@ -125,10 +125,6 @@ func (l *caseList) un(op bc.Op, a, want uint64) {
 	l.add(fmt.Sprintf("%s(%#x)", op, a), op, false, 0, false, []uint64{a}, []uint64{want}, bc.TrapNone)
 }
 
-func (l *caseList) unTrap(op bc.Op, a uint64, trap bc.TrapKind) {
-	l.add(fmt.Sprintf("%s(%#x) traps", op, a), op, false, 0, false, []uint64{a}, nil, trap)
-}
-
 func (l *caseList) fbin(op bc.Op, a, b, want float64) {
 	l.add(fmt.Sprintf("%s(%v,%v)", op, a, b), op, false, 0, false, []uint64{F(a), F(b)}, []uint64{F(want)}, bc.TrapNone)
 }
