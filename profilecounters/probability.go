@@ -18,23 +18,30 @@ func (l *Layout) smoothed(counts []uint64) []float64 {
 	p := make([]float64, len(l.Edges))
 	for b := range l.Blocks {
 		blk := &l.Blocks[b]
-		edges := counts[blk.FirstEdge : blk.FirstEdge+blk.NumEdges]
-		add := 0.0
-		for _, c := range edges {
-			if c == 0 {
-				add = 1
-				break
-			}
-		}
-		sum := 0.0
-		for _, c := range edges {
-			sum += float64(c) + add
-		}
-		for i, c := range edges {
-			p[blk.FirstEdge+i] = (float64(c) + add) / sum
-		}
+		Smooth(counts[blk.FirstEdge:blk.FirstEdge+blk.NumEdges], p[blk.FirstEdge:blk.FirstEdge+blk.NumEdges])
 	}
 	return p
+}
+
+// Smooth writes into p (as long as counts) the probabilities of one
+// block's successor edges from their counts, with the add-one smoothing of
+// Probabilities: when any edge has count 0, every edge gets one more, so a
+// block never left gets uniform probabilities.
+func Smooth(counts []uint64, p []float64) {
+	add := 0.0
+	for _, c := range counts {
+		if c == 0 {
+			add = 1
+			break
+		}
+	}
+	sum := 0.0
+	for _, c := range counts {
+		sum += float64(c) + add
+	}
+	for i, c := range counts {
+		p[i] = (float64(c) + add) / sum
+	}
 }
 
 // Static estimate parameters: the probability a conditional branch's taken

@@ -139,6 +139,7 @@ import (
 
 	"github.com/kiln-jit/kiln/alloc"
 	"github.com/kiln-jit/kiln/mir"
+	"github.com/kiln-jit/kiln/profilecounters"
 )
 
 // Distance multipliers (§3.4.3): a rematerializable value is made to look
@@ -243,30 +244,14 @@ type EDStats struct {
 // edges from their traversal counts with the add-one smoothing of §3.3.3:
 // when any edge has count 0, every edge gets one more; a block never left
 // (every count 0) therefore gets 1/len(counts) on each edge. The rule is
-// the one profilecounters.Layout.Probabilities applies to bytecode edges.
+// profilecounters.Smooth, which Layout.Probabilities applies to bytecode
+// edges.
 // Counts 9 and 0 give the thesis's 10/11 and 1/11 (counts 10 and 0 give
 // 11/12 and 1/12).
 func EDEdgeProbabilities(counts []uint64) []float64 {
 	p := make([]float64, len(counts))
-	edSmooth(counts, p)
+	profilecounters.Smooth(counts, p)
 	return p
-}
-
-func edSmooth(counts []uint64, p []float64) {
-	add := 0.0
-	for _, c := range counts {
-		if c == 0 {
-			add = 1
-			break
-		}
-	}
-	sum := 0.0
-	for _, c := range counts {
-		sum += float64(c) + add
-	}
-	for i, c := range counts {
-		p[i] = (float64(c) + add) / sum
-	}
 }
 
 // edNormalize fills p with blk's successor probabilities scaled to sum to
@@ -362,7 +347,7 @@ func newEDBase(f *mir.Func, counts [][]uint64) (*edBase, error) {
 		}
 		p := a.prob[base : base+len(blk.Succs)]
 		if counts != nil {
-			edSmooth(counts[b], p)
+			profilecounters.Smooth(counts[b], p)
 		} else {
 			edNormalize(blk, p)
 		}
