@@ -899,7 +899,8 @@ func EDAnalyze(f *mir.Func, opts EDOptions) (*EDAnalysis, error) {
 	a.liveness(w)
 	a.inLP, a.inED = make([]float64, len(a.inOrd)), make([]float64, len(a.inOrd))
 	a.outLP, a.outED = make([]float64, len(a.outOrd)), make([]float64, len(a.outOrd))
-	s := &edSolver{a: a, w: w, maxVisits: opts.MaxVisits, deadEdge: opts.DeadEdge, iterate: opts.Iterate, budget: opts.elimBudget}
+	s := &edSolver{a: a, w: w, maxVisits: opts.MaxVisits, deadEdge: opts.DeadEdge, iterate: opts.Iterate, budget: opts.elimBudget,
+		heap: binHeap[int32]{less: func(x, y int32) bool { return x > y }}} // later unknowns first
 	if s.maxVisits <= 0 {
 		s.maxVisits = EDDefaultMaxVisits
 	}

@@ -80,7 +80,7 @@ func NNUAnalyze(f *mir.Func, opts NNUOptions) *NNUAnalysis {
 	w := newEDWalk(a.nb)
 	a.liveness(w)
 	a.inD, a.outD = make([]float64, len(a.inOrd)), make([]float64, len(a.outOrd))
-	s := nnuSolver{a: a, w: w}
+	s := nnuSolver{a: a, w: w, heap: binHeap[nnuItem]{less: func(x, y nnuItem) bool { return x.d < y.d }}}
 	for v := range int32(a.nv) {
 		s.solve(v)
 	}
@@ -142,7 +142,7 @@ type nnuSolver struct {
 	inAt []int32
 	dist []float64
 	done []bool
-	heap []nnuItem
+	heap binHeap[nnuItem]
 }
 
 type nnuItem struct {
@@ -191,7 +191,7 @@ func (s *nnuSolver) solve(v int32) {
 	n := len(s.blk)
 	s.dist = fit(s.dist, n)
 	s.done = zeroed(s.done, n)
-	s.heap = s.heap[:0]
+	s.heap.reset()
 	unknown := func(b int32) bool { return w.inMark[b] == mark && w.expMark[b] != mark }
 	// Candidates through the edges to fixed tops (uses, φ operands).
 	for l, b := range s.blk {
@@ -205,12 +205,12 @@ func (s *nnuSolver) solve(v int32) {
 		s.dist[l] = inf
 		if best < inf {
 			s.dist[l] = best + float64(a.blkLen[b])
-			s.push(nnuItem{s.dist[l], int32(l)})
+			s.heap.push(nnuItem{s.dist[l], int32(l)})
 		}
 	}
 	// Dijkstra backwards over the unknowns.
-	for len(s.heap) > 0 {
-		it := s.pop()
+	for s.heap.len() > 0 {
+		it := s.heap.pop()
 		a.work++
 		if s.done[it.l] || it.d > s.dist[it.l] {
 			continue
@@ -229,7 +229,7 @@ func (s *nnuSolver) solve(v int32) {
 			}
 			if d := float64(a.blkLen[p]) + a.exitW[e] + it.d; d < s.dist[q] {
 				s.dist[q] = d
-				s.push(nnuItem{d, q})
+				s.heap.push(nnuItem{d, q})
 			}
 		}
 	}
@@ -246,44 +246,4 @@ func (s *nnuSolver) solve(v int32) {
 			a.inD[s.inAt[w.tag[b]]] = best + float64(a.blkLen[b])
 		}
 	}
-}
-
-// push and pop keep a min-heap of (distance, unknown).
-func (s *nnuSolver) push(x nnuItem) {
-	h := append(s.heap, x)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p].d <= h[i].d {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	s.heap = h
-}
-
-func (s *nnuSolver) pop() nnuItem {
-	h := s.heap
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	i := 0
-	for {
-		l, r, small := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].d < h[small].d {
-			small = l
-		}
-		if r < len(h) && h[r].d < h[small].d {
-			small = r
-		}
-		if small == i {
-			break
-		}
-		h[i], h[small] = h[small], h[i]
-		i = small
-	}
-	s.heap = h
-	return top
 }

@@ -35,7 +35,7 @@ type edSolver struct {
 	acc     []edDual
 	on      []bool
 	touched []int32
-	heap    []int32
+	heap    binHeap[int32]
 	// Iteration.
 	visits []int32
 	queued []bool
@@ -161,7 +161,8 @@ func (s *edSolver) eliminate(v int32, budget int64) bool {
 		b := s.blk[l]
 		lb := float64(a.blkLen[b])
 		var r edDual
-		s.touched, s.heap = s.touched[:0], s.heap[:0]
+		s.touched = s.touched[:0]
+		s.heap.reset()
 		s.work++
 		for e := a.succBase[b]; e < a.succBase[b+1]; e++ {
 			p := a.prob[e]
@@ -184,8 +185,8 @@ func (s *edSolver) eliminate(v int32, budget int64) bool {
 		}
 		// Substitute the equations of later unknowns, largest first: each
 		// names only unknowns before its own, so each is substituted once.
-		for len(s.heap) > 0 {
-			j := s.heapPop()
+		for s.heap.len() > 0 {
+			j := s.heap.pop()
 			kc := acc[j]
 			on[j] = false
 			for q := s.spanLo[j]; q < s.spanHi[j]; q++ {
@@ -260,49 +261,9 @@ func (s *edSolver) accAdd(j int32, c edDual, l int32) {
 	s.on[j], s.acc[j] = true, c
 	s.touched = append(s.touched, j)
 	if j > l {
-		s.heapPush(j)
+		s.heap.push(j)
 		s.work++
 	}
-}
-
-// heapPush and heapPop keep a max-heap of local indices.
-func (s *edSolver) heapPush(j int32) {
-	h := append(s.heap, j)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p] >= h[i] {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	s.heap = h
-}
-
-func (s *edSolver) heapPop() int32 {
-	h := s.heap
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	i := 0
-	for {
-		l, r, big := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l] > h[big] {
-			big = l
-		}
-		if r < len(h) && h[r] > h[big] {
-			big = r
-		}
-		if big == i {
-			break
-		}
-		h[i], h[big] = h[big], h[i]
-		i = big
-	}
-	s.heap = h
-	return top
 }
 
 // iterateRegister solves v's system by the worklist iteration of Alg. 10
