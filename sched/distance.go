@@ -805,6 +805,43 @@ func (a *edBase) isPhiEdge(w *edWalk, v int32, b int32, e int32) bool {
 	return false
 }
 
+// atTop returns the entry of vals (one per live-in pair) for v at the top
+// of block b, or missing when v is not live there.
+func (a *edBase) atTop(vals []float64, v mir.Reg, b int, missing float64) float64 {
+	if x := a.vindex(v); x >= 0 {
+		if i := a.inIndex(x, b); i >= 0 {
+			return vals[i]
+		}
+	}
+	return missing
+}
+
+// atBottom is atTop for vals with one entry per live-out pair, at the
+// bottom of block b.
+func (a *edBase) atBottom(vals []float64, v mir.Reg, b int, missing float64) float64 {
+	if x := a.vindex(v); x >= 0 {
+		if i := a.outIndex(x, b); i >= 0 {
+			return vals[i]
+		}
+	}
+	return missing
+}
+
+// distance answers an in-block distance query (see EDAnalysis.Distance)
+// with bottom, the distances at the bottoms of the blocks (one per
+// live-out pair), for a register with no reference left in the block.
+func (a *edBase) distance(bottom []float64, v mir.Reg, b, pos int) float64 {
+	x := a.vindex(v)
+	if x < 0 {
+		return math.Inf(1)
+	}
+	d, found := a.local(x, b, pos)
+	if found {
+		return d
+	}
+	return d + a.atBottom(bottom, v, b, math.Inf(1))
+}
+
 // vindex returns v's register number, or -1 when v is not a virtual
 // register of the function.
 func (a *edBase) vindex(v mir.Reg) int32 {
@@ -920,46 +957,26 @@ func (a *EDAnalysis) Stats() EDStats { return a.stats }
 // LPTop returns the probability that v is used before being redefined on
 // a path from the top of block b (eq. 3.1).
 func (a *EDAnalysis) LPTop(v mir.Reg, b int) float64 {
-	if x := a.vindex(v); x >= 0 {
-		if i := a.inIndex(x, b); i >= 0 {
-			return a.inLP[i]
-		}
-	}
-	return 0
+	return a.atTop(a.inLP, v, b, 0)
 }
 
 // LPBot returns the liveness probability of v at the bottom of block b
 // (eq. 3.2).
 func (a *EDAnalysis) LPBot(v mir.Reg, b int) float64 {
-	if x := a.vindex(v); x >= 0 {
-		if i := a.outIndex(x, b); i >= 0 {
-			return a.outLP[i]
-		}
-	}
-	return 0
+	return a.atBottom(a.outLP, v, b, 0)
 }
 
 // EDTop returns the expected distance from the top of block b to v's next
 // use over the paths that reach one (eq. 3.3), +Inf when none does.
 func (a *EDAnalysis) EDTop(v mir.Reg, b int) float64 {
-	if x := a.vindex(v); x >= 0 {
-		if i := a.inIndex(x, b); i >= 0 {
-			return a.inED[i]
-		}
-	}
-	return math.Inf(1)
+	return a.atTop(a.inED, v, b, math.Inf(1))
 }
 
 // EDBot returns the expected distance from the bottom of block b to v's
 // next use (eq. 3.4), +Inf when no use is reachable with positive
 // probability.
 func (a *EDAnalysis) EDBot(v mir.Reg, b int) float64 {
-	if x := a.vindex(v); x >= 0 {
-		if i := a.outIndex(x, b); i >= 0 {
-			return a.outED[i]
-		}
-	}
-	return math.Inf(1)
+	return a.atBottom(a.outED, v, b, math.Inf(1))
 }
 
 // Distance returns the pure distance (Alg. 3, see the convention above)
@@ -970,15 +987,7 @@ func (a *EDAnalysis) EDBot(v mir.Reg, b int) float64 {
 // already in registers asks for pos+1 (the thesis's I_N). pos is clamped
 // to [0, len(Instrs)]; len(Instrs) is the bottom (EDBot).
 func (a *EDAnalysis) Distance(v mir.Reg, b, pos int) float64 {
-	x := a.vindex(v)
-	if x < 0 {
-		return math.Inf(1)
-	}
-	d, found := a.local(x, b, pos)
-	if found {
-		return d
-	}
-	return d + a.EDBot(v, b)
+	return a.distance(a.outED, v, b, pos)
 }
 
 // EffectiveDistance returns Distance times v's multiplier (§3.4.3).

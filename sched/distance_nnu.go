@@ -94,40 +94,16 @@ func (a *NNUAnalysis) Work() int64 { return a.work }
 
 // Top returns the nearest-next-use distance of v from the top of block b
 // (+Inf: no next use).
-func (a *NNUAnalysis) Top(v mir.Reg, b int) float64 {
-	if x := a.vindex(v); x >= 0 {
-		if i := a.inIndex(x, b); i >= 0 {
-			return a.inD[i]
-		}
-	}
-	return math.Inf(1)
-}
+func (a *NNUAnalysis) Top(v mir.Reg, b int) float64 { return a.atTop(a.inD, v, b, math.Inf(1)) }
 
 // Bot returns the nearest-next-use distance of v from the bottom of block
 // b.
-func (a *NNUAnalysis) Bot(v mir.Reg, b int) float64 {
-	if x := a.vindex(v); x >= 0 {
-		if i := a.outIndex(x, b); i >= 0 {
-			return a.outD[i]
-		}
-	}
-	return math.Inf(1)
-}
+func (a *NNUAnalysis) Bot(v mir.Reg, b int) float64 { return a.atBottom(a.outD, v, b, math.Inf(1)) }
 
 // Distance returns the nearest-next-use distance from the point just
 // before instruction pos of block b, as EDAnalysis.Distance with Bot for
 // EDBot.
-func (a *NNUAnalysis) Distance(v mir.Reg, b, pos int) float64 {
-	x := a.vindex(v)
-	if x < 0 {
-		return math.Inf(1)
-	}
-	d, found := a.local(x, b, pos)
-	if found {
-		return d
-	}
-	return d + a.Bot(v, b)
-}
+func (a *NNUAnalysis) Distance(v mir.Reg, b, pos int) float64 { return a.distance(a.outD, v, b, pos) }
 
 // EffectiveDistance returns Distance times v's multiplier (§3.4.3).
 func (a *NNUAnalysis) EffectiveDistance(v mir.Reg, b, pos int) float64 {
