@@ -221,8 +221,10 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			cnt[in.aux]++
 			fk, fw = irFlagsUndef, int32(ip)
 
-		// Two-operand integer ALU.
-		case OpADDQ, OpSUBQ, OpANDQ, OpORQ, OpXORQ, OpIMULQ:
+		// Two-operand integer ALU, 64 and 32 bits (the 32-bit ops read
+		// the low halves of their operands and write zero-extended
+		// results).
+		case OpADDQ, OpSUBQ, OpANDQ, OpORQ, OpXORQ, OpIMULQ, OpADDL, OpSUBL, OpANDL, OpORL, OpXORL, OpIMULL:
 			a, b := regs[in.u0], regs[in.u1]
 			if !a.ok || !b.ok {
 				return m.faultUndef(f, ip, regs)
@@ -231,7 +233,8 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			r, fk, fa, fb = irALU(in.op, a.v, b.v)
 			regs[in.d0] = irDef(r)
 			fw = int32(ip)
-		case OpADDQconst, OpSUBQconst, OpANDQconst, OpORQconst, OpXORQconst:
+		case OpADDQconst, OpSUBQconst, OpANDQconst, OpORQconst, OpXORQconst,
+			OpADDLconst, OpSUBLconst, OpANDLconst, OpORLconst, OpXORLconst:
 			a := regs[in.u0]
 			if !a.ok {
 				return m.faultUndef(f, ip, regs)
@@ -266,19 +269,20 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 				return m.faultUndef(f, ip, regs)
 			}
 			regs[in.d0] = irDef(^a.v)
-		case OpSHLQ, OpSHRQ, OpSARQ, OpROLQ, OpRORQ:
+		case OpSHLQ, OpSHRQ, OpSARQ, OpROLQ, OpRORQ, OpSHLL, OpSHRL, OpSARL, OpROLL, OpRORL:
 			a, b := regs[in.u0], regs[in.u1]
 			if !a.ok || !b.ok {
 				return m.faultUndef(f, ip, regs)
 			}
-			regs[in.d0] = irDef(irShift(in.op, a.v, b.v&63))
+			regs[in.d0] = irDef(irShift(in.op, a.v, b.v))
 			fk, fw = irFlagsUndef, int32(ip)
-		case OpSHLQconst, OpSHRQconst, OpSARQconst, OpROLQconst, OpRORQconst:
+		case OpSHLQconst, OpSHRQconst, OpSARQconst, OpROLQconst, OpRORQconst,
+			OpSHLLconst, OpSHRLconst, OpSARLconst, OpROLLconst, OpRORLconst:
 			a := regs[in.u0]
 			if !a.ok {
 				return m.faultUndef(f, ip, regs)
 			}
-			regs[in.d0] = irDef(irShift(in.op, a.v, uint64(in.imm)&63))
+			regs[in.d0] = irDef(irShift(in.op, a.v, uint64(in.imm)))
 			fk, fw = irFlagsUndef, int32(ip)
 		case OpIMUL3Qconst:
 			a := regs[in.u0]
@@ -613,24 +617,6 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 
 		// 32-bit integer ops: they read the low 32 bits of their operands
 		// and write zero-extended 32-bit results.
-		case OpADDL, OpSUBL, OpANDL, OpORL, OpXORL, OpIMULL:
-			a, b := regs[in.u0], regs[in.u1]
-			if !a.ok || !b.ok {
-				return m.faultUndef(f, ip, regs)
-			}
-			var r uint64
-			r, fk, fa, fb = irALU32(in.op, a.v, b.v)
-			regs[in.d0] = irDef(r)
-			fw = int32(ip)
-		case OpADDLconst, OpSUBLconst, OpANDLconst, OpORLconst, OpXORLconst:
-			a := regs[in.u0]
-			if !a.ok {
-				return m.faultUndef(f, ip, regs)
-			}
-			var r uint64
-			r, fk, fa, fb = irALU32(in.op, a.v, uint64(in.imm))
-			regs[in.d0] = irDef(r)
-			fw = int32(ip)
 		case OpNEGL:
 			a := regs[in.u0]
 			if !a.ok {
@@ -644,20 +630,6 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 				return m.faultUndef(f, ip, regs)
 			}
 			regs[in.d0] = irDef(uint64(^uint32(a.v)))
-		case OpSHLL, OpSHRL, OpSARL, OpROLL, OpRORL:
-			a, b := regs[in.u0], regs[in.u1]
-			if !a.ok || !b.ok {
-				return m.faultUndef(f, ip, regs)
-			}
-			regs[in.d0] = irDef(irShift32(in.op, a.v, b.v&31))
-			fk, fw = irFlagsUndef, int32(ip)
-		case OpSHLLconst, OpSHRLconst, OpSARLconst, OpROLLconst, OpRORLconst:
-			a := regs[in.u0]
-			if !a.ok {
-				return m.faultUndef(f, ip, regs)
-			}
-			regs[in.d0] = irDef(irShift32(in.op, a.v, uint64(in.imm)&31))
-			fk, fw = irFlagsUndef, int32(ip)
 		case OpIMUL3Lconst:
 			a := regs[in.u0]
 			if !a.ok {
@@ -1051,8 +1023,11 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 	}
 }
 
-// irALU computes a two-operand integer op and returns the flags it leaves.
+// irALU computes a two-operand integer op and returns the flags it leaves;
+// a 32-bit op works on the low halves of a and b and returns the
+// zero-extended result.
 func irALU(op Op, a, b uint64) (r uint64, fk uint8, fa, fb uint64) {
+	x, y := uint32(a), uint32(b)
 	switch op {
 	case OpADDQ, OpADDQconst, OpADDQload:
 		return a + b, irFlagsAdd, a, b
@@ -1064,13 +1039,29 @@ func irALU(op Op, a, b uint64) (r uint64, fk uint8, fa, fb uint64) {
 		return a | b, irFlagsLogic, a | b, 0
 	case OpXORQ, OpXORQconst, OpXORQload:
 		return a ^ b, irFlagsLogic, a ^ b, 0
+	case OpIMULQ, OpIMULQload:
+		return a * b, irFlagsUndef, 0, 0
+	case OpADDL, OpADDLconst:
+		return uint64(x + y), irFlagsAdd32, a, b
+	case OpSUBL, OpSUBLconst:
+		return uint64(x - y), irFlagsSub32, a, b
+	case OpANDL, OpANDLconst:
+		return uint64(x & y), irFlagsLogic, irLogic32(uint64(x & y)), 0
+	case OpORL, OpORLconst:
+		return uint64(x | y), irFlagsLogic, irLogic32(uint64(x | y)), 0
+	case OpXORL, OpXORLconst:
+		return uint64(x ^ y), irFlagsLogic, irLogic32(uint64(x ^ y)), 0
 	}
-	// IMULQ, IMULQload
-	return a * b, irFlagsUndef, 0, 0
+	// IMULL
+	return uint64(x * y), irFlagsUndef, 0, 0
 }
 
-// irShift computes a shift or rotate by n (0..63).
+// irShift computes a shift or rotate by n, masked as the machine masks
+// it (to 0..63, or 0..31 for a 32-bit op, whose result is the shifted low
+// half zero-extended).
 func irShift(op Op, a, n uint64) uint64 {
+	x, m := uint32(a), n&31
+	n &= 63
 	switch op {
 	case OpSHLQ, OpSHLQconst:
 		return a << n
@@ -1080,8 +1071,19 @@ func irShift(op Op, a, n uint64) uint64 {
 		return uint64(int64(a) >> n)
 	case OpROLQ, OpROLQconst:
 		return bits.RotateLeft64(a, int(n))
+	case OpRORQ, OpRORQconst:
+		return bits.RotateLeft64(a, -int(n))
+	case OpSHLL, OpSHLLconst:
+		return uint64(x << m)
+	case OpSHRL, OpSHRLconst:
+		return uint64(x >> m)
+	case OpSARL, OpSARLconst:
+		return uint64(uint32(int32(x) >> m))
+	case OpROLL, OpROLLconst:
+		return uint64(bits.RotateLeft32(x, int(m)))
 	}
-	return bits.RotateLeft64(a, -int(n))
+	// RORL
+	return uint64(bits.RotateLeft32(x, -int(m)))
 }
 
 // irFP computes a scalar double arithmetic op on bit patterns, with the
@@ -1111,43 +1113,6 @@ func irFP32(op Op, a, b uint64) uint64 {
 		return uint64(floatbits.Mul32(x, y))
 	}
 	return uint64(floatbits.Div32(x, y))
-}
-
-// irALU32 computes a two-operand 32-bit integer op on the low 32 bits of
-// a and b and returns the zero-extended result and the flags it leaves.
-func irALU32(op Op, a, b uint64) (r uint64, fk uint8, fa, fb uint64) {
-	x, y := uint32(a), uint32(b)
-	switch op {
-	case OpADDL, OpADDLconst:
-		return uint64(x + y), irFlagsAdd32, a, b
-	case OpSUBL, OpSUBLconst:
-		return uint64(x - y), irFlagsSub32, a, b
-	case OpANDL, OpANDLconst:
-		return uint64(x & y), irFlagsLogic, irLogic32(uint64(x & y)), 0
-	case OpORL, OpORLconst:
-		return uint64(x | y), irFlagsLogic, irLogic32(uint64(x | y)), 0
-	case OpXORL, OpXORLconst:
-		return uint64(x ^ y), irFlagsLogic, irLogic32(uint64(x ^ y)), 0
-	}
-	// IMULL
-	return uint64(x * y), irFlagsUndef, 0, 0
-}
-
-// irShift32 computes a 32-bit shift or rotate of the low 32 bits of a by n
-// (0..31), zero-extended.
-func irShift32(op Op, a, n uint64) uint64 {
-	x := uint32(a)
-	switch op {
-	case OpSHLL, OpSHLLconst:
-		return uint64(x << n)
-	case OpSHRL, OpSHRLconst:
-		return uint64(x >> n)
-	case OpSARL, OpSARLconst:
-		return uint64(uint32(int32(x) >> n))
-	case OpROLL, OpROLLconst:
-		return uint64(bits.RotateLeft32(x, int(n)))
-	}
-	return uint64(bits.RotateLeft32(x, -int(n)))
 }
 
 // irTruncSL is CVTTSD2SL: the f64 a truncated to a signed 32-bit integer,
