@@ -69,6 +69,17 @@ func (l *lowerer) fconst32(bits uint32) mir.Reg {
 	return d
 }
 
+// convert lowers a one-operand conversion: op, whose result has class c,
+// or fold of the constant when in.A holds one.
+func (l *lowerer) convert(in *bc.Instr, op mir.Op, c mir.Class, fold func(int64) mir.Reg) {
+	a := l.read(in.A)
+	if v, ok := l.constOf(a); ok {
+		l.write(in.Dst, fold(v))
+		return
+	}
+	l.write(in.Dst, l.op(op, c, a))
+}
+
 // instr32 lowers one i32 or f32 instruction. handled is false for an op
 // this file does not lower.
 func (l *lowerer) instr32(in *bc.Instr, b int) (handled bool, err error) {
@@ -166,36 +177,16 @@ func (l *lowerer) instr32(in *bc.Instr, b int) (handled bool, err error) {
 		l.write(in.Dst, d)
 
 	case bc.OpI32WrapI64:
-		a := l.read(in.A)
-		if c, ok := l.constOf(a); ok {
-			l.write(in.Dst, l.iconst32(c))
-			break
-		}
-		l.write(in.Dst, l.op(mir.OpMOVLQZX, mir.GPR, a))
+		l.convert(in, mir.OpMOVLQZX, mir.GPR, l.iconst32)
 	case bc.OpI64ExtendI32S:
-		a := l.read(in.A)
-		if c, ok := l.constOf(a); ok {
-			l.write(in.Dst, l.iconst(int64(int32(c))))
-			break
-		}
-		l.write(in.Dst, l.op(mir.OpMOVLQSX, mir.GPR, a))
+		l.convert(in, mir.OpMOVLQSX, mir.GPR, func(c int64) mir.Reg { return l.iconst(int64(int32(c))) })
 	case bc.OpI64ExtendI32U:
 		// The i32 value is already zero-extended.
 		l.write(in.Dst, l.read(in.A))
 	case bc.OpF32DemoteF64:
-		a := l.read(in.A)
-		if c, ok := l.constOf(a); ok {
-			l.write(in.Dst, l.fconst32(floatbits.Demote(uint64(c))))
-			break
-		}
-		l.write(in.Dst, l.op(mir.OpCVTSD2SS, mir.XMM, a))
+		l.convert(in, mir.OpCVTSD2SS, mir.XMM, func(c int64) mir.Reg { return l.fconst32(floatbits.Demote(uint64(c))) })
 	case bc.OpF64PromoteF32:
-		a := l.read(in.A)
-		if c, ok := l.constOf(a); ok {
-			l.write(in.Dst, l.fconst(floatbits.Promote(uint32(c))))
-			break
-		}
-		l.write(in.Dst, l.op(mir.OpCVTSS2SD, mir.XMM, a))
+		l.convert(in, mir.OpCVTSS2SD, mir.XMM, func(c int64) mir.Reg { return l.fconst(floatbits.Promote(uint32(c))) })
 	case bc.OpF32ConvertI32S:
 		l.write(in.Dst, l.op(mir.OpCVTSL2SS, mir.XMM, l.read(in.A)))
 	case bc.OpF32ConvertI32U, bc.OpF32ConvertI64S:
@@ -225,19 +216,9 @@ func (l *lowerer) instr32(in *bc.Instr, b int) (handled bool, err error) {
 			l.write(in.Dst, v)
 		}
 	case bc.OpI32ReinterpretF32:
-		a := l.read(in.A)
-		if c, ok := l.constOf(a); ok {
-			l.write(in.Dst, l.iconst32(c))
-			break
-		}
-		l.write(in.Dst, l.op(mir.OpMOVX2L, mir.GPR, a))
+		l.convert(in, mir.OpMOVX2L, mir.GPR, l.iconst32)
 	case bc.OpF32ReinterpretI32:
-		a := l.read(in.A)
-		if c, ok := l.constOf(a); ok {
-			l.write(in.Dst, l.fconst32(uint32(c)))
-			break
-		}
-		l.write(in.Dst, l.op(mir.OpMOVL2X, mir.XMM, a))
+		l.convert(in, mir.OpMOVL2X, mir.XMM, func(c int64) mir.Reg { return l.fconst32(uint32(c)) })
 
 	case bc.OpI32Load8S, bc.OpI32Load8U, bc.OpI32Load16S, bc.OpI32Load16U, bc.OpI32Load, bc.OpF32Load:
 		base, ea, ok := l.memAddress(in.A, in.Imm, in.Op.Info().Size)
