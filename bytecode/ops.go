@@ -493,6 +493,56 @@ func (c Cond) String() string {
 	return "cond(" + strconv.Itoa(int(c)) + ")"
 }
 
+// Negate returns the condition that holds exactly when c does not.
+func (c Cond) Negate() Cond {
+	switch c {
+	case CondEq:
+		return CondNe
+	case CondNe:
+		return CondEq
+	case CondLtS:
+		return CondGeS
+	case CondGeS:
+		return CondLtS
+	case CondLtU:
+		return CondGeU
+	case CondGeU:
+		return CondLtU
+	case CondLeS:
+		return CondGtS
+	case CondGtS:
+		return CondLeS
+	case CondLeU:
+		return CondGtU
+	case CondGtU:
+		return CondLeU
+	}
+	return c
+}
+
+// Swapped returns the condition c' with b c' a exactly when a c b.
+func (c Cond) Swapped() Cond {
+	switch c {
+	case CondLtS:
+		return CondGtS
+	case CondLtU:
+		return CondGtU
+	case CondLeS:
+		return CondGeS
+	case CondLeU:
+		return CondGeU
+	case CondGtS:
+		return CondLtS
+	case CondGtU:
+		return CondLtU
+	case CondGeS:
+		return CondLeS
+	case CondGeU:
+		return CondLeU
+	}
+	return c
+}
+
 // Holds evaluates the condition on two i64 values.
 func (c Cond) Holds(a, b int64) bool {
 	switch c {

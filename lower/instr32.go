@@ -513,7 +513,7 @@ func (l *lowerer) intUnary32(op bc.Op, a mir.Reg) mir.Reg {
 func (l *lowerer) cmpFlags32(cond bc.Cond, a mir.Reg, b operand) mir.Cond {
 	if _, aConst := l.constOf(a); aConst && !b.isConst {
 		a, b = b.reg, l.regOperand(a)
-		cond = swapCond(cond)
+		cond = cond.Swapped()
 	}
 	switch {
 	case b.isConst && uint32(b.c) == 0 && (cond == bc.CondEq || cond == bc.CondNe):

@@ -441,7 +441,7 @@ func (l *lowerer) overflowCheckWith(compareMin func()) {
 func (l *lowerer) cmpFlags(cond bc.Cond, a mir.Reg, b operand) mir.Cond {
 	if _, aConst := l.constOf(a); aConst && !b.isConst {
 		a, b = b.reg, l.regOperand(a)
-		cond = swapCond(cond)
+		cond = cond.Swapped()
 	}
 	if b.isConst && fitsImm32(b.c) {
 		if b.c == 0 && (cond == bc.CondEq || cond == bc.CondNe) {
@@ -462,29 +462,6 @@ var intCond = [...]mir.Cond{
 	bc.CondLeS: mir.CondLE, bc.CondLeU: mir.CondBE,
 	bc.CondGtS: mir.CondG, bc.CondGtU: mir.CondA,
 	bc.CondGeS: mir.CondGE, bc.CondGeU: mir.CondAE,
-}
-
-// swapCond returns the condition c' with b c' a == a c b.
-func swapCond(c bc.Cond) bc.Cond {
-	switch c {
-	case bc.CondLtS:
-		return bc.CondGtS
-	case bc.CondLtU:
-		return bc.CondGtU
-	case bc.CondLeS:
-		return bc.CondGeS
-	case bc.CondLeU:
-		return bc.CondGeU
-	case bc.CondGtS:
-		return bc.CondLtS
-	case bc.CondGtU:
-		return bc.CondLtU
-	case bc.CondGeS:
-		return bc.CondLeS
-	case bc.CondGeU:
-		return bc.CondLeU
-	}
-	return c
 }
 
 // floatCond sets the flags for an f64 comparison and returns the condition

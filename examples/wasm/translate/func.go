@@ -633,7 +633,7 @@ func (t *funcTranslator) branchIf(c cond, negated bool, label int) {
 	}
 	cc := c.c
 	if negated {
-		cc = negate(cc)
+		cc = cc.Negate()
 	}
 	in := bc.Instr{Op: cmpOp(cc, c.t, true), A: c.a, B: c.b, UseImm: c.useImm, Imm: c.imm}
 	t.emitBranch(in, label)
@@ -872,7 +872,7 @@ func (t *funcTranslator) numeric() error {
 	if info.Imm && sa.kind == isConst && sb.kind != isConst {
 		// Put the constant second where the operation allows.
 		if c, ty, isCmp := intCompare(op); isCmp {
-			kop = cmpOp(mirror(c), ty, false)
+			kop = cmpOp(c.Swapped(), ty, false)
 			t.stack[n-2], t.stack[n-1] = sb, sa
 		} else if commutative(kop) {
 			t.stack[n-2], t.stack[n-1] = sb, sa
@@ -906,7 +906,7 @@ func (t *funcTranslator) fusedCompare(c bc.Cond, ty bc.Type) cond {
 	n := len(t.stack)
 	sa, sb := t.stack[n-2], t.stack[n-1]
 	if sa.kind == isConst && sb.kind != isConst {
-		c = mirror(c)
+		c = c.Swapped()
 		t.stack[n-2], t.stack[n-1] = sb, sa
 		sa, sb = sb, sa
 	}

@@ -110,56 +110,6 @@ func intCompare(op binary.Opcode) (bc.Cond, bc.Type, bool) {
 	return 0, 0, false
 }
 
-// negate returns the condition that holds exactly when c does not.
-func negate(c bc.Cond) bc.Cond {
-	switch c {
-	case bc.CondEq:
-		return bc.CondNe
-	case bc.CondNe:
-		return bc.CondEq
-	case bc.CondLtS:
-		return bc.CondGeS
-	case bc.CondGeS:
-		return bc.CondLtS
-	case bc.CondLtU:
-		return bc.CondGeU
-	case bc.CondGeU:
-		return bc.CondLtU
-	case bc.CondLeS:
-		return bc.CondGtS
-	case bc.CondGtS:
-		return bc.CondLeS
-	case bc.CondLeU:
-		return bc.CondGtU
-	case bc.CondGtU:
-		return bc.CondLeU
-	}
-	return c
-}
-
-// mirror returns the condition c' with b c' a exactly when a c b.
-func mirror(c bc.Cond) bc.Cond {
-	switch c {
-	case bc.CondLtS:
-		return bc.CondGtS
-	case bc.CondGtS:
-		return bc.CondLtS
-	case bc.CondLtU:
-		return bc.CondGtU
-	case bc.CondGtU:
-		return bc.CondLtU
-	case bc.CondLeS:
-		return bc.CondGeS
-	case bc.CondGeS:
-		return bc.CondLeS
-	case bc.CondLeU:
-		return bc.CondGeU
-	case bc.CondGeU:
-		return bc.CondLeU
-	}
-	return c
-}
-
 // cmpOp returns the kiln compare (branch false) or compare-and-branch
 // (branch true) op of condition c on operands of type t.
 func cmpOp(c bc.Cond, t bc.Type, branch bool) bc.Op {
