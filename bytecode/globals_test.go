@@ -217,6 +217,9 @@ func TestSignatureIDs(t *testing.T) {
 	for range 200 {
 		m := randomModule(r)
 		funcIDs, typeIDs := m.SignatureIDs()
+		if got := m.TypeIDs(); !slices.Equal(got, typeIDs) {
+			t.Fatalf("TypeIDs() = %v, SignatureIDs gives %v", got, typeIDs)
+		}
 		var sigs []Signature
 		var ids []uint32
 		for i, s := range m.Types {

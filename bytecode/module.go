@@ -234,13 +234,7 @@ func (m *Module) ExportedGlobal(name string) int {
 // of the last initialised entry. Entries from n up to the table's size
 // (Table.Min) are null. The slice is new.
 func (m *Module) TableFuncs() []int32 {
-	n := uint64(0)
-	for _, e := range m.Elems {
-		if len(e.Funcs) > 0 {
-			n = max(n, uint64(e.Offset)+uint64(len(e.Funcs)))
-		}
-	}
-	n = min(n, uint64(m.Table.Min))
+	n := m.InitialisedTableLen()
 	t := make([]int32, n)
 	for i := range t {
 		t[i] = -1
@@ -255,6 +249,19 @@ func (m *Module) TableFuncs() []int32 {
 	return t
 }
 
+// InitialisedTableLen returns the end of the last table entry the element
+// segments of a verified module initialise (at most the table's size):
+// the length of TableFuncs.
+func (m *Module) InitialisedTableLen() uint64 {
+	n := uint64(0)
+	for _, e := range m.Elems {
+		if len(e.Funcs) > 0 {
+			n = max(n, uint64(e.Offset)+uint64(len(e.Funcs)))
+		}
+	}
+	return min(n, uint64(m.Table.Min))
+}
+
 // SignatureIDs assigns canonical signature ids: two signatures get the
 // same id exactly when they have the same parameter and result types. The
 // ids are dense, numbered from 0 in the order in which distinct
@@ -264,6 +271,18 @@ func (m *Module) TableFuncs() []int32 {
 // call_indirect with one integer comparison of the callee's id with the
 // id of the instruction's type.
 func (m *Module) SignatureIDs() (funcIDs, typeIDs []uint32) {
+	return m.signatureIDs(true)
+}
+
+// TypeIDs returns the canonical signature ids of m.Types, the typeIDs of
+// SignatureIDs, without numbering the functions' signatures (the types
+// are numbered first, so their ids do not depend on the functions).
+func (m *Module) TypeIDs() []uint32 {
+	_, typeIDs := m.signatureIDs(false)
+	return typeIDs
+}
+
+func (m *Module) signatureIDs(withFuncs bool) (funcIDs, typeIDs []uint32) {
 	ids := make(map[string]uint32, len(m.Types)+len(m.Funcs))
 	var key []byte
 	id := func(s Signature) uint32 {
@@ -285,6 +304,9 @@ func (m *Module) SignatureIDs() (funcIDs, typeIDs []uint32) {
 	typeIDs = make([]uint32, len(m.Types))
 	for i, s := range m.Types {
 		typeIDs[i] = id(s)
+	}
+	if !withFuncs {
+		return nil, typeIDs
 	}
 	funcIDs = make([]uint32, len(m.Funcs))
 	for i, f := range m.Funcs {

@@ -61,8 +61,8 @@ func (l *lowerer) globalSet(in *bc.Instr) {
 // function.
 func (l *lowerer) tableShape() (initialised uint64, typeIDs []uint32) {
 	if l.typeIDs == nil {
-		l.tableLen = mir.TableLength(l.m, len(l.m.TableFuncs()))
-		_, l.typeIDs = l.m.SignatureIDs()
+		l.tableLen = mir.TableLength(l.m)
+		l.typeIDs = l.m.TypeIDs()
 	}
 	return l.tableLen, l.typeIDs
 }

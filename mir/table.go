@@ -30,7 +30,7 @@ func TableEntries(m *bytecode.Module) []uint64 { return PackTable(m, m.TableFunc
 // are null), as TableEntries does for the module's own element segments.
 // It serves an imported table, whose contents the embedder supplies.
 func PackTable(m *bytecode.Module, funcs []int32) []uint64 {
-	n := TableLength(m, len(funcs))
+	n := TableLength(m)
 	if n == 0 {
 		return nil
 	}
@@ -51,13 +51,13 @@ func PackTable(m *bytecode.Module, funcs []int32) []uint64 {
 // compare.
 const MaxPaddedTable = 1 << 16
 
-// TableLength returns the number of packed entries of m's table, whose
-// element segments initialise the first initialised entries: all of them
-// for a table of up to MaxPaddedTable entries or an imported one (whose
-// contents compiled code cannot know), else the initialised ones.
-func TableLength(m *bytecode.Module, initialised int) uint64 {
+// TableLength returns the number of packed entries of m's table: all of
+// them for a table of up to MaxPaddedTable entries or an imported one
+// (whose contents compiled code cannot know), else those up to the last
+// one the element segments initialise.
+func TableLength(m *bytecode.Module) uint64 {
 	if m.Table.Min <= MaxPaddedTable || m.Table.Import != "" {
 		return uint64(m.Table.Min)
 	}
-	return uint64(initialised)
+	return m.InitialisedTableLen()
 }
