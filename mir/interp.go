@@ -343,6 +343,9 @@ func (m *Machine) indirectCallee(c *irCall, regs []irCell) (*irFunc, string) {
 	if v.v >= uint64(len(m.funcs)) {
 		return nil, fmt.Sprintf("callee index %d out of range (%d functions)", v.v, len(m.funcs))
 	}
+	if c.checked == int32(v.v)+1 {
+		return m.prepare(int(v.v)), ""
+	}
 	callee := m.funcs[v.v]
 	if !classesFit(callee.Params, c.argClass) || !classesFit(callee.Results, c.resultClass) {
 		return nil, fmt.Sprintf("callee %s takes %v and returns %v; the call passes %v and receives %v",
@@ -355,6 +358,7 @@ func (m *Machine) indirectCallee(c *irCall, regs []irCell) (*irFunc, string) {
 				callee.Name, args, results, c.argLocs, c.resultLocs)
 		}
 	}
+	c.checked = int32(v.v) + 1
 	return m.prepare(int(v.v)), ""
 }
 

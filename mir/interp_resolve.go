@@ -100,6 +100,7 @@ type irCall struct {
 	index                 uint32
 	argClass, resultClass []Class
 	argLocs, resultLocs   []Reg
+	checked               int32 // 1 + the callee last found to fit, 0 none
 }
 
 // irMaxArgSlots bounds the stack-argument slot numbers the interpreter
