@@ -239,14 +239,22 @@ func (m *Module) TableFuncs() []int32 {
 	for i := range t {
 		t[i] = -1
 	}
+	m.ApplyElems(t)
+	return t
+}
+
+// ApplyElems writes the functions of the element segments into the table
+// entries t, in segment order (a later segment overwrites an earlier
+// one); entries beyond t are left out. It is how an instance's table
+// starts: from null entries, or from an imported table's contents.
+func (m *Module) ApplyElems(t []int32) {
 	for _, e := range m.Elems {
 		for k, f := range e.Funcs {
-			if i := uint64(e.Offset) + uint64(k); i < n {
+			if i := uint64(e.Offset) + uint64(k); i < uint64(len(t)) {
 				t[i] = int32(f)
 			}
 		}
 	}
-	return t
 }
 
 // InitialisedTableLen returns the end of the last table entry the element

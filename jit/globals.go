@@ -207,11 +207,7 @@ func (i *Instance) initTable(imports Imports) error {
 		}
 		funcs[k] = int32(fn)
 	}
-	for _, e := range bm.Elems {
-		for k, fn := range e.Funcs {
-			funcs[uint64(e.Offset)+uint64(k)] = int32(fn)
-		}
-	}
+	bm.ApplyElems(funcs)
 	if err := i.machine.SetTable(funcs); err != nil {
 		return err
 	}
