@@ -38,6 +38,17 @@ func (t Type) Valid() bool { return t >= I64 && t <= F32 }
 // Is32 reports whether t is a 32-bit type, I32 or F32.
 func (t Type) Is32() bool { return t == I32 || t == F32 }
 
+// Narrow clears the upper 32 bits of each i32 and f32 value of vs, whose
+// types are ts (values beyond ts are left alone): what a 32-bit value
+// crossing into or out of kiln keeps.
+func Narrow(ts []Type, vs []uint64) {
+	for i, t := range ts {
+		if i < len(vs) && t.Is32() {
+			vs[i] = uint64(uint32(vs[i]))
+		}
+	}
+}
+
 // IsInt reports whether t is an integer type, I32 or I64.
 func (t Type) IsInt() bool { return t == I32 || t == I64 }
 

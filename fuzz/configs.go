@@ -234,9 +234,9 @@ func (b boundaryMachine) Call(ctx context.Context, fn int, args, results []uint6
 	}
 	sig := b.m.Funcs[fn].Sig
 	masked := slices.Clone(args)
-	narrow(sig.Params, masked)
+	bytecode.Narrow(sig.Params, masked)
 	err := b.Machine.Call(ctx, fn, masked, results)
-	narrow(sig.Results, results)
+	bytecode.Narrow(sig.Results, results)
 	return err
 }
 
@@ -248,21 +248,11 @@ func narrowHostResults(m *bytecode.Module, hosts []interp.HostFunc) []interp.Hos
 		ts := m.Hosts[i].Sig.Results
 		out[i] = func(ctx context.Context, args, results []uint64) error {
 			err := host(ctx, args, results)
-			narrow(ts, results)
+			bytecode.Narrow(ts, results)
 			return err
 		}
 	}
 	return out
-}
-
-// narrow clears the upper 32 bits of every i32 and f32 value of vs, whose
-// types are ts.
-func narrow(ts []bytecode.Type, vs []uint64) {
-	for i, t := range ts {
-		if i < len(vs) && t.Is32() {
-			vs[i] = uint64(uint32(vs[i]))
-		}
-	}
 }
 
 // checkedDestruct runs alloc.Destruct and judges its output with

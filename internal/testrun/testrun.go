@@ -116,10 +116,6 @@ func Call(t testing.TB, f *mir.Func, args ...uint64) []uint64 {
 // them that way too.
 func BoundaryArgs(params []bc.Type, args []uint64) []uint64 {
 	out := slices.Clone(args)
-	for i, t := range params {
-		if i < len(out) && t.Is32() {
-			out[i] = uint64(uint32(out[i]))
-		}
-	}
+	bc.Narrow(params, out)
 	return out
 }
