@@ -21,7 +21,7 @@ func Baseline(f *mir.Func) (*mir.Func, error) {
 	if err := mir.Verify(f); err != nil {
 		return nil, fmt.Errorf("alloc: baseline: input: %w", err)
 	}
-	g, err := BaselineOutOfSSA(f, true)
+	g, err := BaselineOutOfSSA(f, true, false)
 	if err != nil {
 		return nil, err
 	}
@@ -29,17 +29,22 @@ func Baseline(f *mir.Func) (*mir.Func, error) {
 }
 
 // BaselineOutOfSSA takes SSA function f out of SSA form for the baseline
-// allocator and returns the result; f is not modified. With naive it
+// allocator and returns the result; f is not modified unless inPlace is
+// set (then f is reused for the result and must not be used as SSA form
+// afterwards). With naive it
 // instantiates φs naively (NaiveDestruct); otherwise it runs Destruct's
 // copy coalescer without renaming constraints: the baseline meets
 // fixed-register and two-address operands in scratch registers around each
 // instruction, where a constraint copy would be a memory round trip.
-func BaselineOutOfSSA(f *mir.Func, naive bool) (*mir.Func, error) {
+func BaselineOutOfSSA(f *mir.Func, naive, inPlace bool) (*mir.Func, error) {
 	if naive {
-		g := f.Clone()
+		g := f
+		if !inPlace {
+			g = f.Clone()
+		}
 		return g, NaiveDestruct(g)
 	}
-	d, err := Destruct(f, DestructOptions{NoConstraints: true})
+	d, err := Destruct(f, DestructOptions{NoConstraints: true, InPlace: inPlace})
 	if err != nil {
 		return nil, err
 	}

@@ -134,6 +134,7 @@ const (
 	acLoad          // reads memory, nothing else
 	acStore         // writes memory, nothing else
 	acBarrier       // keeps its place relative to every effect
+	acGuarded       // stays after the barriers before it (mir.OpInfo.Guarded)
 )
 
 // acChecker holds what CheckAllocation derives from its inputs.
@@ -935,6 +936,8 @@ func effectClass(in *mir.Instr) uint8 {
 	case info.Call || info.MayTrap || info.Terminator && info.SideEffects ||
 		in.Op == mir.OpCount || in.Op == mir.OpPoll || in.Op == mir.OpTRAP || in.Op == mir.OpRET:
 		return acBarrier
+	case info.Guarded:
+		return acGuarded
 	case info.Loads && !info.Stores && !info.SideEffects:
 		return acLoad
 	case info.Stores && !info.Loads:
@@ -1044,6 +1047,10 @@ func (c *acChecker) order() error {
 					}
 				}
 				placed = slices.Insert(placed, pos, k)
+			case acGuarded:
+				if want := c.barriersBefore[g]; barriers < want {
+					return c.errf(b, i, "from %s: moved above %s", c.inputAt(ob, k), c.inputAt(ob, c.barrierList[ob][want-1]))
+				}
 			}
 			if in.Op == mir.OpCtxLoad && calls != c.callsBefore[g] && !c.ctxInvariant {
 				return c.errf(b, i, "from %s: follows %d calls of the block; in the input it follows %d", c.inputAt(ob, k), calls, c.callsBefore[g])

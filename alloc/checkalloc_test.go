@@ -323,6 +323,21 @@ b0: freq=1
   v3:gpr = CtxLoad #0
   v2:gpr = MOVQload [v3+v2*1]
   RET v2`
+
+	// A table load whose index a conditional trap checks first.
+	preGuarded = `
+func f #0 (gpr gpr) -> (gpr) nonssa
+  vregs 4
+b0: freq=1
+  v0:gpr = Arg #0
+  v1:gpr = Arg #1
+  CMPQconst v0, $8
+  TRAPCC.ae #4
+  v2:gpr = TABLEload v0
+  v3:gpr = LEAQ v1, $1
+  v2:gpr = ADDQ v2, v3
+  RET v2
+end`
 )
 
 // allocCase is one hand-written allocation with the expected verdict.
@@ -1020,6 +1035,32 @@ b0: freq=1
   rax = CALL #0 rdi ;=3
   rax = MOVQload [rbp+rax*1] ;=5
   RET rax ;=6
+end`},
+	{name: "independent instruction moved above a conditional trap", pre: preGuarded, want: "", post: `
+func f #0 (gpr gpr) -> (gpr) allocated
+  vregs 0
+b0: freq=1
+  rdi = Arg #0 ;=0
+  rsi = Arg #1 ;=1
+  rsi = LEAQ rsi, $1 ;=5
+  CMPQconst rdi, $8 ;=2
+  TRAPCC.ae #4 ;=3
+  rax = TABLEload rdi ;=4
+  rax = ADDQ rax, rsi ;=6
+  RET rax ;=7
+end`},
+	{name: "table load moved above the check of its index", pre: preGuarded, want: "b0[2] (TABLEload): from input b0[4] (TABLEload): moved above input b0[3] (TRAPCC)", post: `
+func f #0 (gpr gpr) -> (gpr) allocated
+  vregs 0
+b0: freq=1
+  rdi = Arg #0 ;=0
+  rsi = Arg #1 ;=1
+  rax = TABLEload rdi ;=4
+  CMPQconst rdi, $8 ;=2
+  TRAPCC.ae #4 ;=3
+  rsi = LEAQ rsi, $1 ;=5
+  rax = ADDQ rax, rsi ;=6
+  RET rax ;=7
 end`},
 	{name: "load moved above a call", pre: preCtx, want: "b0[3] (MOVQload): from input b0[3] (MOVQload): moved above input b0[2] (CALL)", post: `
 func f #0 (gpr) -> (gpr) allocated

@@ -23,6 +23,11 @@ type DestructOptions struct {
 	// output is plain non-SSA code (Pins nil), like NaiveDestruct's; it is
 	// for measuring the coalescer against others.
 	NoConstraints bool
+	// InPlace takes f out of SSA form in place instead of working on a
+	// copy: f becomes the result's Func and must not be used as SSA form
+	// afterwards. A compiler that has no further use for the SSA form sets
+	// it, so that a large function is not held twice.
+	InPlace bool
 }
 
 // DestructStats counts what Destruct did.
@@ -97,7 +102,8 @@ type Destructed struct {
 // the end of the predecessor (edges are split where needed), copies into
 // an instruction's operands one parallel copy before it; they are
 // sequentialized only at the end of the pipeline. The output does not
-// depend on map iteration order. f is not modified.
+// depend on map iteration order. f is not modified unless
+// opts.InPlace is set.
 //
 // Operands fixed to stack-argument slots (arguments beyond the registers)
 // are left unpinned: the allocator stores them.
@@ -105,7 +111,10 @@ func Destruct(f *mir.Func, opts DestructOptions) (*Destructed, error) {
 	if f.Form != mir.FormSSA {
 		return nil, fmt.Errorf("alloc: destruct %s needs SSA form, not %s", f.Name, f.Form)
 	}
-	g := f.Clone()
+	g := f
+	if !opts.InPlace {
+		g = f.Clone()
+	}
 	res := &Destructed{Func: g}
 	stats := &res.Stats
 	splits := splitPhiEdges(g)

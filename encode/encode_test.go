@@ -322,7 +322,7 @@ var expandedOps = map[mir.Op]bool{
 	mir.OpJCC: true, mir.OpJMPTABLE: true, mir.OpRET: true, mir.OpTRAP: true, mir.OpCALL: true,
 	mir.OpCALLHOST: true, mir.OpCALLRT: true, mir.OpInvalid: true,
 	mir.OpIDIVL: true, mir.OpDIVL: true, mir.OpMOVSSconst: true, mir.OpMINSS: true, mir.OpMAXSS: true,
-	mir.OpCVTUQ2SS: true, mir.OpCALLIND: true, mir.OpTABLEload: true,
+	mir.OpCVTUQ2SS: true, mir.OpCALLIND: true, mir.OpTABLEload: true, mir.OpTRAPCC: true,
 	mir.OpGLOBALloadQ: true, mir.OpGLOBALloadL: true, mir.OpGLOBALloadSD: true, mir.OpGLOBALloadSS: true,
 	mir.OpGLOBALstoreQ: true, mir.OpGLOBALstoreL: true, mir.OpGLOBALstoreSD: true, mir.OpGLOBALstoreSS: true,
 }
@@ -340,6 +340,10 @@ func TestExpandedForms(t *testing.T) {
 	setL.Cond = mir.CondL
 	call := ins(mir.OpCALL, nil, nil, 0, 0)
 	call.Aux = 3
+	trapAE := ins(mir.OpTRAPCC, nil, nil, 0, 0)
+	trapAE.Aux, trapAE.Cond = 4, mir.CondAE
+	trapFNE := ins(mir.OpTRAPCC, nil, nil, 0, 0)
+	trapFNE.Aux, trapFNE.Cond = 4, mir.CondFNE
 	host := ins(mir.OpCALLHOST, nil, nil, 0, 0)
 	host.Aux = 2
 	for _, tt := range []struct {
@@ -368,6 +372,9 @@ func TestExpandedForms(t *testing.T) {
 		{ins(mir.OpCVTTSD2SQsat, regs(mir.RAX), regs(mir.X1), 0, 0), "CVTTSD2SI CMP JNO UCOMISD JP XORPS UCOMISD JBE MOV JMP MOV"},
 		{ins(mir.OpCVTTSD2UQ, regs(mir.RAX, mir.X2), regs(mir.X1), 0, 0), "MOVSD_XMM UCOMISD JAE CVTTSD2SI JMP MOVAPS SUBSD CVTTSD2SI BTS JMP"},
 		{trap, "MOV MOV MOV MOV CALL INT"},
+		// The failure path of a conditional trap follows the block, out of line.
+		{trapAE, "JAE MOV MOV MOV MOV CALL INT"},
+		{trapFNE, "JNE JP MOV MOV MOV MOV CALL INT"},
 		{host, "MOV MOV MOV MOV CALL"},
 		{ins(mir.OpPoll, nil, nil, 0, 0), "SUB JS MOV MOV MOV MOV CALL JMP"},
 		{call, "MOV CMP JGE ADD MOV MOV MOV CALL SUB MOV MOV MOV MOV CALL INT"},

@@ -298,6 +298,18 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 		a.add(obj.AJMP).To = regOp(mir.ScratchGPR)
 	case mir.OpRET:
 		e.epilogue()
+	case mir.OpTRAPCC:
+		if !trapKind(in.Aux) {
+			return fmt.Errorf("trap kind %d", in.Aux)
+		}
+		slow := a.label()
+		e.condJump(in.Cond, jumpTarget{label: slow})
+		site := e.newTrapSite(in.Pos, 0)
+		e.stubs = append(e.stubs, func() {
+			a.bind(slow)
+			e.exitCall(ExitTrap, int64(in.Aux), site)
+			a.add(x86.AINT).From = constOp(3)
+		})
 	case mir.OpTRAP:
 		if !trapKind(in.Aux) {
 			return fmt.Errorf("trap kind %d", in.Aux)

@@ -265,13 +265,13 @@ func (cm *compiledModule) allocate(f *mir.Func, cfg compileConfig) (*mir.Func, e
 	start := time.Now()
 	var pre *mir.Func
 	if cfg.tier == TierOptimizing {
-		d, err := alloc.Destruct(f, alloc.DestructOptions{})
+		d, err := alloc.Destruct(f, alloc.DestructOptions{InPlace: true})
 		if err != nil {
 			return nil, err
 		}
 		pre = d.Func
 	} else {
-		g, err := alloc.BaselineOutOfSSA(f, cfg.naive)
+		g, err := alloc.BaselineOutOfSSA(f, cfg.naive, true)
 		if err != nil {
 			return nil, err
 		}

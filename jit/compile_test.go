@@ -84,7 +84,7 @@ func countMoves(f *mir.Func) int {
 // allocBaselineForTest takes f out of SSA form and gives every remaining
 // virtual register a stack slot, as the baseline tier does.
 func allocBaselineForTest(f *mir.Func, naive bool) (*mir.Func, error) {
-	g, err := alloc.BaselineOutOfSSA(f, naive)
+	g, err := alloc.BaselineOutOfSSA(f, naive, false)
 	if err != nil {
 		return nil, err
 	}

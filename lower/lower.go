@@ -35,7 +35,8 @@ import (
 	"github.com/kiln-jit/kiln/profilecounters"
 )
 
-// ProbTrap is the probability given to the edge into a trap block.
+// ProbTrap is the probability given to the edge into a cold block: a
+// trap, or a rare slow path such as a signature mismatch.
 const ProbTrap = 1e-6
 
 // ErrUnsupported is returned (wrapped) when a function needs a CPU feature
@@ -170,20 +171,12 @@ type lowerer struct {
 	consts   constTable
 	compares map[int]compareInfo
 
-	trapBlocks map[trapKey]*mir.Block
-
 	// tableLen and typeIDs: see tableShape.
 	tableLen uint64
 	typeIDs  []uint32
 
 	entryBlock *mir.Block
 	zero       [3]mir.Reg // lazily made zero constants, by class
-}
-
-// trapKey identifies the trap blocks of one instruction.
-type trapKey struct {
-	kind bc.TrapKind
-	pc   int
 }
 
 type compareInfo struct {
@@ -376,34 +369,13 @@ func (l *lowerer) branchEdges(cond mir.Cond, taken, notTaken int) {
 	l.cur = nil
 }
 
-// checkTrap branches to a new trap block of the given kind when cond holds
-// (on the flags the previous instruction set), and continues in a new
-// block otherwise.
+// checkTrap stops with a trap of the given kind when cond holds (on the
+// flags the previous instruction set). The check is one TRAPCC
+// instruction whose failure path the encoder places out of line, so it
+// does not split the block: a function with a bounds check per memory
+// access keeps its blocks as the bytecode has them.
 func (l *lowerer) checkTrap(cond mir.Cond, kind bc.TrapKind) {
-	freq := l.curFreq
-	// Checks of one instruction that trap the same way share a trap block.
-	key := trapKey{kind, l.pc}
-	trap, shared := l.trapBlocks[key]
-	if shared {
-		trap.Freq += freq * ProbTrap
-	} else {
-		trap = l.newSealedBlock(freq * ProbTrap)
-		if l.trapBlocks == nil {
-			l.trapBlocks = map[trapKey]*mir.Block{}
-		}
-		l.trapBlocks[key] = trap
-	}
-	cont := l.newSealedBlock(freq)
-	l.emit(mir.Instr{Op: mir.OpJCC, Cond: cond, Pos: int32(l.pc)})
-	l.f.AddEdge(l.cur.ID, trap.ID, ProbTrap)
-	l.f.AddEdge(l.cur.ID, cont.ID, 1-ProbTrap)
-	if !shared {
-		l.ssa.seal(trap.ID)
-		trap.Append(l.f.NewInstr(mir.Instr{Op: mir.OpTRAP, Aux: int32(kind), Pos: int32(l.pc)}))
-	}
-	l.ssa.seal(cont.ID)
-	l.ssa.inherit(cont.ID, l.cur.ID)
-	l.cur = cont
+	l.emit(mir.Instr{Op: mir.OpTRAPCC, Cond: cond, Aux: int32(kind), Pos: int32(l.pc)})
 }
 
 // trapAlways ends the current block with a trap: the instruction always

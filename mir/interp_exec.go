@@ -878,6 +878,14 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			}
 			e = &f.edges[int(in.aux)+int(a.v)]
 			goto edge
+		case OpTRAPCC:
+			h, ok := irHolds(in.cond, fk, fa, fb)
+			if !ok {
+				return m.faultFlags(f, ip, fw, in.cond)
+			}
+			if h {
+				return m.trap(bytecode.TrapKind(in.aux), f, ip)
+			}
 		case OpTRAP:
 			t := m.trap(bytecode.TrapKind(in.aux), f, ip)
 			t.Code = in.imm

@@ -708,7 +708,7 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 		if in.Aux < RoundNearest || in.Aux > RoundTrunc {
 			return out, fmt.Sprintf("unknown rounding mode %d", in.Aux)
 		}
-	case OpTRAP:
+	case OpTRAP, OpTRAPCC:
 		if !bytecode.TrapKind(in.Aux).Valid() {
 			return out, fmt.Sprintf("unknown trap kind %d", in.Aux)
 		}

@@ -1660,6 +1660,38 @@ func TestInterpTraps(t *testing.T) {
 	}
 }
 
+// TestInterpConditionalTraps checks that TRAPCC traps, with its kind and
+// offset, exactly when its condition holds, and falls through otherwise.
+func TestInterpConditionalTraps(t *testing.T) {
+	for _, tt := range []struct {
+		a, b uint64
+		cond Cond
+		trap bool
+	}{
+		{3, 7, CondAE, false}, {7, 3, CondAE, true}, {7, 7, CondAE, true},
+		{3, 7, CondE, false}, {7, 7, CondE, true}, {1<<63 + 1, 1, CondL, true}, {1, 1<<63 + 1, CondL, false},
+	} {
+		f := irtFunc("check", 0, FormSSA, []Class{GPR, GPR}, []Class{GPR})
+		b := f.NewBlock()
+		a, c, s := f.NewVReg(GPR), f.NewVReg(GPR), f.NewVReg(GPR)
+		b.Append(irtArg(a, 0))
+		b.Append(irtArg(c, 1))
+		b.Append(irtI(OpCMPQ, nil, a, c))
+		b.Append(irtPos(irtCond(irtAux(irtI(OpTRAPCC, nil), int32(bytecode.TrapOutOfBounds)), tt.cond), 5))
+		b.Append(irtI(OpSUBQ, irtR(s), a, c))
+		b.Append(irtI(OpRET, nil, s))
+		irtVerify(t, []*Func{f}, nil)
+		got, err := irtCall(irtMachine(t, []*Func{f}, interp.Config{}), 0, tt.a, tt.b)
+		var trap *bytecode.Trap
+		switch {
+		case tt.trap && (!errors.As(err, &trap) || trap.Kind != bytecode.TrapOutOfBounds || trap.Offset != 5):
+			t.Errorf("%d %s %d: %v %v, want an out-of-bounds trap at offset 5", tt.a, tt.cond, tt.b, got, err)
+		case !tt.trap && (err != nil || got[0] != tt.a-tt.b):
+			t.Errorf("%d %s %d: %v %v, want %d", tt.a, tt.cond, tt.b, got, err, tt.a-tt.b)
+		}
+	}
+}
+
 func TestInterpCounters(t *testing.T) {
 	f := irtSumLoop(FormAllocated)
 	f.Blocks[2].Instrs = append([]*Instr{irtAux(irtI(OpCount, nil), 3)}, f.Blocks[2].Instrs...)
@@ -2599,6 +2631,9 @@ func TestInterpFlagEffects(t *testing.T) {
 		}
 		if info.HasImm {
 			in.Imm = 1
+		}
+		if op == OpTRAPCC {
+			in.Aux, in.Cond = int32(bytecode.TrapOutOfBounds), CondB // 7 < 3 does not hold
 		}
 		b.Append(in)
 		s := f.NewVReg(GPR)

@@ -218,6 +218,11 @@ const (
 	OpRET      // return Uses (in the result registers)
 	OpTRAP     // stop with trap kind Aux (code Imm for explicit traps)
 
+	// OpTRAPCC stops with trap kind Aux when Cond holds on the flags and
+	// otherwise falls through to the next instruction: a check whose
+	// failure path is out of line, so that it does not end its block.
+	OpTRAPCC
+
 	// Calls. Arguments and results sit in the calling convention's
 	// locations; calls clobber the caller-saved registers. CALL and
 	// CALLHOST check the call depth and stack first and may trap with a
@@ -383,6 +388,11 @@ type OpInfo struct {
 	// execution with a trap; SideEffects ops must not be removed even when
 	// their results are unused.
 	Call, MayTrap, SideEffects bool
+	// Guarded marks ops that can fault in hardware on operands an earlier
+	// check rules out (a division by zero, a table index out of range):
+	// they must not move above a MayTrap instruction that precedes them.
+	// Memory accesses are ordered by Loads and Stores instead.
+	Guarded bool
 	// Expanded marks ops the encoder emits as a multi-instruction sequence.
 	Expanded bool
 	// Latency is the op's latency class.
@@ -508,9 +518,9 @@ func init() {
 	def(OpLEAQ, OpInfo{Name: "LEAQ", Defs: specs(gp()), Uses: specs(gp()), HasImm: true, Latency: LatALU})
 	def(OpLEAQidx, OpInfo{Name: "LEAQidx", Defs: specs(gp()), Uses: specs(gp(), gp()), HasImm: true, HasMem: true, Latency: LatALU})
 	def(OpIDIVQ, OpInfo{Name: "IDIVQ", Defs: specs(fixed(RAX), fixed(RDX).early()), Uses: specs(fixed(RAX), gp()),
-		WritesFlags: true, Expanded: true, Latency: LatDiv})
+		WritesFlags: true, Guarded: true, Expanded: true, Latency: LatDiv})
 	def(OpDIVQ, OpInfo{Name: "DIVQ", Defs: specs(fixed(RAX), fixed(RDX).early()), Uses: specs(fixed(RAX), gp()),
-		WritesFlags: true, Expanded: true, Latency: LatDiv})
+		WritesFlags: true, Guarded: true, Expanded: true, Latency: LatDiv})
 
 	def(OpCMPQ, OpInfo{Name: "CMPQ", Uses: specs(gp(), gp()), WritesFlags: true, Latency: LatALU})
 	def(OpCMPQconst, OpInfo{Name: "CMPQconst", Uses: specs(gp()), HasImm: true, WritesFlags: true, Latency: LatALU})
@@ -624,9 +634,9 @@ func init() {
 	def(OpLEAL, OpInfo{Name: "LEAL", Defs: specs(gp()), Uses: specs(gp()), HasImm: true, Latency: LatALU})
 	def(OpLEALidx, OpInfo{Name: "LEALidx", Defs: specs(gp()), Uses: specs(gp(), gp()), HasImm: true, HasMem: true, Latency: LatALU})
 	def(OpIDIVL, OpInfo{Name: "IDIVL", Defs: specs(fixed(RAX), fixed(RDX).early()), Uses: specs(fixed(RAX), gp()),
-		WritesFlags: true, Expanded: true, Latency: LatDiv})
+		WritesFlags: true, Guarded: true, Expanded: true, Latency: LatDiv})
 	def(OpDIVL, OpInfo{Name: "DIVL", Defs: specs(fixed(RAX), fixed(RDX).early()), Uses: specs(fixed(RAX), gp()),
-		WritesFlags: true, Expanded: true, Latency: LatDiv})
+		WritesFlags: true, Guarded: true, Expanded: true, Latency: LatDiv})
 	def(OpCMPL, OpInfo{Name: "CMPL", Uses: specs(gp(), gp()), WritesFlags: true, Latency: LatALU})
 	def(OpCMPLconst, OpInfo{Name: "CMPLconst", Uses: specs(gp()), HasImm: true, WritesFlags: true, Latency: LatALU})
 	def(OpTESTL, OpInfo{Name: "TESTL", Uses: specs(gp(), gp()), WritesFlags: true, Latency: LatALU})
@@ -665,6 +675,7 @@ func init() {
 	def(OpCVTTSD2SL, OpInfo{Name: "CVTTSD2SL", Defs: specs(gp()), Uses: specs(xm()), Latency: LatCvt})
 
 	def(OpJMP, OpInfo{Name: "JMP", Terminator: true, NumSuccs: 1, Latency: LatBranch})
+	def(OpTRAPCC, OpInfo{Name: "TRAPCC", HasCond: true, ReadsFlags: true, MayTrap: true, SideEffects: true, Latency: LatBranch})
 	def(OpJCC, OpInfo{Name: "JCC", HasCond: true, ReadsFlags: true, Terminator: true, NumSuccs: 2, Latency: LatBranch})
 	def(OpJMPTABLE, OpInfo{Name: "JMPTABLE", Uses: specs(gp()), Terminator: true, NumSuccs: -1, Expanded: true, Latency: LatBranch})
 	def(OpRET, OpInfo{Name: "RET", Variadic: true, Terminator: true, SideEffects: true, Latency: LatBranch})
@@ -684,7 +695,8 @@ func init() {
 		def(g.store, OpInfo{Name: "GLOBALstore" + g.suffix, Uses: specs(g.spec), Stores: true, SideEffects: true,
 			Expanded: true, Latency: LatLoad})
 	}
-	def(OpTABLEload, OpInfo{Name: "TABLEload", Defs: specs(gp()), Uses: specs(gp()), Expanded: true, Latency: LatLoad})
+	def(OpTABLEload, OpInfo{Name: "TABLEload", Defs: specs(gp()), Uses: specs(gp()), Guarded: true, Expanded: true,
+		Latency: LatLoad})
 
 	for op := range opTable {
 		if opTable[op].Name == "" {

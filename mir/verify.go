@@ -586,7 +586,7 @@ func (v *verifier) fields(in *Instr) error {
 		if in.Aux < 0 || in.Aux > RoundTrunc {
 			return v.errf("unknown rounding mode %d", in.Aux)
 		}
-	case OpTRAP:
+	case OpTRAP, OpTRAPCC:
 		if !bytecode.TrapKind(in.Aux).Valid() {
 			return v.errf("unknown trap kind %d", in.Aux)
 		}

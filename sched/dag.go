@@ -364,6 +364,9 @@ func (b *graphBuilder) instr(n int32, in *mir.Instr, lastBarrier *int32) {
 	case in.Op == mir.OpCtxLoad:
 		b.edge(*lastBarrier, n, 0)
 		b.ctxLoads = append(b.ctxLoads, n)
+	case info.Guarded:
+		// After the checks that make it safe.
+		b.edge(*lastBarrier, n, 0)
 	case info.Loads || info.Stores:
 		acc := b.access(n, in)
 		b.edge(b.summary, n, 0)

@@ -88,7 +88,7 @@ func dumpFunc(m *bytecode.Module, i int, stage string, naive, optimizing bool, t
 			return "", err
 		}
 		f = d.Func
-	} else if f, err = alloc.BaselineOutOfSSA(f, naive); err != nil {
+	} else if f, err = alloc.BaselineOutOfSSA(f, naive, false); err != nil {
 		return "", err
 	}
 	if stage == "nonssa" {
