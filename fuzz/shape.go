@@ -33,8 +33,9 @@ func MeasureShape(m *bytecode.Module) (Shape, error) {
 	for _, f := range m.Funcs {
 		sh.Instructions += len(f.Code)
 	}
+	info := lower.NewModuleInfo(m)
 	for i := range m.Funcs {
-		f, err := lower.Func(m, i, lower.Options{Target: lower.FullTarget()})
+		f, err := lower.Func(m, i, lower.Options{Target: lower.FullTarget(), Module: info})
 		if errors.Is(err, lower.ErrUnsupported) {
 			sh.Unlowered++
 			continue

@@ -173,6 +173,7 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 	cm := &compiledModule{hosts: lower.HostSigs(m), tableEntries: mir.TableEntries(m),
 		stats: CompileStats{Tier: cfg.tier, Functions: len(m.Funcs)}}
 	parts := make([]runtime.Part, len(m.Funcs))
+	info := lower.NewModuleInfo(m)
 	for _, f := range m.Funcs {
 		if err := cfg.checkCompileBytes(f); err != nil {
 			return nil, err
@@ -191,7 +192,7 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 			prof = prog.Layouts[i].Profile(nil)
 		}
 		start := time.Now()
-		mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof})
+		mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info})
 		if err != nil {
 			return nil, err
 		}

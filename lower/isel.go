@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"fmt"
+
 	"math"
 	"math/bits"
 
@@ -37,7 +39,16 @@ func fitsImm32(x int64) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
 func (l *lowerer) read(r bc.Reg) mir.Reg { return l.ssa.read(int(r), l.cur.ID) }
 
 // write binds bytecode register r to v.
-func (l *lowerer) write(r bc.Reg, v mir.Reg) { l.ssa.write(int(r), l.cur.ID, v) }
+func (l *lowerer) write(r bc.Reg, v mir.Reg) { l.assign(int(r), v) }
+
+// assign makes v the value of variable x in the current block. A variable
+// stableVars found unwritten may only be assigned in the entry block.
+func (l *lowerer) assign(x int, v mir.Reg) {
+	if l.ssa.stable[x] && l.cur != l.entryBlock && l.err == nil {
+		l.err = fmt.Errorf("internal error: variable %d is written at offset %d but was found never written", x, l.pc)
+	}
+	l.ssa.write(x, l.cur.ID, v)
+}
 
 func (l *lowerer) newG() mir.Reg { return l.f.NewVReg(mir.GPR) }
 func (l *lowerer) newX() mir.Reg { return l.f.NewVReg(mir.XMM) }

@@ -50,14 +50,36 @@ type Options struct {
 	Profile *profilecounters.Profile
 	// Target lists the CPU features code may use.
 	Target Target
+	// Module holds what lowering needs to know about the whole module;
+	// nil computes it for this call. A caller lowering many functions of
+	// one module computes it once with NewModuleInfo, so that the work
+	// stays linear in the module's size.
+	Module *ModuleInfo
+}
+
+// ModuleInfo is what lowering a function needs to know about its module:
+// whether memory can move, the table's initialised length and the
+// signatures' type identities.
+type ModuleInfo struct {
+	m           *bc.Module
+	growsMemory bool
+	tableLen    uint64
+	typeIDs     []uint32
+}
+
+// NewModuleInfo computes the module facts of m for Options.Module. m must
+// not change while they are in use.
+func NewModuleInfo(m *bc.Module) *ModuleInfo {
+	return &ModuleInfo{m: m, growsMemory: moduleGrowsMemory(m), tableLen: mir.TableLength(m), typeIDs: m.TypeIDs()}
 }
 
 // Module lowers every function of a verified module with the static
 // estimate. The returned functions are indexed like m.Funcs.
 func Module(m *bc.Module, target Target) ([]*mir.Func, error) {
 	out := make([]*mir.Func, len(m.Funcs))
+	info := NewModuleInfo(m)
 	for i := range m.Funcs {
-		f, err := Func(m, i, Options{Target: target})
+		f, err := Func(m, i, Options{Target: target, Module: info})
 		if err != nil {
 			return nil, err
 		}
@@ -111,11 +133,15 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 		layout = profilecounters.NewLayout(bf)
 		prof = layout.Profile(nil)
 	}
+	info := opts.Module
+	if info == nil || info.m != m {
+		info = NewModuleInfo(m)
+	}
 	l := &lowerer{
-		m: m, bf: bf, layout: layout, prof: prof, target: opts.Target,
+		m: m, bf: bf, layout: layout, prof: prof, target: opts.Target, info: info,
 		f: mir.NewFunc(bf.Name, fn, Classes(bf.Sig.Params), Classes(bf.Sig.Results)),
 	}
-	l.memoryMoves = moduleGrowsMemory(m)
+	l.memoryMoves = info.growsMemory
 	if err := l.run(); err != nil {
 		return nil, fmt.Errorf("lower func %s: %w", bf.Name, err)
 	}
@@ -171,12 +197,13 @@ type lowerer struct {
 	consts   constTable
 	compares map[int]compareInfo
 
-	// tableLen and typeIDs: see tableShape.
-	tableLen uint64
-	typeIDs  []uint32
+	// info holds the module facts (see ModuleInfo).
+	info *ModuleInfo
 
 	entryBlock *mir.Block
-	zero       [3]mir.Reg // lazily made zero constants, by class
+	// err is the first internal inconsistency found while lowering.
+	err  error
+	zero [3]mir.Reg // lazily made zero constants, by class
 }
 
 type compareInfo struct {
@@ -208,12 +235,14 @@ func (l *lowerer) run() error {
 	l.compares = map[int]compareInfo{}
 	nvars := len(l.bf.Regs) + numMemoryVars
 	l.ssa.init(l, nvars)
+	l.ssa.stable = l.stableVars(nvars)
 
 	// The entry block: arguments, the memory base and length, then a jump
 	// to the first bytecode block.
 	entry := l.f.NewBlock()
 	entry.Freq = 1
 	l.entryBlock = entry
+	l.ssa.entry = entry.ID
 	l.ssa.addBlock(entry.ID, true)
 	l.cur, l.curFreq = entry, 1
 	for i, t := range l.bf.Sig.Params {
@@ -257,10 +286,38 @@ func (l *lowerer) run() error {
 			return err
 		}
 	}
+	if l.err != nil {
+		return l.err
+	}
 	l.ssa.finish()
 	removeUnreachable(l.f)
 	eliminateDeadCode(l.f)
 	return nil
+}
+
+// stableVars reports, per variable, whether no instruction writes it: its
+// value everywhere is the one the entry block gives it (an argument, the
+// memory state, or zero), so reading it needs no lookup and no φ, however
+// many loops enclose the read.
+func (l *lowerer) stableVars(nvars int) []bool {
+	stable := make([]bool, nvars)
+	for i := range stable {
+		stable[i] = true
+	}
+	var defs []bc.Reg
+	for i := range l.bf.Code {
+		in := &l.bf.Code[i]
+		defs = in.Defs(defs[:0])
+		for _, r := range defs {
+			stable[r] = false
+		}
+		if in.Op == bc.OpMemoryGrow || l.memoryMoves && (in.Op == bc.OpCall || in.Op == bc.OpCallHost || in.Op == bc.OpCallIndirect) {
+			for v := l.varMemBase(); v < nvars; v++ {
+				stable[v] = false
+			}
+		}
+	}
+	return stable
 }
 
 // loadMemoryState reads the memory base, length and bounds from the
@@ -270,7 +327,7 @@ func (l *lowerer) loadMemoryState() {
 	for field := mir.CtxMemBase; field <= mir.CtxMemBound8; field++ {
 		v := l.f.NewVReg(mir.GPR)
 		l.emit(mir.Instr{Op: mir.OpCtxLoad, Defs: []mir.Reg{v}, Aux: int32(field), Pos: -1})
-		l.ssa.write(l.varMemBase()+int(field), l.cur.ID, v)
+		l.assign(l.varMemBase()+int(field), v)
 	}
 }
 

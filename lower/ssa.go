@@ -35,6 +35,10 @@ type ssaBuilder struct {
 	root []int
 	// stack holds the pending lookups of read.
 	stack []readFrame
+	// stable marks the variables no instruction writes (see
+	// lowerer.stableVars): a read of one is its value in the entry block.
+	stable []bool
+	entry  int
 }
 
 // phiInfo describes the φ defining a virtual register.
@@ -141,6 +145,9 @@ func (s *ssaBuilder) write(x, b int, v mir.Reg) {
 // the order of every step, and so every φ and its number, is that of the
 // recursion.
 func (s *ssaBuilder) read(x, b int) mir.Reg {
+	if s.stable[x] && b != s.entry {
+		return s.read(x, s.entry)
+	}
 	base := len(s.stack)
 	v, next := s.readStart(x, b)
 	for {

@@ -56,17 +56,6 @@ func (l *lowerer) globalSet(in *bc.Instr) {
 	l.emit(mir.Instr{Op: globalOps[g.Type][1], Uses: []mir.Reg{l.read(in.A)}, Aux: int32(in.Callee), Pos: l.pos()})
 }
 
-// tableShape returns the number of packed table entries (mir.TableEntries)
-// and the canonical signature id of each type, computed once per
-// function.
-func (l *lowerer) tableShape() (initialised uint64, typeIDs []uint32) {
-	if l.typeIDs == nil {
-		l.tableLen = mir.TableLength(l.m)
-		l.typeIDs = l.m.TypeIDs()
-	}
-	return l.tableLen, l.typeIDs
-}
-
 // compareConst compares the 64-bit value x with the constant c, as
 // unsigned numbers for the condition that follows.
 func (l *lowerer) compareConst(x mir.Reg, c uint64) {
@@ -80,7 +69,7 @@ func (l *lowerer) compareConst(x mir.Reg, c uint64) {
 // callIndirect lowers call_indirect.
 func (l *lowerer) callIndirect(in *bc.Instr) {
 	l.emit(mir.Instr{Op: mir.OpPoll, Pos: l.pos()})
-	n, typeIDs := l.tableShape()
+	n, typeIDs := l.info.tableLen, l.info.typeIDs
 	size := uint64(l.m.Table.Min)
 	// An i32 index has its upper half zero, so 64-bit compares serve both
 	// index types.

@@ -153,10 +153,12 @@ func ManyRegisters(n int) *bc.Module {
 }
 
 // ManyFunctions is n/5 functions of two instructions each, all called
-// from main, which threads its accumulator through them.
+// from main, which threads its accumulator through them. The module has a
+// memory that may grow, so what a compiler learns about the module as a
+// whole (can memory move?) must be learnt once, not once per function.
 func ManyFunctions(n int) *bc.Module {
 	k := max(1, n/5)
-	b := bc.NewModuleBuilder()
+	b := bc.NewModuleBuilder().Memory(1, 2)
 	callees := make([]*bc.FuncBuilder, k)
 	for i := range callees {
 		g := b.Func(fmt.Sprintf("f%d", i), i64s, i64s)
