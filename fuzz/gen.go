@@ -1003,21 +1003,35 @@ func (fg *funcGen) pressure() {
 	if s.chance(1, 3) {
 		weights = []int{1, 5, 1, 4}
 	}
+	// Every value mixes in one that depends on the depth parameter, so
+	// that none of them is a constant the compiler folds (registers no
+	// statement writes are constant zeros).
+	var seed [numTypes]bytecode.Reg
+	seed[bytecode.I64] = fb.NewReg(bytecode.I64)
+	fb.Binary(bytecode.OpI64Add, seed[bytecode.I64], fg.ri(), 0)
+	for _, c := range []struct {
+		t  bytecode.Type
+		op bytecode.Op
+	}{{bytecode.I32, bytecode.OpI32WrapI64}, {bytecode.F64, bytecode.OpF64ConvertI64S}, {bytecode.F32, bytecode.OpF32ConvertI64S}} {
+		seed[c.t] = fb.NewReg(c.t)
+		fb.Unary(c.op, seed[c.t], seed[bytecode.I64])
+	}
 	for i := range vals {
 		t := []bytecode.Type{bytecode.I64, bytecode.F64, bytecode.I32, bytecode.F32}[s.pick(weights)]
 		v := fb.NewReg(t)
 		switch t {
 		case bytecode.F64:
-			fb.Binary([]bytecode.Op{bytecode.OpF64Add, bytecode.OpF64Mul}[s.intn(2)], v, fg.rf(), fg.rf())
+			fb.Binary([]bytecode.Op{bytecode.OpF64Add, bytecode.OpF64Mul}[s.intn(2)], v, fg.rf(), seed[t])
 		case bytecode.F32:
-			fb.Binary([]bytecode.Op{bytecode.OpF32Add, bytecode.OpF32Mul}[s.intn(2)], v,
-				fg.read(bytecode.F32), fg.read(bytecode.F32))
+			fb.Binary([]bytecode.Op{bytecode.OpF32Add, bytecode.OpF32Mul}[s.intn(2)], v, fg.read(bytecode.F32), seed[t])
 		case bytecode.I32:
-			fb.BinaryImm([]bytecode.Op{bytecode.OpI32Add, bytecode.OpI32Xor, bytecode.OpI32Mul, bytecode.OpI32Sub}[s.intn(4)],
-				v, fg.read(bytecode.I32), fg.i32Imm())
+			fb.Binary([]bytecode.Op{bytecode.OpI32Add, bytecode.OpI32Xor, bytecode.OpI32Mul, bytecode.OpI32Sub}[s.intn(4)],
+				v, fg.read(bytecode.I32), seed[t])
+			fb.BinaryImm(bytecode.OpI32Add, v, v, fg.i32Imm())
 		default:
-			fb.BinaryImm([]bytecode.Op{bytecode.OpI64Add, bytecode.OpI64Xor, bytecode.OpI64Mul, bytecode.OpI64Sub}[s.intn(4)],
-				v, fg.ri(), fg.i64Imm())
+			fb.Binary([]bytecode.Op{bytecode.OpI64Add, bytecode.OpI64Xor, bytecode.OpI64Mul, bytecode.OpI64Sub}[s.intn(4)],
+				v, fg.ri(), seed[t])
+			fb.BinaryImm(bytecode.OpI64Add, v, v, fg.i64Imm())
 		}
 		vals[i], typ[i] = v, t
 		fg.ro[t] = append(fg.ro[t], v)
@@ -1043,6 +1057,13 @@ func (fg *funcGen) pressure() {
 			op = []bytecode.Op{bytecode.OpI64Add, bytecode.OpI64Xor, bytecode.OpI64Sub}[i%3]
 		}
 		fb.Binary(op, acc[t], acc[t], vals[i])
+	}
+	// The host sees the folded values, so that none of them is dead.
+	for _, h := range fg.g.hosts {
+		if h.imp.Name == hostFMix32 {
+			fb.CallHost(h.index, []bytecode.Reg{acc[bytecode.F32], acc[bytecode.F64], acc[bytecode.I32], acc[bytecode.I64]},
+				[]bytecode.Reg{acc[bytecode.F64], acc[bytecode.F32], acc[bytecode.I64], acc[bytecode.I32]})
+		}
 	}
 	for _, t := range valueTypes {
 		fg.ro[t] = fg.ro[t][:base[t]]
