@@ -46,24 +46,25 @@ func (f Form) String() string {
 
 // Instr is one machine instruction.
 type Instr struct {
-	Op   Op
+	// The small fields come first, so that they share the first words.
+	Op Op
+	// Scale is the index scale of a memory operand (1, 2, 4 or 8).
+	Scale uint8
+	// Cond is the condition of SETCC, CMOVQCC, JCC and TRAPCC.
+	Cond Cond
+	// Aux is an op-specific number: the argument index of Arg, the callee
+	// of CALL, the host import of CALLHOST, the runtime function of CALLRT,
+	// the trap kind of TRAP and TRAPCC, the context field of CtxLoad, the
+	// counter slot of Count, the rounding mode of ROUNDSD and ROUNDSS.
+	Aux int32
+	// Pos is the bytecode offset the instruction came from (-1 if none);
+	// traps report it.
+	Pos  int32
 	Defs []Reg
 	Uses []Reg
 	// Imm is the immediate operand, the displacement of a memory operand, or
 	// the bits of a constant.
 	Imm int64
-	// Scale is the index scale of a memory operand (1, 2, 4 or 8).
-	Scale uint8
-	// Cond is the condition of SETCC, CMOVQCC and JCC.
-	Cond Cond
-	// Aux is an op-specific number: the argument index of Arg, the callee
-	// of CALL, the host import of CALLHOST, the runtime function of CALLRT,
-	// the trap kind of TRAP, the context field of CtxLoad, the counter slot
-	// of Count, the rounding mode of ROUNDSD and ROUNDSS.
-	Aux int32
-	// Pos is the bytecode offset the instruction came from (-1 if none);
-	// traps report it.
-	Pos int32
 }
 
 // Clone returns a copy of in that shares no slices with it.

@@ -112,7 +112,13 @@ func NewLayout(f *bytecode.Function) *Layout {
 			leader[pc+1] = true
 		}
 	}
-	l := &Layout{blockAt: make([]int32, n)}
+	nb := 0
+	for pc := range n {
+		if leader[pc] {
+			nb++
+		}
+	}
+	l := &Layout{blockAt: make([]int32, n), Blocks: make([]Block, 0, nb)}
 	for pc := 0; pc < n; {
 		end := pc + 1
 		for !leader[end] {
@@ -124,6 +130,19 @@ func NewLayout(f *bytecode.Function) *Layout {
 		l.Blocks = append(l.Blocks, Block{Start: pc, End: end})
 		pc = end
 	}
+	ne := 0
+	for b := range l.Blocks {
+		in := &f.Code[l.Blocks[b].End-1]
+		switch {
+		case in.Op == bytecode.OpSwitch:
+			ne += len(in.Table) + 1
+		case in.Op.Info().Branch:
+			ne += 2
+		case in.Op == bytecode.OpJump || in.FallsThrough():
+			ne++
+		}
+	}
+	l.Edges = make([]Edge, 0, ne)
 	for b := range l.Blocks {
 		blk := &l.Blocks[b]
 		blk.FirstEdge = len(l.Edges)
@@ -149,10 +168,23 @@ func NewLayout(f *bytecode.Function) *Layout {
 		}
 		blk.NumEdges = len(l.Edges) - blk.FirstEdge
 	}
+	// The predecessor and successor lists share one array each.
+	npred := make([]int, len(l.Blocks))
+	for _, ed := range l.Edges {
+		npred[ed.To]++
+	}
+	preds, succTo := make([]int, len(l.Edges)), make([]int, len(l.Edges))
 	succs := make([][]int, len(l.Blocks))
+	off := 0
+	for b := range l.Blocks {
+		blk := &l.Blocks[b]
+		blk.Preds = preds[off : off : off+npred[b]]
+		off += npred[b]
+		succs[b] = succTo[blk.FirstEdge : blk.FirstEdge+blk.NumEdges : blk.FirstEdge+blk.NumEdges]
+	}
 	for e, ed := range l.Edges {
 		l.Blocks[ed.To].Preds = append(l.Blocks[ed.To].Preds, e)
-		succs[ed.From] = append(succs[ed.From], ed.To)
+		succTo[e] = ed.To
 	}
 	l.graph = cfg.New(0, succs)
 	l.loops = cfg.Loops(l.graph)
