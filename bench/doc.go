@@ -39,6 +39,17 @@
 //	go test -run '^$' -bench '^BenchmarkC$' -benchtime=1x
 //	go test -run '^$' -bench CCompile
 //
+// The spill-heuristic ablation (spill_test.go) compares the optimizing
+// tier's spill-victim choices (jit.Options.SpillHeuristic, with the edge
+// counts of a first interpreted run or the static estimate) on the
+// kernels and the C programs: TestSpillHeuristicsDynamic runs the
+// allocated code in the machine-IR interpreter and counts the spill
+// stores, reloads, moves and rematerializations it executes, with every
+// register and with few; BenchmarkSpillHeuristics times the compiled code:
+//
+//	go test -run SpillHeuristicsDynamic -v
+//	go test -run '^$' -bench SpillHeuristics -benchtime=20x
+//
 // This is a module of its own so that kiln itself keeps its short list of
 // dependencies.
 package bench

@@ -139,6 +139,13 @@ type Options struct {
 	// gains on this machine.
 	SourceOrderSchedule bool
 
+	// SpillHeuristic selects how the integrated pass of the optimizing
+	// tier chooses the value to spill when it runs out of registers: the
+	// scheduler's comparator (the default), or the value whose next use is
+	// furthest by expected distance or by nearest next use (see
+	// sched.VictimOracle). The alternatives are there for measuring them.
+	SpillHeuristic SpillHeuristic
+
 	// Limits on the modules Load accepts, for embedders that load code
 	// they did not write. Zero leaves only the bytecode format's own
 	// limits (bytecode.MaxFuncs, MaxCode, MaxRegs); a module over a limit
@@ -181,6 +188,20 @@ const (
 	PipelineLinearScan                 // sched.LinearScanOnly: linear scan alone
 )
 
+// SpillHeuristic names a spill-victim heuristic of the optimizing tier.
+type SpillHeuristic int
+
+// The spill heuristics.
+const (
+	SpillComparator       SpillHeuristic = iota // sched.OracleThesis: the scheduler's comparator of candidates
+	SpillExpectedDistance                       // sched.OracleED: furthest expected distance to the next use (Burroughs)
+	SpillNearestUse                             // sched.OracleNNU: furthest nearest next use (Braun and Hack)
+)
+
+var spillOracles = [...]sched.VictimOracle{
+	SpillComparator: sched.OracleThesis, SpillExpectedDistance: sched.OracleED, SpillNearestUse: sched.OracleNNU,
+}
+
 // Defaults for the tiering options.
 const (
 	DefaultTierUpCalls     = 1000
@@ -204,6 +225,9 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	if opts.Pipeline < PipelineIntegrated || opts.Pipeline > PipelineLinearScan {
 		return nil, fmt.Errorf("jit: unknown pipeline %d", int(opts.Pipeline))
+	}
+	if opts.SpillHeuristic < SpillComparator || opts.SpillHeuristic > SpillNearestUse {
+		return nil, fmt.Errorf("jit: unknown spill heuristic %d", int(opts.SpillHeuristic))
 	}
 	if opts.ReoptimizeDrift < 0 || opts.ReoptimizeDrift > 1 {
 		return nil, fmt.Errorf("jit: ReoptimizeDrift %v is outside [0, 1]", opts.ReoptimizeDrift)
@@ -303,8 +327,9 @@ func (e *Engine) LoadContext(ctx context.Context, m *bytecode.Module) (*Module, 
 func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Profile) compileConfig {
 	return compileConfig{
 		tier: tier, target: e.target(), profile: profile,
-		naive:           e.opts.NaiveOutOfSSA,
-		sched:           sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations},
+		naive: e.opts.NaiveOutOfSSA,
+		sched: sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations,
+			Oracle: spillOracles[e.opts.SpillHeuristic]},
 		check:           e.opts.CheckAllocations,
 		pipeline:        e.opts.Pipeline,
 		maxCompileBytes: e.opts.MaxCompileBytes,

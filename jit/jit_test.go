@@ -215,7 +215,7 @@ func TestInstantiateErrors(t *testing.T) {
 
 func TestEngineOptions(t *testing.T) {
 	for _, opts := range []Options{
-		{Tier: Tier(7)}, {Tier: -1}, {MaxCallDepth: -1}, {ReoptimizeDrift: 2}, {MaxMemoryPages: 1 << 20},
+		{Tier: Tier(7)}, {Tier: -1}, {MaxCallDepth: -1}, {ReoptimizeDrift: 2}, {SpillHeuristic: 3}, {SpillHeuristic: -1}, {MaxMemoryPages: 1 << 20},
 	} {
 		if _, err := NewEngine(opts); err == nil {
 			t.Errorf("NewEngine(%+v) accepted invalid options", opts)

@@ -31,6 +31,9 @@ var tierConfigs = []tierConfig{
 	// between chunks, stubs after each chunk.
 	{"baseline-chunked", Options{Tier: TierBaseline, chunkInstrs: 1}},
 	{"optimizing-chunked", Options{Tier: TierOptimizing, CheckAllocations: true, chunkInstrs: 1}},
+	// The other spill heuristics.
+	{"optimizing-ed", Options{Tier: TierOptimizing, SpillHeuristic: SpillExpectedDistance, CheckAllocations: true}},
+	{"optimizing-nnu", Options{Tier: TierOptimizing, SpillHeuristic: SpillNearestUse, CheckAllocations: true}},
 }
 
 // benchConfigs are the configurations the benchmarks compare: the tiers
@@ -40,7 +43,7 @@ var benchConfigs = tierConfigs[:6]
 // with returns o with the configuration's tier and pipeline choices.
 func (c tierConfig) with(o Options) Options {
 	o.Tier, o.NaiveOutOfSSA, o.SourceOrderSchedule = c.opts.Tier, c.opts.NaiveOutOfSSA, c.opts.SourceOrderSchedule
-	o.Pipeline, o.chunkInstrs = c.opts.Pipeline, c.opts.chunkInstrs
+	o.Pipeline, o.chunkInstrs, o.SpillHeuristic = c.opts.Pipeline, c.opts.chunkInstrs, c.opts.SpillHeuristic
 	o.CheckAllocations = true
 	return o
 }

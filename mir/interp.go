@@ -109,8 +109,11 @@ type Machine struct {
 	// packs them; TABLEload reads Table[index]. Callers set it before
 	// running (an index beyond it is a Fault).
 	Table []uint64
-	hosts []interp.HostFunc
-	cfg   interp.Config
+	// CountExecutions makes the machine count how often it executes each
+	// instruction (see Executions). Set it before the first call.
+	CountExecutions bool
+	hosts           []interp.HostFunc
+	cfg             interp.Config
 
 	cells  []irCell  // the windows of all active frames
 	frames []irFrame // suspended callers of the running exec loops
@@ -285,8 +288,27 @@ func (m *Machine) prepare(fn int) *irFunc {
 		return r
 	}
 	r := m.resolve(m.funcs[fn])
+	if m.CountExecutions {
+		r.execs = make([]uint64, len(r.code))
+	}
 	m.resolved[fn] = r
 	return r
+}
+
+// Executions calls visit with every instruction of function fn that ran
+// since the machine was made, its block and index, and how often it ran,
+// when CountExecutions is set. Moves the machine performs on CFG edges
+// (φ operands) are not instructions and are not reported.
+func (m *Machine) Executions(fn int, visit func(block, index int, in *Instr, n uint64)) {
+	if fn < 0 || fn >= len(m.resolved) || m.resolved[fn] == nil {
+		return
+	}
+	r := m.resolved[fn]
+	for ip, n := range r.execs {
+		if l := r.loc[ip]; n != 0 && l.in != nil {
+			visit(int(l.blk), int(l.idx), l.in, n)
+		}
+	}
 }
 
 // trap returns a trap of the given kind at the instruction at ip of f.

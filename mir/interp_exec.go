@@ -142,6 +142,7 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 
 	regs := m.cells[base : base+f.nCells]
 	code := f.code
+	execs := f.execs
 	ip := int(f.entry)
 	mem := m.Memory.Bytes
 	var (
@@ -153,6 +154,9 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 
 	for {
 		in := &code[ip]
+		if execs != nil {
+			execs[ip]++
+		}
 		switch in.op {
 		case OpCopy:
 			regs[in.d0] = regs[in.u0]
@@ -915,7 +919,7 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			for k, u := range c.args {
 				cregs[cc.results[k]] = regs[u]
 			}
-			f, base, regs, code = cf, int(fr.base), cregs, cf.code
+			f, base, regs, code, execs = cf, int(fr.base), cregs, cf.code, cf.execs
 			ip = int(fr.ip) + 1
 			fk, fw = irFlagsUndef, fr.ip
 			continue
@@ -954,7 +958,7 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 				}
 			}
 			m.frames = append(m.frames, irFrame{fn: int32(f.index), ip: int32(ip), base: int32(base)})
-			f, base, regs, code = g, nb, gr, g.code
+			f, base, regs, code, execs = g, nb, gr, g.code, g.execs
 			ip = int(g.entry)
 			fk, fw = irFlagsUndef, -1
 			continue

@@ -18,7 +18,8 @@ type irFunc struct {
 	index int
 	form  Form
 	code  []irInst
-	loc   []irLoc // per code index: where the instruction came from
+	execs []uint64 // per code index: executions (Machine.CountExecutions)
+	loc   []irLoc  // per code index: where the instruction came from
 	edges []irEdge
 	moves []irMove
 	calls []irCall

@@ -1692,6 +1692,41 @@ func TestInterpConditionalTraps(t *testing.T) {
 	}
 }
 
+// TestInterpExecutions counts the instructions a loop of n iterations
+// executes, in SSA form (where φ moves on edges are not instructions) and
+// in allocated form, over two calls.
+func TestInterpExecutions(t *testing.T) {
+	for _, form := range []Form{FormSSA, FormAllocated} {
+		f := irtSumLoop(form)
+		m := irtMachine(t, []*Func{f}, interp.Config{})
+		m.CountExecutions = true
+		for _, n := range []uint64{7, 5} {
+			if _, err := irtCall(m, 0, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := map[[2]int]uint64{}
+		m.Executions(0, func(b, i int, in *Instr, n uint64) {
+			if f.Blocks[b].Instrs[i] != in {
+				t.Errorf("%s: b%d[%d] is reported as %s", form, b, i, in.Op)
+			}
+			got[[2]int{b, i}] = n
+		})
+		// Block 1 (the loop test) runs 12 + 2 times, block 2 (the body) 12
+		// times, blocks 0 and 3 once per call.
+		for b, want := range []uint64{2, 14, 12, 2} {
+			for i, in := range f.Blocks[b].Instrs {
+				if in.Op == OpPhi {
+					continue
+				}
+				if got[[2]int{b, i}] != want {
+					t.Errorf("%s: b%d[%d] (%s) ran %d times, want %d", form, b, i, in.Op, got[[2]int{b, i}], want)
+				}
+			}
+		}
+	}
+}
+
 func TestInterpCounters(t *testing.T) {
 	f := irtSumLoop(FormAllocated)
 	f.Blocks[2].Instrs = append([]*Instr{irtAux(irtI(OpCount, nil), 3)}, f.Blocks[2].Instrs...)
