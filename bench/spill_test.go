@@ -66,37 +66,40 @@ func (d *dynSpill) add(o dynSpill) {
 	d.remats += o.remats
 }
 
-// spillModule is a program as the ablation runs it: a kiln module, the
-// function to call with its arguments, and the host functions it imports
-// (none for the kernels and the C programs).
-type spillModule struct {
-	m    *bc.Module
-	fn   int
-	args []uint64
+// spillCase is a program as the ablation runs it: a kiln module, the
+// function to call, and its small arguments (for the interpreted runs and
+// the machine-IR interpreter) and benchmark arguments.
+type spillCase struct {
+	name        string
+	m           *bc.Module
+	fn          int
+	small, args []uint64
 }
 
-// spillModuleOf returns p as a spillModule, with its small arguments
-// when small is set.
-func spillModuleOf(p *Program) (*spillModule, error) {
+// spillCaseOf returns the kernel or C program p (at its benchmark
+// arguments) as a spillCase with the small arguments of its twin q.
+func spillCaseOf(p, q *Program) (*spillCase, error) {
+	c := &spillCase{name: p.String(), small: q.Args, args: p.Args}
 	switch p.Kind {
 	case KindKernel:
-		return &spillModule{m: p.Kernel.Module, fn: p.Kernel.Module.ExportedFunc(p.Kernel.Func), args: p.Args}, nil
+		c.m, c.fn = p.Kernel.Module, p.Kernel.Module.ExportedFunc(p.Kernel.Func)
 	case KindC:
 		tm, run, err := translateC(p)
 		if err != nil {
 			return nil, err
 		}
-		m, err := tm.Resolve(nil)
-		if err != nil {
+		if c.m, err = tm.Resolve(nil); err != nil {
 			return nil, err
 		}
-		return &spillModule{m: m, fn: m.ExportedFunc(run.Key), args: p.Args}, nil
+		c.fn = c.m.ExportedFunc(run.Key)
+	default:
+		return nil, fmt.Errorf("%s: no spill ablation for this kind", p)
 	}
-	return nil, fmt.Errorf("%s: no spill ablation for this kind", p)
+	return c, nil
 }
 
 // newMemory returns the module's initial memory with its data segments.
-func (s *spillModule) newMemory() *interp.Memory {
+func (s *spillCase) newMemory() *interp.Memory {
 	mem := interp.NewMemory(s.m.Memory.MinPages, s.m.Memory.MaxPages)
 	for _, d := range s.m.Data {
 		copy(mem.Bytes[d.Offset:], d.Bytes)
@@ -104,9 +107,9 @@ func (s *spillModule) newMemory() *interp.Memory {
 	return mem
 }
 
-// profile runs the program in the interpreter and returns its results and
-// the profile of every function.
-func (s *spillModule) profile() ([]uint64, []*profilecounters.Profile, error) {
+// profile runs the program in the interpreter with args and returns its
+// results and the profile of every function.
+func (s *spillCase) profile(args []uint64) ([]uint64, []*profilecounters.Profile, error) {
 	p, err := interp.Prepare(s.m)
 	if err != nil {
 		return nil, nil, err
@@ -124,7 +127,7 @@ func (s *spillModule) profile() ([]uint64, []*profilecounters.Profile, error) {
 		mach.SetTable(t)
 	}
 	res := make([]uint64, len(s.m.Funcs[s.fn].Sig.Results))
-	if err := mach.Call(context.Background(), s.fn, s.args, res); err != nil {
+	if err := mach.Call(context.Background(), s.fn, args, res); err != nil {
 		return nil, nil, err
 	}
 	profs := make([]*profilecounters.Profile, len(s.m.Funcs))
@@ -135,9 +138,10 @@ func (s *spillModule) profile() ([]uint64, []*profilecounters.Profile, error) {
 }
 
 // dynamic allocates every function with the arm's heuristic and
-// registers, runs the allocated code in the machine-IR interpreter and
-// counts the spill code it executes; the results must be want.
-func (s *spillModule) dynamic(arm spillArm, regs mir.RegSet, profs []*profilecounters.Profile, want []uint64) (dynSpill, error) {
+// registers, runs the allocated code with the small arguments in the
+// machine-IR interpreter and counts the spill code it executes; the
+// results must be want.
+func (s *spillCase) dynamic(arm spillArm, regs mir.RegSet, profs []*profilecounters.Profile, want []uint64) (dynSpill, error) {
 	info := lower.NewModuleInfo(s.m)
 	funcs := make([]*mir.Func, len(s.m.Funcs))
 	origins := make([]*alloc.Origins, len(s.m.Funcs))
@@ -174,7 +178,7 @@ func (s *spillModule) dynamic(arm spillArm, regs mir.RegSet, profs []*profilecou
 	}
 	mach.Table = mir.TableEntries(s.m)
 	got := make([]uint64, len(want))
-	if err := mach.Call(context.Background(), s.fn, s.args, got); err != nil {
+	if err := mach.Call(context.Background(), s.fn, s.small, got); err != nil {
 		return dynSpill{}, err
 	}
 	bc.Narrow(s.m.Funcs[s.fn].Sig.Results, got)
@@ -209,16 +213,36 @@ func (s *spillModule) dynamic(arm spillArm, regs mir.RegSet, profs []*profilecou
 	return d, nil
 }
 
-// spillPrograms returns the kernels and the C programs at their small
-// arguments (the machine-IR interpreter runs them) or their benchmark
-// arguments.
-func spillPrograms(t testing.TB, small bool) []*Program {
-	progs := Kernels(small)
-	cs, err := CPrograms(small)
+// spillCases returns the kernels, the C programs and the spill
+// pathologies (spillPathologies).
+func spillCases(t testing.TB) []*spillCase {
+	small, big := Kernels(true), Kernels(false)
+	cs, err := CPrograms(true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(progs, cs...)
+	small = append(small, cs...)
+	if cs, err = CPrograms(false); err != nil {
+		t.Fatal(err)
+	}
+	big = append(big, cs...)
+	var out []*spillCase
+	for i, p := range big {
+		c, err := spillCaseOf(p, small[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	for _, pc := range spillPathologies {
+		m, err := bc.Assemble([]byte(pc.src))
+		if err != nil {
+			t.Fatalf("%s: %v", pc.name, err)
+		}
+		out = append(out, &spillCase{name: "spill/" + pc.name, m: m, fn: m.ExportedFunc("main"),
+			small: []uint64{pc.small}, args: []uint64{pc.big}})
+	}
+	return out
 }
 
 // TestSpillHeuristicsDynamic runs every kernel and C program, allocated
@@ -233,12 +257,9 @@ func TestSpillHeuristicsDynamic(t *testing.T) {
 	fmt.Fprintf(&s, "\n%-24s %-6s %-11s %12s %12s %12s %12s %8s %8s\n",
 		"program", "regs", "arm", "stores", "reloads", "moves", "remats", "st/cmp", "ld/cmp")
 	totals := make(map[string]*dynSpill)
-	for _, p := range spillPrograms(t, true) {
-		sm, err := spillModuleOf(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, profs, err := sm.profile()
+	for _, sm := range spillCases(t) {
+		p := sm.name
+		want, profs, err := sm.profile(sm.small)
 		if err != nil {
 			t.Fatalf("%s: interpreter: %v", p, err)
 		}
@@ -284,19 +305,22 @@ func ratio(a, b uint64) string {
 	return fmt.Sprintf("%.3f", float64(a)/float64(b))
 }
 
-// BenchmarkSpillHeuristics times each kernel and C program at its
-// benchmark arguments with each arm of the spill ablation on the
-// optimizing tier: the profiled arms compile (Instance.Optimize) after a
-// first interpreted run at the small arguments, the static arm at load.
-// It reports each arm's time per run and its ratio to the comparator's.
-// The arms take turns, run by run.
+// BenchmarkSpillHeuristics times each program at its benchmark arguments
+// with each arm of the spill ablation on the optimizing tier: the
+// profiled arms compile (Instance.Optimize) after a first interpreted run
+// at the small arguments, the static arm at load. It reports each arm's
+// time per run and its ratio to the comparator's. The arms take turns,
+// run by run.
 func BenchmarkSpillHeuristics(b *testing.B) {
-	for _, p := range spillPrograms(b, false) {
-		b.Run(p.Name, func(b *testing.B) {
-			small := smallArgs(b, p)
+	for _, c := range spillCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			want, _, err := c.profile(c.args)
+			if err != nil {
+				b.Fatal(err)
+			}
 			runs := make([]func() error, len(spillArms))
 			for k, arm := range spillArms {
-				run, err := prepareSpillArm(p, arm, small)
+				run, err := prepareSpillArm(c, arm, want)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -321,22 +345,11 @@ func BenchmarkSpillHeuristics(b *testing.B) {
 	}
 }
 
-// smallArgs returns the small test arguments of p.
-func smallArgs(t testing.TB, p *Program) []uint64 {
-	for _, q := range spillPrograms(t, true) {
-		if q.Kind == p.Kind && q.Name == p.Name {
-			return q.Args
-		}
-	}
-	t.Fatalf("%s: no small arguments", p)
-	return nil
-}
-
-// prepareSpillArm compiles p on the optimizing tier with arm's heuristic
+// prepareSpillArm compiles c on the optimizing tier with arm's heuristic
 // (after an interpreted run with the small arguments for a profiled arm)
 // and returns a function that runs it once with its benchmark arguments
-// and checks the result.
-func prepareSpillArm(p *Program, arm spillArm, small []uint64) (func() error, error) {
+// and checks that the results are want.
+func prepareSpillArm(c *spillCase, arm spillArm, want []uint64) (func() error, error) {
 	tier := jit.TierOptimizing
 	if arm.profile {
 		tier = jit.TierInterp
@@ -345,11 +358,7 @@ func prepareSpillArm(p *Program, arm spillArm, small []uint64) (func() error, er
 	if err != nil {
 		return nil, err
 	}
-	sm, err := spillModuleOf(p)
-	if err != nil {
-		return nil, err
-	}
-	mod, err := engine.Load(sm.m)
+	mod, err := engine.Load(c.m)
 	if err != nil {
 		return nil, err
 	}
@@ -357,9 +366,9 @@ func prepareSpillArm(p *Program, arm spillArm, small []uint64) (func() error, er
 	if err != nil {
 		return nil, err
 	}
-	name := sm.m.Funcs[sm.fn].Name
-	for _, e := range sm.m.Exports {
-		if int(e.Func) == sm.fn {
+	name := c.m.Funcs[c.fn].Name
+	for _, e := range c.m.Exports {
+		if int(e.Func) == c.fn {
 			name = e.Name
 		}
 	}
@@ -368,9 +377,9 @@ func prepareSpillArm(p *Program, arm spillArm, small []uint64) (func() error, er
 		return nil, err
 	}
 	ctx := context.Background()
-	res := make([]uint64, len(p.Want))
+	res := make([]uint64, len(want))
 	if arm.profile {
-		if err := fn.CallInto(ctx, small, res); err != nil {
+		if err := fn.CallInto(ctx, c.small, res); err != nil {
 			return nil, err
 		}
 		if err := inst.Optimize(); err != nil {
@@ -378,11 +387,11 @@ func prepareSpillArm(p *Program, arm spillArm, small []uint64) (func() error, er
 		}
 	}
 	return func() error {
-		if err := fn.CallInto(ctx, p.Args, res); err != nil {
+		if err := fn.CallInto(ctx, c.args, res); err != nil {
 			return err
 		}
-		if !slices.Equal(res, p.Want) {
-			return fmt.Errorf("%s %s: got %v, want %v", p, arm.name, res, p.Want)
+		if !slices.Equal(res, want) {
+			return fmt.Errorf("%s %s: got %v, want %v", c.name, arm.name, res, want)
 		}
 		return nil
 	}, nil
