@@ -185,10 +185,10 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 		a.add(x86.ANOTL).To = dst()
 	case mir.OpIMUL3Qconst:
 		p := e.op2(x86.AIMUL3Q, constOp(in.Imm), dst())
-		p.SetFrom3(reg(0))
+		p.RestArgs = []obj.Addr{reg(0)} // the middle operand
 	case mir.OpIMUL3Lconst:
 		p := e.op2(x86.AIMUL3L, constOp(in.Imm), dst())
-		p.SetFrom3(reg(0))
+		p.RestArgs = []obj.Addr{reg(0)} // the middle operand
 	case mir.OpLEAQ:
 		e.op2(x86.ALEAQ, memOp(u[0], in.Imm), dst())
 	case mir.OpLEAQidx:
@@ -260,10 +260,10 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 		}
 	case mir.OpROUNDSD:
 		p := e.op2(x86.AROUNDSD, constOp(int64(in.Aux)), dst())
-		p.SetFrom3(reg(0))
+		p.RestArgs = []obj.Addr{reg(0)} // the middle operand
 	case mir.OpROUNDSS:
 		p := e.op2(x86.AROUNDSS, constOp(int64(in.Aux)), dst())
-		p.SetFrom3(reg(0))
+		p.RestArgs = []obj.Addr{reg(0)} // the middle operand
 	case mir.OpMINSD, mir.OpMAXSD:
 		e.minmax(&sseDouble, in.Op == mir.OpMINSD, d[0], u[1])
 	case mir.OpMINSS, mir.OpMAXSS:

@@ -162,6 +162,7 @@ type Mismatch struct {
 	Detail string
 }
 
+// Error describes the mismatch: the call, the configurations and what differs.
 func (m *Mismatch) Error() string {
 	if m.Call < 0 {
 		return fmt.Sprintf("fuzz: %s: %s", m.Config, m.Detail)

@@ -247,8 +247,6 @@ const (
 	iGlobalSet    // global at byte offset d = a
 	iCallIndirect // call table[a] if its signature id is d (lists as iCall)
 	iUnreachable  // trap Unreachable
-
-	numOpcodes
 )
 
 // opForms maps a bytecode opcode to its interpreter opcodes: the register

@@ -12,6 +12,8 @@ import (
 // runLowered lowers m for target and runs function name in the mir
 // interpreter on a fresh memory, returning the results, the error and the
 // memory afterwards.
+//
+//lint:ignore ST1008 the outcome of a run: results, its trap, the memory after it
 func runLowered(t testing.TB, m *bc.Module, target Target, name string, args []uint64) ([]uint64, error, []byte) {
 	t.Helper()
 	funcs, err := Module(m, target)

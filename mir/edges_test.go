@@ -19,10 +19,8 @@ func edgeFunc(succs, preds [][]int) *Func {
 			f.AddEdge(b, s, 1/float64(len(ss)))
 		}
 	}
-	if preds != nil {
-		for b, ps := range preds {
-			f.Blocks[b].Preds = ps
-		}
+	for b, ps := range preds {
+		f.Blocks[b].Preds = ps
 	}
 	return f
 }

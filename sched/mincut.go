@@ -324,6 +324,7 @@ const (
 var ruleNames = [...]string{"a:source-sink", "reverse", "c:self-loop", "d:leaf", "d':root",
 	"b:weight", "e:pred-merge", "f:succ-merge", "g:duplicate"}
 
+// String names the rule as the thesis labels it.
 func (r ContractionRule) String() string {
 	if r >= 0 && int(r) < len(ruleNames) {
 		return ruleNames[r]

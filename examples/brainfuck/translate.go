@@ -25,6 +25,7 @@ type SyntaxError struct {
 	Msg       string
 }
 
+// Error returns "line:column: message".
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
 
 // program is a parsed Brainfuck program as one flat list of nodes: a loop

@@ -32,6 +32,8 @@ func Memory(m *bc.Module) *interp.Memory {
 // reference interpreter). A
 // fault of the interpreter (an undefined register or slot read, which only
 // a broken compilation causes) fails the test.
+//
+//lint:ignore ST1008 the outcome of a run: results, its trap, the memory after it
 func MIR(t testing.TB, m *bc.Module, funcs []*mir.Func, name string, args []uint64) ([]uint64, error, []byte) {
 	t.Helper()
 	mem := Memory(m)
@@ -63,6 +65,8 @@ func Instantiate(mach *mir.Machine, m *bc.Module) {
 
 // Reference runs exported function name of m in the reference interpreter
 // and returns the results, the error and the memory afterwards.
+//
+//lint:ignore ST1008 the outcome of a run: results, its trap, the memory after it
 func Reference(t testing.TB, m *bc.Module, name string, args []uint64) ([]uint64, error, []byte) {
 	t.Helper()
 	p, err := interp.Prepare(m)
