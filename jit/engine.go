@@ -146,6 +146,12 @@ type Options struct {
 	// sched.VictimOracle). The alternatives are there for measuring them.
 	SpillHeuristic SpillHeuristic
 
+	// NoSpillPlacement keeps the optimizing tier's spill stores where the
+	// integrated pass placed them, instead of moving a value's stores to
+	// its definitions where that executes fewer (sched.Options.NoPlacement);
+	// for measuring the placement.
+	NoSpillPlacement bool
+
 	// Limits on the modules Load accepts, for embedders that load code
 	// they did not write. Zero leaves only the bytecode format's own
 	// limits (bytecode.MaxFuncs, MaxCode, MaxRegs); a module over a limit
@@ -329,7 +335,7 @@ func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Pro
 		tier: tier, target: e.target(), profile: profile,
 		naive: e.opts.NaiveOutOfSSA,
 		sched: sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations,
-			Oracle: spillOracles[e.opts.SpillHeuristic]},
+			Oracle: spillOracles[e.opts.SpillHeuristic], NoPlacement: e.opts.NoSpillPlacement},
 		check:           e.opts.CheckAllocations,
 		pipeline:        e.opts.Pipeline,
 		maxCompileBytes: e.opts.MaxCompileBytes,

@@ -34,6 +34,7 @@ var tierConfigs = []tierConfig{
 	// The other spill heuristics.
 	{"optimizing-ed", Options{Tier: TierOptimizing, SpillHeuristic: SpillExpectedDistance, CheckAllocations: true}},
 	{"optimizing-nnu", Options{Tier: TierOptimizing, SpillHeuristic: SpillNearestUse, CheckAllocations: true}},
+	{"optimizing-noplace", Options{Tier: TierOptimizing, NoSpillPlacement: true, CheckAllocations: true}},
 }
 
 // benchConfigs are the configurations the benchmarks compare: the tiers
@@ -44,6 +45,7 @@ var benchConfigs = tierConfigs[:6]
 func (c tierConfig) with(o Options) Options {
 	o.Tier, o.NaiveOutOfSSA, o.SourceOrderSchedule = c.opts.Tier, c.opts.NaiveOutOfSSA, c.opts.SourceOrderSchedule
 	o.Pipeline, o.chunkInstrs, o.SpillHeuristic = c.opts.Pipeline, c.opts.chunkInstrs, c.opts.SpillHeuristic
+	o.NoSpillPlacement = c.opts.NoSpillPlacement
 	o.CheckAllocations = true
 	return o
 }

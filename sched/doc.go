@@ -61,14 +61,22 @@
 //     predecessor with one successor, the start of a successor with one
 //     predecessor, or on a new block splitting the edge, and builds the
 //     output. The frame (stack slots, callee-saved registers written) is
-//     laid out by the encoder.
+//     laid out by the encoder;
+//  7. store placement (placement.go; Options.NoPlacement turns it off):
+//     each spilled value's stores move to right after its definitions when
+//     that executes fewer stores by the block frequencies, the cut at the
+//     sources of the thesis's store problem (§3.5).
 //
 // # Decisions where the thesis is silent or kiln differs
 //
 //   - Regions are basic blocks; no traces or superblocks are formed.
 //   - Spill stores go where the value is evicted (the text about their
 //     placement is lost from the thesis's only copy); a value whose slot is
-//     up to date is not stored again. Reloads go right before the use.
+//     up to date is not stored again; then step 7 may move them to the
+//     definitions. Reloads go right before the use; the load problem of
+//     §3.5 (moving reloads towards their uses) and cuts inside the graph
+//     are not done: they need the register that holds the value at every
+//     point of the cut.
 //   - Rematerialization: a virtual register every definition of which is
 //     the same constant (MOVQconst, MOVSDconst) or context load (CtxLoad)
 //     is never stored: spilling it is free and reloading it recomputes it.

@@ -231,6 +231,9 @@ func (a *allocator) run() (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sched: %s: %w", f.Name, err)
 	}
+	if !a.opts.NoPlacement {
+		a.placeStores(res)
+	}
 	a.stats.Dataflow = t1.Sub(t0)
 	a.stats.Integrated = t2.Sub(t1)
 	a.stats.Reconcile = time.Since(t2)

@@ -36,6 +36,11 @@ type Options struct {
 	// Malformed input may then fail in unspecified ways.
 	NoVerify bool
 
+	// NoPlacement keeps every spill store where the pass placed it,
+	// instead of moving a value's stores to its definitions where that
+	// executes fewer of them (see placeStores).
+	NoPlacement bool
+
 	// NoHints turns off the register hints that carry a value's register
 	// across regions (see the package documentation), leaving the thesis's
 	// preferences from processed successors alone.
@@ -71,6 +76,12 @@ type Stats struct {
 	// Reconciliation code on edges.
 	EdgeMoves, EdgeLoads, EdgeStores, EdgeRemats                                 int
 	WeightedEdgeMoves, WeightedEdgeLoads, WeightedEdgeStores, WeightedEdgeRemats float64
+	// Store placement (Options.NoPlacement): the values whose stores
+	// moved to their definitions, the stores removed and added, and the
+	// weighted stores saved. The counts above are the pass's before
+	// placement.
+	PlacedValues, PlacedStoresRemoved, PlacedStoresAdded int
+	WeightedPlacementGain                                float64
 	// SplitEdges counts the blocks added on edges for reconciliation code.
 	SplitEdges int
 	// Slots is the number of stack slots the function got.
