@@ -121,6 +121,8 @@ type compileConfig struct {
 	maxCompileBytes int64
 	// encode are the encoder's options.
 	encode encode.Options
+	// perfMap writes the installed functions to the perf map file.
+	perfMap bool
 }
 
 // bytesPerLiveEntry is what one entry of a block's live-in or live-out set
@@ -255,6 +257,15 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 	cm.code = code
 	for i := range parts {
 		cm.entries = append(cm.entries, code.Addr(i))
+	}
+	if cfg.perfMap {
+		syms := make([]perfSymbol, len(parts))
+		for i, f := range m.Funcs {
+			syms[i] = perfSymbol{addr: code.Addr(i), size: cm.funcs[i].CodeSize, name: perfName(cfg.tier, f.Name)}
+		}
+		if err := processPerfMap.write(syms); err != nil {
+			return nil, err
+		}
 	}
 	return cm, nil
 }

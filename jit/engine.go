@@ -146,6 +146,12 @@ type Options struct {
 	// sched.VictimOracle). The alternatives are there for measuring them.
 	SpillHeuristic SpillHeuristic
 
+	// PerfMap makes every tier that installs machine code add a line per
+	// function to /tmp/perf-PID.map, the map file Linux perf reads to name
+	// JIT code in its reports (see perfmap.go). Writing the file fails a
+	// load like a compile error: the module runs in the interpreter.
+	PerfMap bool
+
 	// NoSpillPlacement keeps the optimizing tier's spill stores where the
 	// integrated pass placed them, instead of moving a value's stores to
 	// its definitions where that executes fewer (sched.Options.NoPlacement);
@@ -339,6 +345,7 @@ func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Pro
 		check:           e.opts.CheckAllocations,
 		pipeline:        e.opts.Pipeline,
 		maxCompileBytes: e.opts.MaxCompileBytes,
+		perfMap:         e.opts.PerfMap,
 		encode:          encode.Options{ChunkInstrs: e.opts.chunkInstrs},
 	}
 }
