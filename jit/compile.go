@@ -121,8 +121,9 @@ type compileConfig struct {
 	maxCompileBytes int64
 	// encode are the encoder's options.
 	encode encode.Options
-	// perfMap writes the installed functions to the perf map file.
-	perfMap bool
+	// perfMap and jitDump write the installed functions to the perf map
+	// file and the jitdump file.
+	perfMap, jitDump bool
 }
 
 // bytesPerLiveEntry is what one entry of a block's live-in or live-out set
@@ -264,6 +265,16 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 			syms[i] = perfSymbol{addr: code.Addr(i), size: cm.funcs[i].CodeSize, name: perfName(cfg.tier, f.Name)}
 		}
 		if err := processPerfMap.write(syms); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.jitDump {
+		syms := make([]jitSymbol, len(parts))
+		for i, f := range m.Funcs {
+			c := cm.funcs[i]
+			syms[i] = jitSymbol{addr: code.Addr(i), code: code.CopyBytes(i, c.CodeSize), name: perfName(cfg.tier, f.Name), pos: c.PosMap}
+		}
+		if err := processJITDump.write(syms); err != nil {
 			return nil, err
 		}
 	}

@@ -152,6 +152,13 @@ type Options struct {
 	// load like a compile error: the module runs in the interpreter.
 	PerfMap bool
 
+	// JITDump makes every tier that installs machine code record each
+	// function, with its code and its machine-code-to-bytecode-offset
+	// line table, in /tmp/jit-PID.dump, the jitdump file perf inject --jit
+	// reads (see jitdump.go; Linux only). Writing the file fails a load
+	// like a compile error.
+	JITDump bool
+
 	// NoSpillPlacement keeps the optimizing tier's spill stores where the
 	// integrated pass placed them, instead of moving a value's stores to
 	// its definitions where that executes fewer (sched.Options.NoPlacement);
@@ -346,6 +353,7 @@ func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Pro
 		pipeline:        e.opts.Pipeline,
 		maxCompileBytes: e.opts.MaxCompileBytes,
 		perfMap:         e.opts.PerfMap,
+		jitDump:         e.opts.JITDump,
 		encode:          encode.Options{ChunkInstrs: e.opts.chunkInstrs},
 	}
 }

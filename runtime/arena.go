@@ -80,6 +80,12 @@ func (c *Code) bytes(i, n int) []byte {
 	return c.mem[off : off+uintptr(n)]
 }
 
+// CopyBytes returns a copy of the n installed bytes at the start of part
+// i, relocations applied: the code as it runs (for profilers' records).
+func (c *Code) CopyBytes(i, n int) []byte {
+	return append([]byte(nil), c.bytes(i, n)...)
+}
+
 // Contains reports whether pc lies in the code.
 func (c *Code) Contains(pc uintptr) bool {
 	base := uintptr(unsafe.Pointer(&c.mem[0]))

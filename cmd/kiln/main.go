@@ -1,6 +1,6 @@
 // Command kiln runs, assembles, disassembles and verifies kiln bytecode.
 //
-//	kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
+//	kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
 //	kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
 //	kiln asm [-o OUT.kbc] FILE.kasm
 //	kiln disasm [-o OUT.kasm] FILE.kbc
@@ -85,7 +85,7 @@ func main() {
 }
 
 const usage = `usage:
-  kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
+  kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
   kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
   kiln asm [-o OUT.kbc] FILE.kasm
   kiln disasm [-o OUT.kasm] FILE.kbc
@@ -253,6 +253,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fn, "func", "main", "exported function to call")
 	fs.BoolVar(&f.stats, "stats", false, "print per-function statistics to standard error")
 	fs.BoolVar(&f.opts.PerfMap, "perf-map", false, "name the compiled functions for Linux perf in /tmp/perf-PID.map")
+	fs.BoolVar(&f.opts.JITDump, "jitdump", false, "record the compiled functions for perf inject --jit in /tmp/jit-PID.dump")
 	fs.Int64Var(&f.opts.Fuel, "fuel", 0, "backward branches and calls the call may take (0: no limit)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "deadline on loading and on the call, such as 100ms (0: none)")
 	fs.IntVar(&f.opts.MaxCallDepth, "max-call-depth", 0, "deepest call nesting (0: the engine's default)")
