@@ -2,6 +2,7 @@
 //
 //	kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
 //	kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
+//	kiln bench [-func=main] [-time=1s] [-n=N] FILE [ARG...]
 //	kiln asm [-o OUT.kbc] FILE.kasm
 //	kiln disasm [-o OUT.kasm] FILE.kbc
 //	kiln verify FILE...
@@ -19,6 +20,11 @@
 //	                        (standard output is flushed first)
 //	print_i64 (i64) -> ()   write a decimal integer and a newline
 //	print_f64 (f64) -> ()   write a float and a newline
+//
+// bench loads FILE on every tier, checks that -func returns the same
+// results on each, and calls it repeatedly for -time (or -n times) per
+// tier; it prints each tier's load time, the compile time of each stage,
+// the time per call and its ratio to the interpreter's.
 //
 // run takes the embedding API's safety options as flags (LIMITS above),
 // for running modules one does not trust:
@@ -87,6 +93,7 @@ func main() {
 const usage = `usage:
   kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
   kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
+  kiln bench [-func=main] [-time=1s] [-n=N] FILE [ARG...]
   kiln asm [-o OUT.kbc] FILE.kasm
   kiln disasm [-o OUT.kasm] FILE.kbc
   kiln verify FILE...
@@ -136,6 +143,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		err = cmdVerify(args[1:], stdout)
 	case "dump":
 		err = cmdDump(args[1:], stdout, stderr)
+	case "bench":
+		err = cmdBench(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -302,3 +302,44 @@ func interrupt(t *testing.T, tierFlag string) {
 		t.Fatalf("stderr %q, want it to start with %q", stderr, want)
 	}
 }
+
+// TestBench runs kiln bench with a fixed number of calls and checks the
+// table: a header and one row per tier with the stage columns, the call
+// count and a ratio of 1 for the interpreter; and its usage errors.
+func TestBench(t *testing.T) {
+	status, out, errOut := kiln(t, "", "bench", "-n=3", "-func=hyp", "testdata/fact.kasm", "3", "4")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "per call") {
+		t.Fatalf("table:\n%s", out)
+	}
+	for i, tier := range []string{"interp", "baseline", "optimizing"} {
+		f := strings.Fields(lines[i+1])
+		// tier, load (value, unit), five stages, calls, per call (value, unit), ratio
+		if len(f) < 10 || f[0] != tier || f[len(f)-4] != "3" {
+			t.Errorf("%s row %q", tier, lines[i+1])
+		}
+		if tier == "interp" && f[len(f)-1] != "1.000" {
+			t.Errorf("interp row %q: ratio is not 1", lines[i+1])
+		}
+		if tier != "interp" && strings.Count(lines[i+1], "ms") != 7 {
+			t.Errorf("%s row %q: want load, five stages and the call in ms", tier, lines[i+1])
+		}
+	}
+	for _, tt := range []struct {
+		args    []string
+		status  int
+		errPart string
+	}{
+		{[]string{"bench", "-func=nope", "testdata/fact.kasm"}, 1, `no exported function "nope"`},
+		{[]string{"bench", "-time=0s", "testdata/fact.kasm"}, 2, "-time must be positive"},
+		{[]string{"bench"}, 2, "usage"},
+	} {
+		status, _, errOut := kiln(t, "", tt.args...)
+		if status != tt.status || !strings.Contains(errOut, tt.errPart) {
+			t.Errorf("%v: status %d, stderr %q; want %d and %q", tt.args, status, errOut, tt.status, tt.errPart)
+		}
+	}
+}
