@@ -34,9 +34,12 @@ type rebuilder struct {
 	repair []mir.Reg
 	// killed marks the values that need a repair copy.
 	killed []bool
-	// availIn is, per block, the value each physical register holds at its
-	// start (-1: none or unknown).
-	availIn [][]int32
+	// availIn is, per block, the registers that hold a value at its start,
+	// by register (every other register holds none); reached says the
+	// fixed point has reached the block. Most registers hold nothing a use
+	// relies on at most block starts, so the lists are short.
+	availIn [][]regVal
+	reached []bool
 	// predPos is mir.PredPositions of the function: where each successor
 	// edge is among its successor's predecessors (the φ operand it reads).
 	predPos [][]int
@@ -52,10 +55,51 @@ type rebuilder struct {
 	err   error
 }
 
-const (
-	availNone    = -1 // the register holds no value a use may rely on
-	availUnknown = -2 // not computed yet (the meet ignores it)
-)
+// availNone is the state of a register that holds no value a use may
+// rely on.
+const availNone = -1
+
+// regVal says physical register r (its physIndex) holds value v.
+type regVal struct {
+	r uint8
+	v int32
+}
+
+// loadState sets state to what block b starts with.
+func (rb *rebuilder) loadState(state []int32, b int) {
+	for r := range state {
+		state[r] = availNone
+	}
+	for _, e := range rb.availIn[b] {
+		state[e.r] = e.v
+	}
+}
+
+// meet merges state, what a predecessor of b ends with, into b's start
+// and reports whether that changed: a block reached for the first time
+// takes the state, later ones keep only the registers that agree.
+func (rb *rebuilder) meet(b int, state []int32) bool {
+	if !rb.reached[b] {
+		rb.reached[b] = true
+		var list []regVal
+		for r, v := range state {
+			if v >= 0 {
+				list = append(list, regVal{uint8(r), v})
+			}
+		}
+		rb.availIn[b] = list
+		return true
+	}
+	in := rb.availIn[b]
+	kept := in[:0]
+	for _, e := range in {
+		if state[e.r] == e.v {
+			kept = append(kept, e)
+		}
+	}
+	rb.availIn[b] = kept
+	return len(kept) != len(in)
+}
 
 func newRebuilder(s *ssaInfo, rs *resources, stats *DestructStats) *rebuilder {
 	n := len(s.f.VRegs)
@@ -79,54 +123,28 @@ func (rb *rebuilder) pinOf(v int) mir.Reg { return rb.rs.pin[rb.rs.root(v)] }
 func (rb *rebuilder) mark() {
 	s := rb.s
 	nb := len(s.f.Blocks)
-	rb.availIn = make([][]int32, nb)
+	rb.availIn = make([][]regVal, nb)
 	if !rb.constrained {
 		// Nothing is pinned: no register holds anything a use relies on.
-		none := make([]int32, mir.NumPhysRegs)
-		for r := range none {
-			none[r] = availNone
-		}
-		for i := range rb.availIn {
-			rb.availIn[i] = none
-		}
 		return
 	}
-	for i := range rb.availIn {
-		rb.availIn[i] = make([]int32, mir.NumPhysRegs)
-		for r := range rb.availIn[i] {
-			rb.availIn[i][r] = availUnknown
-		}
-	}
-	for r := range rb.availIn[0] {
-		rb.availIn[0][r] = availNone
-	}
+	rb.reached = make([]bool, nb)
+	rb.reached[0] = true
 	// A block is walked again only when what it starts with changed; the
 	// fixed point is the one of walking every block until nothing changes.
 	state := make([]int32, mir.NumPhysRegs)
 	work := mir.NewPassWorklist(s.an.RPO, nb)
 	for b, ok := work.Pop(); ok; b, ok = work.Pop() {
-		copy(state, rb.availIn[b])
+		rb.loadState(state, b)
 		rb.walk(s.f.Blocks[b], state, nil)
 		for _, succ := range s.f.Blocks[b].Succs {
-			in := rb.availIn[succ]
-			changed := false
-			for r, v := range state {
-				switch {
-				case in[r] == availUnknown:
-					in[r] = v
-					changed = true
-				case in[r] != v && in[r] != availNone:
-					in[r] = availNone
-					changed = true
-				}
-			}
-			if changed {
+			if rb.meet(succ, state) {
 				work.Mark(succ)
 			}
 		}
 	}
 	for _, b := range s.an.RPO {
-		copy(state, rb.availIn[b])
+		rb.loadState(state, b)
 		rb.walk(s.f.Blocks[b], state, func(v int) { rb.killed[v] = true })
 	}
 }
@@ -362,12 +380,7 @@ func (rb *rebuilder) reconstruct() error {
 	e := &emitter{f: f}
 	for _, bi := range s.an.RPO {
 		b := f.Blocks[bi]
-		copy(state, rb.availIn[bi])
-		for r, v := range state {
-			if v == availUnknown {
-				state[r] = availNone
-			}
-		}
+		rb.loadState(state, bi)
 		n := len(b.Instrs) + room
 		e.out, backing = backing[:0:n], backing[n:]
 		rb.rewriteBlock(b, state, e)
