@@ -55,6 +55,17 @@ type Options struct {
 	// one module computes it once with NewModuleInfo, so that the work
 	// stays linear in the module's size.
 	Module *ModuleInfo
+	// OnPass, when not nil, is called with the function being lowered at
+	// each step of its construction, for dumps that show every step:
+	// after SSA construction ("ssa": instructions selected, φs placed,
+	// copies folded; unreachable blocks may remain), after the removal of
+	// unreachable blocks ("unreachable": blocks renumbered in reverse
+	// postorder, trivial φs removed) and after dead code elimination
+	// ("deadcode": virtual registers renumbered; this is the function Func
+	// returns). The function is still being worked on: OnPass must not
+	// modify it, and a caller that keeps it past the call must Clone it.
+	// Lowering does the same with or without OnPass.
+	OnPass func(pass string, f *mir.Func)
 }
 
 // ModuleInfo is what lowering a function needs to know about its module:
@@ -142,6 +153,7 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 		f: mir.NewFunc(bf.Name, fn, Classes(bf.Sig.Params), Classes(bf.Sig.Results)),
 	}
 	l.memoryMoves = info.growsMemory
+	l.onPass = opts.OnPass
 	if err := l.run(); err != nil {
 		return nil, fmt.Errorf("lower func %s: %w", bf.Name, err)
 	}
@@ -199,6 +211,8 @@ type lowerer struct {
 
 	// info holds the module facts (see ModuleInfo).
 	info *ModuleInfo
+	// onPass is Options.OnPass.
+	onPass func(pass string, f *mir.Func)
 
 	entryBlock *mir.Block
 	// err is the first internal inconsistency found while lowering.
@@ -290,9 +304,19 @@ func (l *lowerer) run() error {
 		return l.err
 	}
 	l.ssa.finish()
+	l.afterPass("ssa")
 	removeUnreachable(l.f)
+	l.afterPass("unreachable")
 	eliminateDeadCode(l.f)
+	l.afterPass("deadcode")
 	return nil
+}
+
+// afterPass calls Options.OnPass, if set, after the named pass.
+func (l *lowerer) afterPass(pass string) {
+	if l.onPass != nil {
+		l.onPass(pass, l.f)
+	}
 }
 
 // stableVars reports, per variable, whether no instruction writes it: its

@@ -2,14 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/kiln-jit/kiln/alloc"
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/dumphtml"
 	"github.com/kiln-jit/kiln/encode"
+	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
+	"github.com/kiln-jit/kiln/profilecounters"
 	"github.com/kiln-jit/kiln/sched"
 )
 
@@ -19,8 +26,26 @@ func cmdDump(args []string, stdout, stderr io.Writer) error {
 	naive := fs.Bool("naive", false, "take functions out of SSA by naive φ instantiation instead of coalescing (as jit.Options.NaiveOutOfSSA)")
 	tierName := fs.String("tier", "baseline", "the compiled tier whose pipeline nonssa and asm show: baseline or optimizing (sched implies optimizing)")
 	only := fs.String("func", "", "dump only this function")
+	htmlOut := fs.String("html", "", "instead of one stage as text, write one HTML page with every stage of the function -func (required when FILE has several functions) to this file; "+
+		"ARG values after FILE are the function's arguments for a run in the interpreter whose counts make the profile the page shows (otherwise: the static estimate, unless -profile)")
+	profile := fs.Bool("profile", false, "with -html: profile the function by running it in the interpreter even without ARG values (for a function without parameters)")
 	if err := fs.Parse(args); err != nil {
 		return flagError{err}
+	}
+	if *profile && *htmlOut == "" {
+		return flagError{errors.New("-profile needs -html")}
+	}
+	if *htmlOut != "" {
+		stageSet := false
+		fs.Visit(func(f *flag.Flag) { stageSet = stageSet || f.Name == "stage" })
+		if stageSet {
+			return flagError{errors.New("-stage and -html exclude each other: the page shows every stage")}
+		}
+		if fs.NArg() < 1 {
+			return errUsage
+		}
+		return dumpHTML(htmlRequest{out: *htmlOut, path: fs.Arg(0), args: fs.Args()[1:], profile: *profile,
+			fn: *only, tier: *tierName, naive: *naive}, stdout)
 	}
 	if fs.NArg() != 1 {
 		return errUsage
@@ -129,4 +154,120 @@ func printIR(f *mir.Func) (string, error) {
 	var b bytes.Buffer
 	err := mir.Print(&b, f)
 	return b.String(), err
+}
+
+// htmlRequest is what kiln dump -html is asked for.
+type htmlRequest struct {
+	out, path string   // the page to write, the module to read
+	args      []string // argument values for a profiling run
+	profile   bool     // run even without argument values
+	fn        string   // the function's name; "" for the only one
+	tier      string   // -tier
+	naive     bool     // -naive
+}
+
+// dumpHTML is kiln dump -html=OUT: it writes the page of package dumphtml
+// for the requested function to the requested file. With argument values,
+// or with profile set, it first runs the function in the interpreter with
+// them, and the page shows the profile that run counted.
+func dumpHTML(req htmlRequest, stdout io.Writer) error {
+	tier, err := dumphtml.ParseTier(req.tier)
+	if err != nil {
+		return flagError{err}
+	}
+	m, err := load(req.path)
+	if err != nil {
+		return err
+	}
+	fn := 0
+	switch {
+	case req.fn != "":
+		if fn = m.FuncIndex(req.fn); fn < 0 {
+			return fmt.Errorf("%s has no function %q", req.path, req.fn)
+		}
+	case len(m.Funcs) != 1:
+		return flagError{fmt.Errorf("%s has %d functions: -html needs -func", req.path, len(m.Funcs))}
+	}
+	opts := dumphtml.Options{Tier: tier, Target: lower.HostTarget(), NaiveOutOfSSA: req.naive}
+	if req.profile || len(req.args) > 0 {
+		if opts.Profile, err = profileRun(m, fn, req.args); err != nil {
+			return err
+		}
+	}
+	var page bytes.Buffer
+	if err := dumphtml.Write(&page, m, fn, opts); err != nil {
+		return fmt.Errorf("%s: %w", req.path, err)
+	}
+	if err := os.WriteFile(req.out, page.Bytes(), 0o644); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "wrote %s (func %s, %s tier)\n", req.out, m.Funcs[fn].Name, tier)
+	return err
+}
+
+// profileRun calls function fn of m in the interpreter with the arguments
+// argText (parsed as kiln run parses them) and returns the function's
+// profile from the counts. The host functions are kiln run's, with no
+// input and their output discarded; imported globals are zero.
+func profileRun(m *bytecode.Module, fn int, argText []string) (*profilecounters.Profile, error) {
+	bf := m.Funcs[fn]
+	args, err := parseArgs(bf.Sig.Params, argText)
+	if err != nil {
+		return nil, flagError{fmt.Errorf("%s %s: %w", bf.Name, bf.Sig, err)}
+	}
+	hosts, err := interpHosts(m)
+	if err != nil {
+		return nil, err
+	}
+	p, err := interp.Prepare(m)
+	if err != nil {
+		return nil, fmt.Errorf("profiling run: %w", err)
+	}
+	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
+	for _, d := range m.Data {
+		copy(mem.Bytes[d.Offset:], d.Bytes)
+	}
+	mach, err := interp.NewMachine(p, interp.Config{}, hosts, mem)
+	if err != nil {
+		return nil, fmt.Errorf("profiling run: %w", err)
+	}
+	results := make([]uint64, len(bf.Sig.Results))
+	if err := mach.Call(context.Background(), fn, args, results); err != nil {
+		return nil, fmt.Errorf("profiling run of %s: %w", bf.Name, err)
+	}
+	return p.Layouts[fn].Profile(mach.Counters[fn]), nil
+}
+
+// interpHosts returns the interpreter's host functions for the module's
+// host imports: kiln run's standard set, reading no input (getc returns
+// -1) and discarding output. Importing anything else, or one of them with
+// another signature, is an error.
+func interpHosts(m *bytecode.Module) ([]interp.HostFunc, error) {
+	i64 := []bytecode.Type{bytecode.I64}
+	f64 := []bytecode.Type{bytecode.F64}
+	discard := func(context.Context, []uint64, []uint64) error { return nil }
+	available := map[string]struct {
+		sig bytecode.Signature
+		fn  interp.HostFunc
+	}{
+		"putc": {bytecode.Signature{Params: i64}, discard},
+		"getc": {bytecode.Signature{Results: i64}, func(_ context.Context, _, r []uint64) error {
+			r[0] = ^uint64(0) // -1: end of input
+			return nil
+		}},
+		"print_i64": {bytecode.Signature{Params: i64}, discard},
+		"print_f64": {bytecode.Signature{Params: f64}, discard},
+	}
+	hosts := make([]interp.HostFunc, len(m.Hosts))
+	for i, h := range m.Hosts {
+		a, ok := available[h.Name]
+		if !ok {
+			return nil, fmt.Errorf("the module imports host function %q; the profiling run provides putc, getc, print_i64 and print_f64", h.Name)
+		}
+		if !a.sig.Equal(h.Sig) {
+			return nil, fmt.Errorf("the module imports host function %s as %s; the profiling run provides it as %s", h.Name, h.Sig, a.sig)
+		}
+		hosts[i] = a.fn
+	}
+	return hosts, nil
 }

@@ -2,6 +2,7 @@
 //
 //	kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
 //	kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
+//	kiln dump -html=OUT.html [-tier=baseline|optimizing] [-func=NAME] [-profile] FILE [ARG...]
 //	kiln bench [-func=main] [-time=1s] [-n=N] FILE [ARG...]
 //	kiln asm [-o OUT.kbc] FILE.kasm
 //	kiln disasm [-o OUT.kasm] FILE.kbc
@@ -60,6 +61,16 @@
 // code with the bytecode offsets interleaved. -tier selects the pipeline
 // nonssa and asm show.
 //
+// dump -html=OUT.html writes instead one self-contained HTML page (package
+// dumphtml) with every stage of one function side by side, its
+// control-flow graph and clickable names that highlight across the
+// stages. -func names the function and is required when FILE has several.
+// ARG values, parsed as run parses them, make kiln first call the
+// function in the interpreter (host functions read no input and their
+// output is discarded) so that the page shows the profile of that run;
+// without them it shows the static estimate, unless -profile asks for the
+// run (for a function without parameters).
+//
 // Exit status: 0 on success; 1 when the program traps, runs out of fuel or
 // time, a module is invalid or over a limit, or a file cannot be read; 2
 // for usage errors (unknown commands or flags, bad flag values or
@@ -93,6 +104,7 @@ func main() {
 const usage = `usage:
   kiln run [-tier=interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
   kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
+  kiln dump -html=OUT.html [-tier=baseline|optimizing] [-func=NAME] [-profile] FILE [ARG...]
   kiln bench [-func=main] [-time=1s] [-n=N] FILE [ARG...]
   kiln asm [-o OUT.kbc] FILE.kasm
   kiln disasm [-o OUT.kasm] FILE.kbc
