@@ -1,5 +1,7 @@
 // Command wasm runs WebAssembly 1.0 modules on kiln: it decodes and
-// validates a module (package binary and validate), translates it to kiln
+// validates a module (package binary and validate; a module in the text
+// format, one that does not start with the binary format's magic bytes,
+// is parsed first by package text), translates it to kiln
 // bytecode (package translate), instantiates it, running its start
 // function (package link), calls an exported function with the
 // arguments given on the command line and prints each result on its own
@@ -7,7 +9,7 @@
 //
 // Usage:
 //
-//	go run ./examples/wasm [-tier=interp|baseline|optimizing] [-invoke=NAME] [-fuel=N] [-timeout=D] [-max-memory-pages=N] MODULE.wasm [ARGS...]
+//	go run ./examples/wasm [-tier=interp|baseline|optimizing] [-invoke=NAME] [-fuel=N] [-timeout=D] [-max-memory-pages=N] MODULE.wasm|MODULE.wat [ARGS...]
 //
 // Without -invoke, the module's only exported function is called (a
 // module that exports several needs -invoke; one that exports none is
@@ -34,6 +36,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -47,6 +50,7 @@ import (
 
 	"github.com/kiln-jit/kiln/examples/wasm/binary"
 	"github.com/kiln-jit/kiln/examples/wasm/link"
+	"github.com/kiln-jit/kiln/examples/wasm/text"
 	"github.com/kiln-jit/kiln/examples/wasm/translate"
 	"github.com/kiln-jit/kiln/internal/cmdload"
 	"github.com/kiln-jit/kiln/jit"
@@ -95,7 +99,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.DurationVar(&cfg.timeout, "timeout", 0, "deadline on loading and running, such as 2s (0: none)")
 	fs.UintVar(&cfg.maxPages, "max-memory-pages", 0, "cap on the memory in 64 KiB pages, below the module's maximum (0: the module's)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wasm [-tier=interp|baseline|optimizing] [-invoke=NAME] [-fuel=N] [-timeout=D] [-max-memory-pages=N] MODULE.wasm [ARGS...]")
+		fmt.Fprintln(stderr, "usage: wasm [-tier=interp|baseline|optimizing] [-invoke=NAME] [-fuel=N] [-timeout=D] [-max-memory-pages=N] MODULE.wasm|MODULE.wat [ARGS...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -146,6 +150,13 @@ func execute(ctx context.Context, src []byte, args []string, cfg config, stdout 
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.timeout)
 		defer cancel()
+	}
+	if !bytes.HasPrefix(src, []byte(binary.Magic)) {
+		b, err := text.ToBinary(src)
+		if err != nil {
+			return fmt.Errorf("text format: %w", err)
+		}
+		src = b
 	}
 	bm, err := binary.Decode(src)
 	if err != nil {

@@ -67,6 +67,10 @@ func TestCommand(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("\x00asm\x01\x00\x00\x00\x01\x05"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	badText := filepath.Join(t.TempDir(), "bad.wat")
+	if err := os.WriteFile(badText, []byte("(func (i32.nope))"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	print := printModule(t)
 	tests := []struct {
 		name   string
@@ -102,6 +106,8 @@ func TestCommand(t *testing.T) {
 		{"no module", nil, exitUsage, "", `usage: wasm`},
 		{"missing file", []string{"/nonexistent.wasm"}, exitError, "", `no such file`},
 		{"malformed", []string{bad}, exitError, "", `bad.wasm: malformed module: section type: at byte 0xa: length out of bounds`},
+		{"text format", []string{"-invoke=add", filepath.Join("testdata", "ops.wat"), "2", "40"}, exitOK, "42\n", "^$"},
+		{"malformed text", []string{badText}, exitError, "", `bad.wat: text format: 1:8: unknown operator "i32.nope"\n$`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

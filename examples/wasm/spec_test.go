@@ -16,6 +16,7 @@ import (
 	"github.com/kiln-jit/kiln/examples/wasm/binary"
 	"github.com/kiln-jit/kiln/examples/wasm/internal/wasmtest"
 	"github.com/kiln-jit/kiln/examples/wasm/link"
+	"github.com/kiln-jit/kiln/examples/wasm/text"
 	"github.com/kiln-jit/kiln/examples/wasm/translate"
 	"github.com/kiln-jit/kiln/examples/wasm/validate"
 	"github.com/kiln-jit/kiln/jit"
@@ -23,12 +24,17 @@ import (
 
 // The WebAssembly 1.0 specification tests as wast2json converts them:
 // each archive holds the JSON command files of its scripts and the binary
-// modules they name (testdata/README.md tells where they come from).
+// modules they name (testdata/README.md tells where they come from). The
+// text archive holds the core scripts' text modules (NAME.N.wat, the
+// modules of assert_malformed commands that are malformed text), which
+// the runner parses with package text.
 var (
 	//go:embed testdata/spectest.tar.gz
 	specCoreArchive []byte
 	//go:embed testdata/spectest-more.tar.gz
 	specMoreArchive []byte
+	//go:embed testdata/spectest-text.tar.gz
+	specTextArchive []byte
 )
 
 // specTiers are the tiers every script runs on.
@@ -51,7 +57,7 @@ type specSuite struct {
 var (
 	specCore = specSuite{
 		name: "core",
-		load: sync.OnceValues(func() (*specData, error) { return loadSpecData(specCoreArchive) }),
+		load: sync.OnceValues(func() (*specData, error) { return loadSpecData(specCoreArchive, specTextArchive) }),
 	}
 	specMore = specSuite{
 		name:  "more",
@@ -133,10 +139,23 @@ type specCommand struct {
 	Expected   []specValue `json:"expected"`
 }
 
-func loadSpecData(archive []byte) (*specData, error) {
+// loadSpecData reads the files of a suite's archive, and the text modules
+// (.wat) of textArchives.
+func loadSpecData(archive []byte, textArchives ...[]byte) (*specData, error) {
 	files, err := wasmtest.ReadArchive(archive)
 	if err != nil {
 		return nil, err
+	}
+	for _, a := range textArchives {
+		more, err := wasmtest.ReadArchive(a)
+		if err != nil {
+			return nil, fmt.Errorf("text archive: %w", err)
+		}
+		for name, b := range more {
+			if strings.HasSuffix(name, ".wat") {
+				files[name] = b
+			}
+		}
 	}
 	d := &specData{files: files}
 	for name, b := range files {
@@ -319,8 +338,9 @@ func (s *specSkip) Error() string { return "skipped: " + s.reason }
 const (
 	// wast2json writes the modules of assert_malformed (module quote ...)
 	// as .wat files, since they are malformed in the text format; the
-	// runner reads only the binary format.
-	skipText = "text-format module (malformed text the runner does not parse)"
+	// runner parses those of the core suite (the text archive) and skips
+	// the others.
+	skipText = "text-format module (not in the text archive, which holds the core suite's)"
 	// Commands that act on a module the runner skipped, or that import
 	// from one, cannot run; the reason is the module's.
 	skipAfter = "acts on or imports from a skipped module: "
@@ -375,17 +395,21 @@ func (r *specRunner) instance(name string) (*link.Instance, error) {
 	return m.inst, nil
 }
 
-// load decodes and translates a module file; a module kiln cannot
-// express is a skip.
+// load decodes (or, for a .wat file, parses) and translates a module
+// file; a module kiln cannot express is a skip.
 func (r *specRunner) load(file string) (*translate.Module, error) {
-	if strings.HasSuffix(file, ".wat") {
+	b, ok := r.files[file]
+	if !ok && strings.HasSuffix(file, ".wat") {
 		return nil, &specSkip{reason: skipText}
 	}
-	b, ok := r.files[file]
 	if !ok {
 		return nil, fmt.Errorf("no file %s in the archive", file)
 	}
-	m, err := binary.Decode(b)
+	decode := binary.Decode
+	if strings.HasSuffix(file, ".wat") {
+		decode = text.Parse
+	}
+	m, err := decode(b)
 	if err != nil {
 		return nil, err
 	}
@@ -498,15 +522,19 @@ func (r *specRunner) run(cmd specCommand) error {
 }
 
 // expectRejected checks that the module of an assert_malformed command
-// does not decode, and that that of an assert_invalid command decodes
-// but does not validate.
+// does not decode (or, given in the text format, does not parse, with an
+// error that says what the command expects), and that that of an
+// assert_invalid command decodes but does not validate.
 func (r *specRunner) expectRejected(cmd specCommand) error {
-	if cmd.ModuleType == "text" || strings.HasSuffix(cmd.Filename, ".wat") {
-		return &specSkip{reason: skipText}
-	}
+	isText := cmd.ModuleType == "text" || strings.HasSuffix(cmd.Filename, ".wat")
 	b, ok := r.files[cmd.Filename]
-	if !ok {
+	switch {
+	case !ok && isText:
+		return &specSkip{reason: skipText}
+	case !ok:
 		return fmt.Errorf("no file %s in the archive", cmd.Filename)
+	case isText:
+		return expectMalformedText(cmd, b)
 	}
 	m, err := binary.Decode(b)
 	if cmd.Type == "assert_malformed" {
@@ -529,6 +557,26 @@ func (r *specRunner) expectRejected(cmd specCommand) error {
 		return fmt.Errorf("valid; want invalid (%q)", cmd.Text)
 	case !errors.As(err, &ve):
 		return fmt.Errorf("rejected with %v; want a validation error (%q)", err, cmd.Text)
+	}
+	return nil
+}
+
+// expectMalformedText checks that the text module src of an
+// assert_malformed command does not parse, and that the error's message
+// contains the command's text ("unknown operator").
+func expectMalformedText(cmd specCommand, src []byte) error {
+	if cmd.Type != "assert_malformed" {
+		return fmt.Errorf("%s of a text module; only assert_malformed has one", cmd.Type)
+	}
+	_, err := text.Parse(src)
+	var te *text.Error
+	switch {
+	case err == nil:
+		return fmt.Errorf("text module parsed; want malformed (%q)", cmd.Text)
+	case !errors.As(err, &te):
+		return fmt.Errorf("parse error %T %v; want a *text.Error (%q)", err, err, cmd.Text)
+	case !strings.Contains(te.Msg, cmd.Text):
+		return fmt.Errorf("parse error %q; want one saying %q", err, cmd.Text)
 	}
 	return nil
 }
