@@ -25,9 +25,9 @@ import (
 // The WebAssembly 1.0 specification tests as wast2json converts them:
 // each archive holds the JSON command files of its scripts and the binary
 // modules they name (testdata/README.md tells where they come from). The
-// text archive holds the core scripts' text modules (NAME.N.wat, the
-// modules of assert_malformed commands that are malformed text), which
-// the runner parses with package text.
+// text archives hold each suite's text modules (NAME.N.wat, the modules
+// of assert_malformed commands that are malformed text), which the runner
+// parses with package text.
 var (
 	//go:embed testdata/spectest.tar.gz
 	specCoreArchive []byte
@@ -35,6 +35,8 @@ var (
 	specMoreArchive []byte
 	//go:embed testdata/spectest-text.tar.gz
 	specTextArchive []byte
+	//go:embed testdata/spectest-more-text.tar.gz
+	specMoreTextArchive []byte
 )
 
 // specTiers are the tiers every script runs on.
@@ -61,7 +63,7 @@ var (
 	}
 	specMore = specSuite{
 		name:  "more",
-		load:  sync.OnceValues(func() (*specData, error) { return loadSpecData(specMoreArchive) }),
+		load:  sync.OnceValues(func() (*specData, error) { return loadSpecData(specMoreArchive, specMoreTextArchive) }),
 		known: specMoreKnown,
 	}
 )
@@ -338,9 +340,9 @@ func (s *specSkip) Error() string { return "skipped: " + s.reason }
 const (
 	// wast2json writes the modules of assert_malformed (module quote ...)
 	// as .wat files, since they are malformed in the text format; the
-	// runner parses those of the core suite (the text archive) and skips
-	// the others.
-	skipText = "text-format module (not in the text archive, which holds the core suite's)"
+	// runner parses them from the suite's text archive and skips one
+	// missing from it.
+	skipText = "text-format module (not in the suite's text archive)"
 	// Commands that act on a module the runner skipped, or that import
 	// from one, cannot run; the reason is the module's.
 	skipAfter = "acts on or imports from a skipped module: "

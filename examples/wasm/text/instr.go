@@ -254,6 +254,10 @@ func (c *funcCtx) label() uint32 {
 		}
 		p.failAt(t, "unknown label %s", t.text)
 	}
+	if _, isOp := opcodes[t.text]; t.kind == tAtom && !p.isNat() && !isOp {
+		// Not a label, and not an instruction that could follow one.
+		p.failAt(t, "unknown operator %s", t.describe())
+	}
 	return p.u32("a label")
 }
 

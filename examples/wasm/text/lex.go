@@ -217,7 +217,7 @@ func (l *lexer) str() (string, error) {
 			}
 			r, n := utf8.DecodeRune(l.src[l.pos:])
 			if r == utf8.RuneError && n <= 1 {
-				return "", l.errorf(l.line, l.col, "malformed UTF-8 encoding in string")
+				return "", l.errorf(l.line, l.col, "invalid UTF-8 encoding in string")
 			}
 			b = append(b, l.src[l.pos:l.pos+n]...)
 			l.advance(n)

@@ -215,7 +215,7 @@ func (p *parser) name() string {
 	t := p.peek()
 	s := p.str()
 	if !utf8.ValidString(s) {
-		p.failAt(t, "malformed UTF-8 encoding in name")
+		p.failAt(t, "invalid UTF-8 encoding in name")
 	}
 	return s
 }
@@ -319,7 +319,7 @@ func (p *parser) module() []byte {
 // the second pass can resolve references to entries defined later.
 func (p *parser) declare(fields []int) {
 	p.funcs.what, p.tables.what, p.mems.what, p.globals.what = "func", "table", "memory", "global"
-	definition := false
+	firstDef := "" // the kind of the first field that defines rather than imports
 	for _, f := range fields {
 		p.pos = f + 1
 		kw := p.peek()
@@ -372,10 +372,15 @@ func (p *parser) declare(fields []int) {
 			}
 			imported = p.isField("import")
 		}
-		if imported && definition {
-			p.failAt(kw, "unexpected token: imports must occur before all non-import definitions")
+		if imported && firstDef != "" {
+			p.failAt(kw, "unexpected token: import after %s (imports come before all definitions)", firstDef)
 		}
-		definition = definition || !imported
+		if !imported && firstDef == "" {
+			firstDef = kw.text
+			if firstDef == "func" {
+				firstDef = "function"
+			}
+		}
 		sp.define(p, idTok, id)
 	}
 }
@@ -479,6 +484,9 @@ func (p *parser) results() []binary.ValType {
 		}
 		p.rparen()
 	}
+	if len(rs) > 0 && p.isField("param") {
+		p.failAt(p.peek(), "unexpected token: result before parameter")
+	}
 	return rs
 }
 
@@ -536,6 +544,9 @@ func (p *parser) typeUse(named bool) (uint32, []string) {
 		ft.Results = p.results()
 	}
 	if p.isField("param") || p.isField("type") {
+		if inline && len(ft.Results) > 0 && p.isField("param") {
+			p.failAt(p.peek(), "unexpected token: result before parameter")
+		}
 		p.unexpected("")
 	}
 	if explicit {

@@ -195,7 +195,7 @@ func TestErrors(t *testing.T) {
 		{"(func (call $g))", "unknown func $g"},
 		{"(func (local.get $x))", "unknown local $x"},
 		{"(func $f) (func $f)", "duplicate func $f"},
-		{"(func) (import \"m\" \"n\" (func))", "imports must occur before"},
+		{"(func) (import \"m\" \"n\" (func))", "import after function"},
 		{"(func", "unclosed"},
 		{"(func))", "unexpected token"},
 		{"(func (; open", "unclosed block comment"},
