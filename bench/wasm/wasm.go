@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/kiln-jit/kiln/examples/wasm/binary"
 )
 
 // ValType is a WebAssembly value type.
@@ -167,10 +169,10 @@ func (m *Module) Encode() ([]byte, error) {
 		if count == 0 {
 			return
 		}
-		content := appendU32(nil, uint32(count))
+		content := binary.AppendU32(nil, uint32(count))
 		content = append(content, body...)
 		out = append(out, id)
-		out = appendU32(out, uint32(len(content)))
+		out = binary.AppendU32(out, uint32(len(content)))
 		out = append(out, content...)
 	}
 	var b []byte
@@ -182,27 +184,27 @@ func (m *Module) Encode() ([]byte, error) {
 	section(secType, len(m.types), b)
 	b = nil
 	for _, im := range m.imports {
-		b = appendName(b, im.module)
-		b = appendName(b, im.name)
+		b = binary.AppendName(b, im.module)
+		b = binary.AppendName(b, im.name)
 		b = append(b, 0x00) // a function
-		b = appendU32(b, im.typ)
+		b = binary.AppendU32(b, im.typ)
 	}
 	section(secImport, len(m.imports), b)
 	b = nil
 	for _, f := range m.funcs {
-		b = appendU32(b, f.typ)
+		b = binary.AppendU32(b, f.typ)
 	}
 	section(secFunction, len(m.funcs), b)
 	if m.memory != nil {
-		b = append([]byte{0x01}, appendU32(nil, m.memory[0])...)
-		b = appendU32(b, m.memory[1])
+		b = append([]byte{0x01}, binary.AppendU32(nil, m.memory[0])...)
+		b = binary.AppendU32(b, m.memory[1])
 		section(secMemory, 1, b)
 	}
 	b = nil
 	for _, e := range m.exports {
-		b = appendName(b, e.name)
+		b = binary.AppendName(b, e.name)
 		b = append(b, 0x00) // a function
-		b = appendU32(b, e.fn)
+		b = binary.AppendU32(b, e.fn)
 	}
 	section(secExport, len(m.exports), b)
 	b = nil
@@ -210,7 +212,7 @@ func (m *Module) Encode() ([]byte, error) {
 		body := f.encodeLocals()
 		body = append(body, f.code...)
 		body = append(body, opEnd)
-		b = appendU32(b, uint32(len(body)))
+		b = binary.AppendU32(b, uint32(len(body)))
 		b = append(b, body...)
 	}
 	section(secCode, len(m.funcs), b)
@@ -272,12 +274,12 @@ func (f *Func) encodeLocals() []byte {
 		for j < len(locals) && locals[j] == locals[i] {
 			j++
 		}
-		runs = appendU32(runs, uint32(j-i))
+		runs = binary.AppendU32(runs, uint32(j-i))
 		runs = append(runs, byte(locals[i]))
 		n++
 		i = j
 	}
-	return append(appendU32(nil, uint32(n)), runs...)
+	return append(binary.AppendU32(nil, uint32(n)), runs...)
 }
 
 // Op emits instructions that take no immediates, such as I64Add or Drop.
@@ -293,12 +295,12 @@ func (f *Func) Op(ops ...Opcode) {
 
 // I32Const pushes an i32 constant.
 func (f *Func) I32Const(v int32) {
-	f.code = appendS64(append(f.code, opI32Const), int64(v))
+	f.code = binary.AppendS64(append(f.code, opI32Const), int64(v))
 }
 
 // I64Const pushes an i64 constant.
 func (f *Func) I64Const(v int64) {
-	f.code = appendS64(append(f.code, opI64Const), v)
+	f.code = binary.AppendS64(append(f.code, opI64Const), v)
 }
 
 // F32Const pushes an f32 constant.
@@ -323,7 +325,7 @@ func (f *Func) local(op byte, l Local) {
 	if int(l) >= len(f.types) {
 		f.fail(fmt.Errorf("local %d is not declared", l))
 	}
-	f.code = appendU32(append(f.code, op), uint32(l))
+	f.code = binary.AppendU32(append(f.code, op), uint32(l))
 }
 
 // Get pushes local l (local.get).
@@ -391,19 +393,19 @@ func (f *Func) relDepth(l Label) uint32 {
 }
 
 // Br branches to label l.
-func (f *Func) Br(l Label) { f.code = appendU32(append(f.code, opBr), f.relDepth(l)) }
+func (f *Func) Br(l Label) { f.code = binary.AppendU32(append(f.code, opBr), f.relDepth(l)) }
 
 // BrIf pops a condition and branches to label l when it is not zero.
-func (f *Func) BrIf(l Label) { f.code = appendU32(append(f.code, opBrIf), f.relDepth(l)) }
+func (f *Func) BrIf(l Label) { f.code = binary.AppendU32(append(f.code, opBrIf), f.relDepth(l)) }
 
 // BrTable pops an i32 index and branches to labels[index], or to def when
 // the index is out of range.
 func (f *Func) BrTable(labels []Label, def Label) {
-	f.code = appendU32(append(f.code, opBrTable), uint32(len(labels)))
+	f.code = binary.AppendU32(append(f.code, opBrTable), uint32(len(labels)))
 	for _, l := range labels {
-		f.code = appendU32(f.code, f.relDepth(l))
+		f.code = binary.AppendU32(f.code, f.relDepth(l))
 	}
-	f.code = appendU32(f.code, f.relDepth(def))
+	f.code = binary.AppendU32(f.code, f.relDepth(def))
 }
 
 // Call calls function fn (an imported or a defined function's index).
@@ -411,7 +413,7 @@ func (f *Func) Call(fn uint32) {
 	if int(fn) >= len(f.m.imports)+len(f.m.funcs) {
 		f.fail(fmt.Errorf("call of unknown function %d", fn))
 	}
-	f.code = appendU32(append(f.code, opCall), fn)
+	f.code = binary.AppendU32(append(f.code, opCall), fn)
 }
 
 // Return returns from the function with the values on the stack.
@@ -426,38 +428,12 @@ func (f *Func) Mem(op Opcode, offset uint32) {
 		return
 	}
 	f.code = append(f.code, byte(op))
-	f.code = appendU32(f.code, info.alignLog2)
-	f.code = appendU32(f.code, offset)
-}
-
-func appendU32(b []byte, v uint32) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
-func appendS64(b []byte, v int64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
-func appendName(b []byte, s string) []byte {
-	return append(appendU32(b, uint32(len(s))), s...)
+	f.code = binary.AppendU32(f.code, info.alignLog2)
+	f.code = binary.AppendU32(f.code, offset)
 }
 
 func appendTypes(b []byte, ts []ValType) []byte {
-	b = appendU32(b, uint32(len(ts)))
+	b = binary.AppendU32(b, uint32(len(ts)))
 	for _, t := range ts {
 		b = append(b, byte(t))
 	}

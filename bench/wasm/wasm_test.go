@@ -3,40 +3,12 @@ package wasm
 import (
 	"bytes"
 	"context"
-	"math"
 	"strings"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
-
-func TestLEB128(t *testing.T) {
-	for _, c := range []struct {
-		v    uint32
-		want []byte
-	}{
-		{0, []byte{0x00}}, {1, []byte{0x01}}, {127, []byte{0x7f}}, {128, []byte{0x80, 0x01}},
-		{624485, []byte{0xe5, 0x8e, 0x26}}, {math.MaxUint32, []byte{0xff, 0xff, 0xff, 0xff, 0x0f}},
-	} {
-		if got := appendU32(nil, c.v); !bytes.Equal(got, c.want) {
-			t.Errorf("appendU32(%d) = %x, want %x", c.v, got, c.want)
-		}
-	}
-	for _, c := range []struct {
-		v    int64
-		want []byte
-	}{
-		{0, []byte{0x00}}, {1, []byte{0x01}}, {-1, []byte{0x7f}}, {63, []byte{0x3f}}, {64, []byte{0xc0, 0x00}},
-		{-64, []byte{0x40}}, {-65, []byte{0xbf, 0x7f}}, {-123456, []byte{0xc0, 0xbb, 0x78}},
-		{math.MinInt64, []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f}},
-		{math.MaxInt64, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00}},
-	} {
-		if got := appendS64(nil, c.v); !bytes.Equal(got, c.want) {
-			t.Errorf("appendS64(%d) = %x, want %x", c.v, got, c.want)
-		}
-	}
-}
 
 // TestEmptyModule checks the exact bytes of the smallest module with a
 // function.

@@ -261,13 +261,37 @@ func (c *funcCtx) label() uint32 {
 	return p.u32("a label")
 }
 
+// literal reads the literal of an iN.const or fN.const instruction with
+// parse: a value out of range is "constant out of range", a token that is
+// no literal an "unknown operator" (the spec's tests read it as the next
+// instruction's name).
+func (p *parser) literal(kind string, bits int, parse func(string) (uint64, error)) uint64 {
+	t := p.peek()
+	if t.kind != tAtom {
+		want := "an integer"
+		if kind == "f" {
+			want = "a float"
+		}
+		p.unexpected(want)
+	}
+	v, err := parse(t.text)
+	switch err {
+	case errRange:
+		p.failAt(t, "%s%d constant out of range: %s", kind, bits, t.text)
+	case errSyntax:
+		p.failAt(t, "unknown operator %s: not an %s%d literal", t.describe(), kind, bits)
+	}
+	p.next()
+	return v
+}
+
 // immediates parses the immediates of op and appends their encoding to
 // b.
 func (c *funcCtx) immediates(op binary.Opcode, b []byte) []byte {
 	p := c.p
 	switch op {
 	case binary.OpBr, binary.OpBrIf:
-		return appendU32(b, c.label())
+		return binary.AppendU32(b, c.label())
 	case binary.OpBrTable:
 		var ls []uint32
 		for p.peek().kind == tID || p.isNat() {
@@ -276,16 +300,16 @@ func (c *funcCtx) immediates(op binary.Opcode, b []byte) []byte {
 		if len(ls) == 0 {
 			p.unexpected("a label")
 		}
-		b = appendU32(b, uint32(len(ls)-1))
+		b = binary.AppendU32(b, uint32(len(ls)-1))
 		for _, l := range ls {
-			b = appendU32(b, l)
+			b = binary.AppendU32(b, l)
 		}
 		return b
 	case binary.OpCall:
-		return appendU32(b, p.index(&p.funcs))
+		return binary.AppendU32(b, p.index(&p.funcs))
 	case binary.OpCallIndirect:
 		t, _ := p.typeUse(false)
-		return append(appendU32(b, t), 0)
+		return append(binary.AppendU32(b, t), 0)
 	case binary.OpLocalGet, binary.OpLocalSet, binary.OpLocalTee:
 		t := p.peek()
 		if t.kind == tID {
@@ -294,51 +318,25 @@ func (c *funcCtx) immediates(op binary.Opcode, b []byte) []byte {
 				p.failAt(t, "unknown local %s", t.text)
 			}
 			p.next()
-			return appendU32(b, i)
+			return binary.AppendU32(b, i)
 		}
-		return appendU32(b, p.u32("a local index"))
+		return binary.AppendU32(b, p.u32("a local index"))
 	case binary.OpGlobalGet, binary.OpGlobalSet:
-		return appendU32(b, p.index(&p.globals))
+		return binary.AppendU32(b, p.index(&p.globals))
 	case binary.OpMemorySize, binary.OpMemoryGrow:
 		return append(b, 0)
 	case binary.OpI32Const, binary.OpI64Const:
-		t := p.peek()
-		bits := uint(32)
-		if op == binary.OpI64Const {
-			bits = 64
+		if op == binary.OpI32Const {
+			v := p.literal("i", 32, func(s string) (uint64, error) { return parseInt(s, 32) })
+			return binary.AppendS64(b, int64(int32(uint32(v))))
 		}
-		if t.kind != tAtom {
-			p.unexpected("an integer")
-		}
-		v, err := parseInt(t.text, bits)
-		switch err {
-		case errRange:
-			p.failAt(t, "i%d constant out of range: %s", bits, t.text)
-		case errSyntax:
-			p.failAt(t, "unknown operator %s: not an i%d literal", t.describe(), bits)
-		}
-		p.next()
-		if bits == 32 {
-			return appendS64(b, int64(int32(uint32(v))))
-		}
-		return appendS64(b, int64(v))
+		return binary.AppendS64(b, int64(p.literal("i", 64, func(s string) (uint64, error) { return parseInt(s, 64) })))
 	case binary.OpF32Const, binary.OpF64Const:
-		t := p.peek()
 		bits := 32
 		if op == binary.OpF64Const {
 			bits = 64
 		}
-		if t.kind != tAtom {
-			p.unexpected("a float")
-		}
-		v, err := parseFloat(t.text, bits)
-		switch err {
-		case errRange:
-			p.failAt(t, "f%d constant out of range: %s", bits, t.text)
-		case errSyntax:
-			p.failAt(t, "unknown operator %s: not an f%d literal", t.describe(), bits)
-		}
-		p.next()
+		v := p.literal("f", bits, func(s string) (uint64, error) { return parseFloat(s, bits) })
 		for i := 0; i < bits/8; i++ {
 			b = append(b, byte(v>>(8*i)))
 		}
@@ -381,5 +379,5 @@ func (c *funcCtx) memArg(b []byte, natural uint32) []byte {
 		}
 		p.next()
 	}
-	return appendU32(appendU32(b, align), offset)
+	return binary.AppendU32(binary.AppendU32(b, align), offset)
 }

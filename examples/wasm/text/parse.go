@@ -409,7 +409,7 @@ func (p *parser) field() {
 		if p.start != nil {
 			p.fail("multiple start sections")
 		}
-		p.start = appendU32(nil, p.index(&p.funcs))
+		p.start = binary.AppendU32(nil, p.index(&p.funcs))
 		p.rparen()
 	case "elem":
 		p.elemField()
@@ -595,9 +595,9 @@ func (p *parser) inlineExports(kind binary.ExternKind, idx uint32) {
 }
 
 func (p *parser) addExport(name string, kind binary.ExternKind, idx uint32) {
-	e := appendName(nil, name)
+	e := binary.AppendName(nil, name)
 	e = append(e, byte(kind))
-	p.exportSec.add(appendU32(e, idx))
+	p.exportSec.add(binary.AppendU32(e, idx))
 }
 
 // inlineImport parses (import "module" "name") if it comes next and
@@ -611,16 +611,16 @@ func (p *parser) inlineImport() ([]byte, bool) {
 	m := p.name()
 	n := p.name()
 	p.rparen()
-	return appendName(appendName(nil, m), n), true
+	return binary.AppendName(binary.AppendName(nil, m), n), true
 }
 
 func (p *parser) limits() []byte {
 	min := p.u32("a limit")
 	if p.isNat() {
 		max := p.u32("a limit")
-		return appendU32(appendU32([]byte{1}, min), max)
+		return binary.AppendU32(binary.AppendU32([]byte{1}, min), max)
 	}
-	return appendU32([]byte{0}, min)
+	return binary.AppendU32([]byte{0}, min)
 }
 
 func (p *parser) elemType() {
@@ -650,15 +650,15 @@ func (p *parser) globalType() []byte {
 
 func (p *parser) importField() {
 	p.openField("import")
-	e := appendName(nil, p.name())
-	e = appendName(e, p.name())
+	e := binary.AppendName(nil, p.name())
+	e = binary.AppendName(e, p.name())
 	p.lparen()
 	k := p.next()
 	p.optID()
 	switch k.text {
 	case "func":
 		idx, _ := p.typeUse(true)
-		e = appendU32(append(e, byte(binary.ExternFunc)), idx)
+		e = binary.AppendU32(append(e, byte(binary.ExternFunc)), idx)
 		p.nFunc++
 	case "table":
 		e = append(append(e, byte(binary.ExternTable)), p.tableType()...)
@@ -729,19 +729,23 @@ func (p *parser) tableField() {
 		var funcs []byte
 		n := uint32(0)
 		for p.peek().kind != tRParen {
-			funcs = appendU32(funcs, p.index(&p.funcs))
+			funcs = binary.AppendU32(funcs, p.index(&p.funcs))
 			n++
 		}
 		p.rparen()
 		p.rparen()
-		p.tableSec.add(appendU32(appendU32([]byte{binary.ElemFuncRef, 1}, n), n))
-		e := appendU32(nil, idx)
-		e = append(e, byte(binary.OpI32Const), 0, byte(binary.OpEnd))
-		p.elemSec.add(append(appendU32(e, n), funcs...))
+		p.tableSec.add(binary.AppendU32(binary.AppendU32([]byte{binary.ElemFuncRef, 1}, n), n))
+		p.elemSec.add(append(binary.AppendU32(atOffsetZero(idx), n), funcs...))
 		return
 	}
 	p.tableSec.add(p.tableType())
 	p.rparen()
+}
+
+// atOffsetZero starts the segment of an inline (elem ...) or (data ...):
+// table or memory idx, offset i32.const 0.
+func atOffsetZero(idx uint32) []byte {
+	return append(binary.AppendU32(nil, idx), byte(binary.OpI32Const), 0, byte(binary.OpEnd))
 }
 
 func (p *parser) memoryField() {
@@ -763,10 +767,8 @@ func (p *parser) memoryField() {
 		p.rparen()
 		p.rparen()
 		pages := uint32((uint64(len(data)) + 65535) / 65536)
-		p.memSec.add(appendU32(appendU32([]byte{1}, pages), pages))
-		e := appendU32(nil, idx)
-		e = append(e, byte(binary.OpI32Const), 0, byte(binary.OpEnd))
-		p.dataSec.add(append(appendU32(e, uint32(len(data))), data...))
+		p.memSec.add(binary.AppendU32(binary.AppendU32([]byte{1}, pages), pages))
+		p.dataSec.add(append(binary.AppendU32(atOffsetZero(idx), uint32(len(data))), data...))
 		return
 	}
 	p.memSec.add(p.limits())
@@ -818,15 +820,15 @@ func (p *parser) elemField() {
 	if p.isIndex() {
 		idx = p.index(&p.tables)
 	}
-	e := p.offset(appendU32(nil, idx))
+	e := p.offset(binary.AppendU32(nil, idx))
 	var funcs []byte
 	n := uint32(0)
 	for p.peek().kind != tRParen {
-		funcs = appendU32(funcs, p.index(&p.funcs))
+		funcs = binary.AppendU32(funcs, p.index(&p.funcs))
 		n++
 	}
 	p.rparen()
-	p.elemSec.add(append(appendU32(e, n), funcs...))
+	p.elemSec.add(append(binary.AppendU32(e, n), funcs...))
 }
 
 func (p *parser) dataField() {
@@ -835,25 +837,25 @@ func (p *parser) dataField() {
 	if p.isIndex() {
 		idx = p.index(&p.mems)
 	}
-	e := p.offset(appendU32(nil, idx))
+	e := p.offset(binary.AppendU32(nil, idx))
 	var data []byte
 	for p.peek().kind != tRParen {
 		data = append(data, p.str()...)
 	}
 	p.rparen()
-	p.dataSec.add(append(appendU32(e, uint32(len(data))), data...))
+	p.dataSec.add(append(binary.AppendU32(e, uint32(len(data))), data...))
 }
 
 func (p *parser) funcField() {
 	_, imp, ok := p.fieldHead("func", binary.ExternFunc, &p.nFunc)
 	if ok {
 		t, _ := p.typeUse(true)
-		p.importSec.add(appendU32(append(imp, byte(binary.ExternFunc)), t))
+		p.importSec.add(binary.AppendU32(append(imp, byte(binary.ExternFunc)), t))
 		p.rparen()
 		return
 	}
 	t, names := p.typeUse(true)
-	p.funcSec.add(appendU32(nil, t))
+	p.funcSec.add(binary.AppendU32(nil, t))
 	c := &funcCtx{p: p, locals: map[string]uint32{}}
 	for i, n := range names {
 		c.addLocal(n, uint32(i))
@@ -886,12 +888,12 @@ func (p *parser) funcField() {
 	c.instrs()
 	p.rparen()
 	var code []byte
-	code = appendU32(code, uint32(len(runs)))
+	code = binary.AppendU32(code, uint32(len(runs)))
 	for _, r := range runs {
-		code = append(appendU32(code, r.Count), byte(r.Type))
+		code = append(binary.AppendU32(code, r.Count), byte(r.Type))
 	}
 	code = append(append(code, c.body...), byte(binary.OpEnd))
-	p.codeSec.add(append(appendU32(nil, uint32(len(code))), code...))
+	p.codeSec.add(append(binary.AppendU32(nil, uint32(len(code))), code...))
 }
 
 // encode writes the module's sections.
@@ -901,11 +903,11 @@ func (p *parser) encode() []byte {
 	var ts section
 	for _, t := range p.types {
 		e := []byte{0x60}
-		e = appendU32(e, uint32(len(t.Params)))
+		e = binary.AppendU32(e, uint32(len(t.Params)))
 		for _, v := range t.Params {
 			e = append(e, byte(v))
 		}
-		e = appendU32(e, uint32(len(t.Results)))
+		e = binary.AppendU32(e, uint32(len(t.Results)))
 		for _, v := range t.Results {
 			e = append(e, byte(v))
 		}
@@ -915,8 +917,8 @@ func (p *parser) encode() []byte {
 		if s.n == 0 {
 			return
 		}
-		body := append(appendU32(nil, s.n), s.b...)
-		b = append(appendU32(append(b, id), uint32(len(body))), body...)
+		body := append(binary.AppendU32(nil, s.n), s.b...)
+		b = append(binary.AppendU32(append(b, id), uint32(len(body))), body...)
 	}
 	put(1, ts)
 	put(2, p.importSec)
@@ -926,33 +928,10 @@ func (p *parser) encode() []byte {
 	put(6, p.globalSec)
 	put(7, p.exportSec)
 	if p.start != nil {
-		b = append(appendU32(append(b, 8), uint32(len(p.start))), p.start...)
+		b = append(binary.AppendU32(append(b, 8), uint32(len(p.start))), p.start...)
 	}
 	put(9, p.elemSec)
 	put(10, p.codeSec)
 	put(11, p.dataSec)
 	return b
-}
-
-func appendU32(b []byte, v uint32) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
-}
-
-func appendS64(b []byte, v int64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
-func appendName(b []byte, s string) []byte {
-	return append(appendU32(b, uint32(len(s))), s...)
 }

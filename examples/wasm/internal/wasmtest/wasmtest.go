@@ -11,30 +11,10 @@ import (
 )
 
 // U32 returns the unsigned LEB128 encoding of v.
-func U32(v uint32) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+func U32(v uint32) []byte { return binary.AppendU32(nil, v) }
 
 // S64 returns the signed LEB128 encoding of v.
-func S64(v int64) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 && c&0x40 == 0 || v == -1 && c&0x40 != 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+func S64(v int64) []byte { return binary.AppendS64(nil, v) }
 
 // S32 returns the signed LEB128 encoding of v.
 func S32(v int32) []byte { return S64(int64(v)) }
@@ -61,7 +41,7 @@ func Section(id byte, payload ...[]byte) []byte {
 }
 
 // Header is the magic number and version that open every module.
-var Header = []byte{0, 'a', 's', 'm', 1, 0, 0, 0}
+var Header = []byte{0, 'a', 's', 'm', binary.Version, 0, 0, 0}
 
 // Module encodes a module from its sections.
 func Module(sections ...[]byte) []byte { return Cat(Header, Cat(sections...)) }
