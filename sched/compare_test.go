@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kiln-jit/kiln/alloc"
-	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
 	"github.com/kiln-jit/kiln/mir"
 )
@@ -91,6 +90,15 @@ func measureCode(f *mir.Func, o *alloc.Origins) codeMeasure {
 	return c
 }
 
+// numInstrs returns the number of instructions of funcs.
+func numInstrs(funcs []*mir.Func) int {
+	n := 0
+	for _, f := range funcs {
+		n += f.NumInstrs()
+	}
+	return n
+}
+
 // comparisonSet is a named set of inputs (alloc.Destruct's output).
 type comparisonSet struct {
 	name  string
@@ -103,17 +111,7 @@ type comparisonSet struct {
 // instructions, lowered with the static profile and taken out of SSA
 // form.
 func comparisonSets(t testing.TB) []comparisonSet {
-	var kernels, programs []*mir.Func
-	for _, k := range testprogs.Kernels() {
-		kernels = append(kernels, destructModule(t, k.Module)...)
-	}
-	seen := map[*bc.Module]bool{}
-	for _, c := range testprogs.ProgramCases() {
-		if !seen[c.Module] {
-			seen[c.Module] = true
-			programs = append(programs, destructModule(t, c.Module)...)
-		}
-	}
+	kernels, programs := testprogFuncs(t)
 	gen := func(n int) []*mir.Func {
 		m := testprogs.GeneratedModule(n, 1)
 		return []*mir.Func{destructModule(t, m)[m.ExportedFunc("gen")]}
@@ -251,10 +249,7 @@ func BenchmarkPipelineCompileTime(b *testing.B) {
 	for _, name := range []string{"kernels", "gen1k", "gen10k", "gen100k"} {
 		b.Run(name, func(b *testing.B) {
 			funcs := benchInput(b, name)
-			instrs := 0
-			for _, f := range funcs {
-				instrs += f.NumInstrs()
-			}
+			instrs := numInstrs(funcs)
 			var spent [3]time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -1277,42 +1277,40 @@ func TestEDScaling(t *testing.T) {
 // kernels, lowered and taken out of SSA form as the allocator receives
 // them.
 func BenchmarkEDKernels(b *testing.B) {
-	for _, k := range testprogs.Kernels() {
-		funcs := destructModule(b, k.Module)
-		n := 0
-		for _, f := range funcs {
-			n += f.NumInstrs()
-		}
-		b.Run(k.Name, func(b *testing.B) {
-			for b.Loop() {
-				for _, f := range funcs {
-					if _, err := EDAnalyze(f, EDOptions{}); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed())/float64(b.N*n), "ns/instr")
-			b.ReportMetric(float64(n), "instrs")
-		})
-	}
+	benchKernelAnalysis(b, true, func(f *mir.Func) error {
+		_, err := EDAnalyze(f, EDOptions{})
+		return err
+	})
 }
 
 // BenchmarkNNUKernels is BenchmarkEDKernels for the nearest-next-use
 // analysis.
 func BenchmarkNNUKernels(b *testing.B) {
+	benchKernelAnalysis(b, false, func(f *mir.Func) error {
+		NNUAnalyze(f, NNUOptions{})
+		return nil
+	})
+}
+
+// benchKernelAnalysis runs analyze on every function of each kernel and
+// reports nanoseconds per instruction (and, with withSize, the kernel's
+// instruction count).
+func benchKernelAnalysis(b *testing.B, withSize bool, analyze func(*mir.Func) error) {
 	for _, k := range testprogs.Kernels() {
 		funcs := destructModule(b, k.Module)
-		n := 0
-		for _, f := range funcs {
-			n += f.NumInstrs()
-		}
+		n := numInstrs(funcs)
 		b.Run(k.Name, func(b *testing.B) {
 			for b.Loop() {
 				for _, f := range funcs {
-					NNUAnalyze(f, NNUOptions{})
+					if err := analyze(f); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed())/float64(b.N*n), "ns/instr")
+			if withSize {
+				b.ReportMetric(float64(n), "instrs")
+			}
 		})
 	}
 }
@@ -1328,10 +1326,7 @@ func BenchmarkEDCompileTime(b *testing.B) {
 	for _, name := range []string{"kernels", "gen1k", "gen10k", "gen100k"} {
 		b.Run(name, func(b *testing.B) {
 			funcs := benchInput(b, name)
-			instrs := 0
-			for _, f := range funcs {
-				instrs += f.NumInstrs()
-			}
+			instrs := numInstrs(funcs)
 			var spent [3]time.Duration
 			var work, size int64
 			for i := 0; b.Loop(); i++ {

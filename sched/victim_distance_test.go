@@ -362,10 +362,7 @@ func TestVictimOracleFigures(t *testing.T) {
 func BenchmarkVictimOracles(b *testing.B) {
 	kernels, programs := testprogFuncs(b)
 	funcs := append(kernels, programs...)
-	instrs := 0
-	for _, f := range funcs {
-		instrs += f.NumInstrs()
-	}
+	instrs := numInstrs(funcs)
 	for _, regs := range []struct {
 		name string
 		set  mir.RegSet
