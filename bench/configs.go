@@ -245,10 +245,7 @@ func kilnConfig(name string, opts jit.Options) (*Config, error) {
 			if err != nil {
 				return nil, err
 			}
-			res := make([]uint64, len(p.Want))
-			return runFunc(func(n int) (time.Duration, error) {
-				return kernelLoop(n, res, p, func() error { return fn.CallInto(ctx, p.Args, res) })
-			}), nil
+			return kernelRunner(ctx, fn, p), nil
 		}
 		io := &bfIO{in: p.Input}
 		inst, err := mod.Instantiate(jit.Imports{
@@ -308,10 +305,16 @@ func prepareKilnC(engine *jit.Engine, tier jit.Tier, p *Program) (Runner, error)
 	if err != nil {
 		return nil, err
 	}
+	return kernelRunner(ctx, fn, p), nil
+}
+
+// kernelRunner calls fn with p's arguments and checks its results, n
+// times a run.
+func kernelRunner(ctx context.Context, fn *jit.Function, p *Program) Runner {
 	res := make([]uint64, len(p.Want))
 	return runFunc(func(n int) (time.Duration, error) {
 		return kernelLoop(n, res, p, func() error { return fn.CallInto(ctx, p.Args, res) })
-	}), nil
+	})
 }
 
 // runFunc is a Runner with nothing to release.

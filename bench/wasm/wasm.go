@@ -22,31 +22,16 @@ import (
 	"github.com/kiln-jit/kiln/examples/wasm/binary"
 )
 
-// ValType is a WebAssembly value type.
-type ValType byte
+// ValType is a WebAssembly value type (the front end's binary.ValType).
+type ValType = binary.ValType
 
 // The value types of WebAssembly 1.0.
 const (
-	I32 ValType = 0x7f
-	I64 ValType = 0x7e
-	F32 ValType = 0x7d
-	F64 ValType = 0x7c
+	I32 = binary.I32
+	I64 = binary.I64
+	F32 = binary.F32
+	F64 = binary.F64
 )
-
-// String returns the type's name in the text format.
-func (t ValType) String() string {
-	switch t {
-	case I32:
-		return "i32"
-	case I64:
-		return "i64"
-	case F32:
-		return "f32"
-	case F64:
-		return "f64"
-	}
-	return fmt.Sprintf("valtype(%#x)", byte(t))
-}
 
 type funcType struct {
 	params, results []ValType
