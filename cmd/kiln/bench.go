@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/cmdload"
 	"github.com/kiln-jit/kiln/jit"
 )
@@ -96,13 +95,7 @@ func benchTier(ctx context.Context, tier jit.Tier, data []byte, fn string, argTe
 		return row, nil, nil
 	}
 	row.stats = mod.CompileStats()
-	var sig bytecode.Signature
-	found := false
-	for _, e := range mod.Exports() {
-		if e.Name == fn {
-			sig, found = e.Sig, true
-		}
-	}
+	sig, found := exportedSig(mod, fn)
 	if !found {
 		return row, nil, fmt.Errorf("no exported function %q", fn)
 	}

@@ -389,14 +389,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if mod.Tier() != opts.Tier {
 		fmt.Fprintf(stderr, "kiln: running in the %s tier: %v\n", mod.Tier(), rf.explain(mod.CompileError()))
 	}
-	var sig bytecode.Signature
-	found := false
-	for _, e := range mod.Exports() {
-		if e.Name == rf.fn {
-			sig, found = e.Sig, true
-			break
-		}
-	}
+	sig, found := exportedSig(mod, rf.fn)
 	if !found {
 		return fmt.Errorf("%s exports no function %q", path, rf.fn)
 	}
@@ -435,6 +428,16 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintln(out, formatValue(t, results[i]))
 	}
 	return nil
+}
+
+// exportedSig returns the signature of mod's exported function name.
+func exportedSig(mod *jit.Module, name string) (bytecode.Signature, bool) {
+	for _, e := range mod.Exports() {
+		if e.Name == name {
+			return e.Sig, true
+		}
+	}
+	return bytecode.Signature{}, false
 }
 
 // globalImports adds the values the -global flags give to the module's
