@@ -103,9 +103,7 @@ func spillCaseOf(p, q *Program) (*spillCase, error) {
 // newMemory returns the module's initial memory with its data segments.
 func (s *spillCase) newMemory() *interp.Memory {
 	mem := interp.NewMemory(s.m.Memory.MinPages, s.m.Memory.MaxPages)
-	for _, d := range s.m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
+	s.m.ApplyData(mem.Bytes)
 	return mem
 }
 

@@ -254,6 +254,16 @@ func (m *Module) TableFuncs() []int32 {
 	return t
 }
 
+// ApplyData copies the data segments into the memory bytes mem, in
+// segment order (a later segment overwrites an earlier one). Verify checks
+// that every segment fits the initial memory, so a verified module's
+// segments fit a memory of at least its minimum size.
+func (m *Module) ApplyData(mem []byte) {
+	for _, d := range m.Data {
+		copy(mem[d.Offset:], d.Bytes)
+	}
+}
+
 // ApplyElems writes the functions of the element segments into the table
 // entries t, in segment order (a later segment overwrites an earlier
 // one); entries beyond t are left out. It is how an instance's table

@@ -574,9 +574,7 @@ func (h *harness) newMemory() (*interp.Memory, error) {
 		return nil, fmt.Errorf("fuzz: the module needs %d memory pages; the limit is %d", h.m.Memory.MinPages, maxPages)
 	}
 	mem := interp.NewMemory(h.m.Memory.MinPages, maxPages)
-	for _, d := range h.m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
+	h.m.ApplyData(mem.Bytes)
 	return mem, nil
 }
 

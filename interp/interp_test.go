@@ -19,9 +19,7 @@ func newMachine(t testing.TB, m *bc.Module, cfg Config, hosts ...HostFunc) *Mach
 		t.Fatal(err)
 	}
 	mem := NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
+	m.ApplyData(mem.Bytes)
 	mach, err := NewMachine(p, cfg, hosts, mem)
 	if err != nil {
 		t.Fatal(err)

@@ -82,9 +82,7 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		}
 	}
 	mem := interp.NewMemory(bm.Memory.MinPages, maxPages)
-	for _, d := range bm.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
+	bm.ApplyData(mem.Bytes)
 	cfg := interp.Config{
 		MaxCallDepth:  opts.MaxCallDepth,
 		MaxStackSlots: opts.MaxStackBytes / 8,

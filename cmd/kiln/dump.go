@@ -224,9 +224,7 @@ func profileRun(m *bytecode.Module, fn int, argText []string) (*profilecounters.
 		return nil, fmt.Errorf("profiling run: %w", err)
 	}
 	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
+	m.ApplyData(mem.Bytes)
 	mach, err := interp.NewMachine(p, interp.Config{}, hosts, mem)
 	if err != nil {
 		return nil, fmt.Errorf("profiling run: %w", err)

@@ -19,9 +19,7 @@ import (
 // segments: the memory every run of m starts from.
 func Memory(m *bc.Module) *interp.Memory {
 	mem := interp.NewMemory(m.Memory.MinPages, m.Memory.MaxPages)
-	for _, d := range m.Data {
-		copy(mem.Bytes[d.Offset:], d.Bytes)
-	}
+	m.ApplyData(mem.Bytes)
 	return mem
 }
 
