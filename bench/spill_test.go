@@ -118,14 +118,6 @@ func (s *spillCase) profile(args []uint64) ([]uint64, []*profilecounters.Profile
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(s.m.Elems) > 0 {
-		t := make([]int32, s.m.Table.Min)
-		for i := range t {
-			t[i] = -1
-		}
-		s.m.ApplyElems(t)
-		mach.SetTable(t)
-	}
 	res := make([]uint64, len(s.m.Funcs[s.fn].Sig.Results))
 	if err := mach.Call(context.Background(), s.fn, args, res); err != nil {
 		return nil, nil, err
