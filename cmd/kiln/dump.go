@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -241,21 +242,7 @@ func profileRun(m *bytecode.Module, fn int, argText []string) (*profilecounters.
 // -1) and discarding output. Importing anything else, or one of them with
 // another signature, is an error.
 func interpHosts(m *bytecode.Module) ([]interp.HostFunc, error) {
-	i64 := []bytecode.Type{bytecode.I64}
-	f64 := []bytecode.Type{bytecode.F64}
-	discard := func(context.Context, []uint64, []uint64) error { return nil }
-	available := map[string]struct {
-		sig bytecode.Signature
-		fn  interp.HostFunc
-	}{
-		"putc": {bytecode.Signature{Params: i64}, discard},
-		"getc": {bytecode.Signature{Results: i64}, func(_ context.Context, _, r []uint64) error {
-			r[0] = ^uint64(0) // -1: end of input
-			return nil
-		}},
-		"print_i64": {bytecode.Signature{Params: i64}, discard},
-		"print_f64": {bytecode.Signature{Params: f64}, discard},
-	}
+	available := hostFuncs(bufio.NewReader(bytes.NewReader(nil)), bufio.NewWriter(io.Discard))
 	hosts := make([]interp.HostFunc, len(m.Hosts))
 	for i, h := range m.Hosts {
 		a, ok := available[h.Name]
@@ -265,7 +252,7 @@ func interpHosts(m *bytecode.Module) ([]interp.HostFunc, error) {
 		if !a.sig.Equal(h.Sig) {
 			return nil, fmt.Errorf("the module imports host function %s as %s; the profiling run provides it as %s", h.Name, h.Sig, a.sig)
 		}
-		hosts[i] = a.fn
+		hosts[i] = func(_ context.Context, args, results []uint64) error { return a.fn(args, results) }
 	}
 	return hosts, nil
 }

@@ -515,14 +515,20 @@ func formatValue(t bytecode.Type, v uint64) string {
 	return strconv.FormatInt(int64(v), 10)
 }
 
-// standardHosts returns the host functions the module imports, from the
-// standard set; importing anything else is an error.
-func standardHosts(mod *jit.Module, in *bufio.Reader, out *bufio.Writer) (jit.Imports, error) {
+// hostFunc is one of the host functions kiln run provides.
+type hostFunc struct {
+	sig bytecode.Signature
+	fn  func(args, results []uint64) error
+}
+
+// hostFuncs returns the host functions kiln run provides, by name,
+// reading from in and writing to out.
+func hostFuncs(in *bufio.Reader, out *bufio.Writer) map[string]hostFunc {
 	i64 := []bytecode.Type{bytecode.I64}
 	f64 := []bytecode.Type{bytecode.F64}
-	available := map[string]jit.HostFunction{
-		"putc": jit.RawHost(i64, nil, func(_ *jit.Caller, a, _ []uint64) error { return out.WriteByte(byte(a[0])) }),
-		"getc": jit.RawHost(nil, i64, func(_ *jit.Caller, _, r []uint64) error {
+	return map[string]hostFunc{
+		"putc": {bytecode.Signature{Params: i64}, func(a, _ []uint64) error { return out.WriteByte(byte(a[0])) }},
+		"getc": {bytecode.Signature{Results: i64}, func(_, r []uint64) error {
 			// Show what the program wrote so far, such as a prompt.
 			if err := out.Flush(); err != nil {
 				return err
@@ -534,23 +540,31 @@ func standardHosts(mod *jit.Module, in *bufio.Reader, out *bufio.Writer) (jit.Im
 			}
 			r[0] = uint64(c)
 			return err
-		}),
-		"print_i64": jit.RawHost(i64, nil, func(_ *jit.Caller, a, _ []uint64) error {
+		}},
+		"print_i64": {bytecode.Signature{Params: i64}, func(a, _ []uint64) error {
 			_, err := fmt.Fprintln(out, int64(a[0]))
 			return err
-		}),
-		"print_f64": jit.RawHost(f64, nil, func(_ *jit.Caller, a, _ []uint64) error {
+		}},
+		"print_f64": {bytecode.Signature{Params: f64}, func(a, _ []uint64) error {
 			_, err := fmt.Fprintln(out, formatValue(bytecode.F64, a[0]))
 			return err
-		}),
+		}},
 	}
+}
+
+// standardHosts returns the host functions the module imports, from the
+// standard set; importing anything else is an error.
+func standardHosts(mod *jit.Module, in *bufio.Reader, out *bufio.Writer) (jit.Imports, error) {
+	available := hostFuncs(in, out)
 	imports := jit.Imports{}
 	for _, h := range mod.HostImports() {
-		fn, ok := available[h.Name]
+		a, ok := available[h.Name]
 		if !ok {
 			return nil, fmt.Errorf("the module imports host function %q; kiln run provides putc, getc, print_i64 and print_f64", h.Name)
 		}
-		imports[h.Name] = fn
+		imports[h.Name] = jit.RawHost(a.sig.Params, a.sig.Results, func(_ *jit.Caller, args, results []uint64) error {
+			return a.fn(args, results)
+		})
 	}
 	return imports, nil
 }
