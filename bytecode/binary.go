@@ -31,7 +31,7 @@ package bytecode
 //	global    = string(Name) type byte(flags) [init] [string(Import)]
 //	            [string(Export)]
 //	table     = byte(flags) uvarint(Min) [uvarint(Max)] [string(Import)]
-//	            [string(Export)]
+//	            [string(Export)] [string(MemoryImport)] [string(MemoryExport)]
 //	elems     = uvarint(count) {uvarint(Offset) uvarint(n) {uvarint(Func)}}
 //	funcs     = uvarint(count) {func}
 //	func      = string(Name) sig uvarint(nregs) {type} uvarint(ncode) {instr}
@@ -42,9 +42,10 @@ package bytecode
 //	instr     = uvarint(Op<<1 | UseImm) operands
 //
 // The version byte selects the layout: a module without types, globals,
-// table and element segments is written as version 1 (the layout from
-// before those parts existed, so older encodings still decode), any other
-// as version 2, and a version 2 module must have at least one of them.
+// table, element segments, memory import and memory export is written as version 1 (the
+// layout from before those parts existed, so older encodings still
+// decode), any other as version 2, and a version 2 module must have at
+// least one of them.
 //
 // A global's flags are 0x01 (Mutable), 0x02 (imported: string(Import)
 // follows) and 0x04 (exported: string(Export) follows); no other bit may
@@ -55,7 +56,10 @@ package bytecode
 // little-endian. An imported global has no init (its Init is 0). The
 // table's flags are 0x01 (HasMax: uvarint(Max) follows), 0x02 (imported)
 // and 0x04 (exported), likewise; a module without a table writes flags 0
-// and Min 0.
+// and Min 0. The table's flags byte also carries the memory's: 0x08 when
+// it is imported and 0x10 when it is exported, its import and export
+// names (Memory.Import, Memory.Export) following the table's. (A module
+// with an imported or exported memory is written as version 2.)
 //
 // A function's nregs counts the registers beyond its parameters: the types
 // of registers len(Sig.Params) .. len(Regs)-1. The registers that hold the
@@ -131,6 +135,8 @@ const (
 	binTableMax      = 0x01
 	binTableImport   = 0x02
 	binTableExport   = 0x04
+	binMemoryImport  = 0x08
+	binMemoryExport  = 0x10
 )
 
 // Minimum encoded sizes in bytes of repeated items, used to reject counts
@@ -212,7 +218,8 @@ func binAppendModule(dst []byte, m *Module) []byte {
 
 // binNeedsVersion2 reports whether m has a part only version 2 can hold.
 func binNeedsVersion2(m *Module) bool {
-	return len(m.Types) > 0 || len(m.Globals) > 0 || m.HasTable() || len(m.Elems) > 0
+	return len(m.Types) > 0 || len(m.Globals) > 0 || m.HasTable() || len(m.Elems) > 0 ||
+		m.Memory.Import != "" || m.Memory.Export != ""
 }
 
 // binAppendVersion2Parts appends the types, globals, table and element
@@ -267,6 +274,12 @@ func binAppendVersion2Parts(dst []byte, m *Module) []byte {
 	if t.Export != "" {
 		flags |= binTableExport
 	}
+	if m.Memory.Import != "" {
+		flags |= binMemoryImport
+	}
+	if m.Memory.Export != "" {
+		flags |= binMemoryExport
+	}
 	dst = append(dst, flags)
 	dst = binary.AppendUvarint(dst, uint64(t.Min))
 	if t.HasMax {
@@ -277,6 +290,12 @@ func binAppendVersion2Parts(dst []byte, m *Module) []byte {
 	}
 	if t.Export != "" {
 		dst = binAppendString(dst, t.Export)
+	}
+	if m.Memory.Import != "" {
+		dst = binAppendString(dst, m.Memory.Import)
+	}
+	if m.Memory.Export != "" {
+		dst = binAppendString(dst, m.Memory.Export)
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(m.Elems)))
 	for _, e := range m.Elems {
@@ -759,7 +778,7 @@ func (d *binDecoder) module() (*Module, error) {
 			return nil, err
 		}
 		if !binNeedsVersion2(m) {
-			return nil, d.errAt(start, "version 2 module without types, globals, table or element segments (it must be written as version 1)")
+			return nil, d.errAt(start, "version 2 module without types, globals, table, element segments or memory import or export (it must be written as version 1)")
 		}
 	}
 
@@ -834,7 +853,7 @@ func (d *binDecoder) version2Parts(m *Module) error {
 	d.where = ""
 
 	d.where, d.whereIdx = "table", 0
-	flags, err := d.flags(binTableMax | binTableImport | binTableExport)
+	flags, err := d.flags(binTableMax | binTableImport | binTableExport | binMemoryImport | binMemoryExport)
 	if err != nil {
 		return err
 	}
@@ -855,6 +874,18 @@ func (d *binDecoder) version2Parts(m *Module) error {
 	}
 	if flags&binTableExport != 0 {
 		if t.Export, err = d.nonEmptyStr("export name"); err != nil {
+			return err
+		}
+	}
+	if flags&binMemoryImport != 0 {
+		d.where = "memory"
+		if m.Memory.Import, err = d.nonEmptyStr("import name"); err != nil {
+			return err
+		}
+	}
+	if flags&binMemoryExport != 0 {
+		d.where = "memory"
+		if m.Memory.Export, err = d.nonEmptyStr("export name"); err != nil {
 			return err
 		}
 	}

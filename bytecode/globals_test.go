@@ -136,6 +136,9 @@ func TestVerifyGlobalsAndTables(t *testing.T) {
 		{"global type", func(m *Module) { m.Globals[1].Type = 0 }, "verify: global limit: invalid type type(0)"},
 		{"global import name used by a host", func(m *Module) { m.Globals[2].Import = "putc" }, `verify: global scale: import name "putc" is already used by host import putc`},
 		{"table import name used by a global", func(m *Module) { m.Table.Import = "env.scale" }, `verify: table: import name "env.scale" is already used by global scale`},
+		{"memory import name used by a global", func(m *Module) { m.Memory = Memory{MinPages: 1, MaxPages: 1, Import: "env.scale"} }, `verify: memory: import name "env.scale" is already used by global scale`},
+		{"memory import name used by the table", func(m *Module) { m.Table.Import, m.Memory = "env.mem", Memory{Import: "env.mem"} }, `verify: memory: import name "env.mem" is already used by the table`},
+		{"memory export name used by the table", func(m *Module) { m.Memory.Export = "table" }, `verify: memory: duplicate export name "table"`},
 		{"global export name used by a function", func(m *Module) { m.Globals[0].Export = "main" }, `verify: global counter: duplicate export name "main"`},
 		{"table export name used by a global", func(m *Module) { m.Table.Export = "counter" }, `verify: table: duplicate export name "counter"`},
 		{"type signature", func(m *Module) { m.Types[1].Params[0] = 9 }, "verify: type 1: invalid parameter type type(9)"},
@@ -526,6 +529,36 @@ func TestBinaryVersion2Golden(t *testing.T) {
 			t.Fatalf("table %+v: %v, %+v", tb, err, m2)
 		}
 	}
+	// An imported memory round-trips with and without a table, and makes
+	// a module that has nothing else of version 2 a version 2 module.
+	for _, tb := range []Table{{}, {Min: 3, Import: "i", Export: "e"}} {
+		m := tableModule()
+		m.Table, m.Elems = tb, nil
+		m.Funcs[0].Code[3].A = 1
+		m.Memory = Memory{MinPages: 1, MaxPages: 3, Import: "env.memory", Export: "memory"}
+		if tb == (Table{}) {
+			m.Types, m.Globals, m.Funcs[0].Code = nil, nil, []Instr{{Op: OpUnreachable}}
+		}
+		b, err := Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b[4] != 2 {
+			t.Fatalf("memory import with table %+v: version %d, want 2", tb, b[4])
+		}
+		m2, err := Decode(b)
+		if err != nil || m2.Memory != m.Memory || m2.Table != tb {
+			t.Fatalf("memory import with table %+v: %v, %+v", tb, err, m2)
+		}
+		text := Disassemble(m)
+		if !bytes.Contains(text, []byte(`memory 1 3 import "env.memory" export "memory"`)) {
+			t.Fatalf("disassembly lacks the memory import:\n%s", text)
+		}
+		m3, err := Assemble(text)
+		if err != nil || m3.Memory != m.Memory {
+			t.Fatalf("text round trip of a memory import: %v, %+v", err, m3)
+		}
+	}
 }
 
 func TestBinaryVersion2DecodeErrors(t *testing.T) {
@@ -538,7 +571,7 @@ func TestBinaryVersion2DecodeErrors(t *testing.T) {
 		input []byte
 		want  string
 	}{
-		{"no version 2 parts", binCat(header2, binU(0, 0), noTable, binU(0, 0, 0)), "decode: byte 9: version 2 module without types, globals, table or element segments (it must be written as version 1)"},
+		{"no version 2 parts", binCat(header2, binU(0, 0), noTable, binU(0, 0, 0)), "decode: byte 9: version 2 module without types, globals, table, element segments or memory import or export (it must be written as version 1)"},
 		{"type count limit", binCat(header2, binU(MaxTypes+1)), "decode: byte 9: type count 1048577 exceeds the limit of 1048576"},
 		{"type count vs remaining", binCat(header2, binU(3), "\x00\x00"), "decode: byte 9: type count 3 is too large for the 2 remaining bytes"},
 		{"type byte", binCat(header2, binU(1, 1), "\x07"), "decode: byte 11: type 0: parameter type: unknown type byte 7"},
@@ -551,7 +584,7 @@ func TestBinaryVersion2DecodeErrors(t *testing.T) {
 		{"global f32 truncated", binCat(header2, binU(0, 1, 1), "g\x04\x00\x00\x00\x00"), "decode: byte 15: global 0: f32 initial value: unexpected end of input"},
 		{"global f64 truncated", binCat(header2, binU(0, 1, 1), "g\x02\x00\x00"), "decode: byte 15: global 0: f64 initial value: unexpected end of input"},
 		{"global i64 overlong", binCat(header2, binU(0, 1, 1), "g\x01\x00\x80\x00"), "decode: byte 15: global 0: initial value: non-minimal varint encoding"},
-		{"table flags", binCat(header2, binU(0, 0), "\x10\x00"), "decode: byte 11: table 0: unknown flags 0x10"},
+		{"table flags", binCat(header2, binU(0, 0), "\x20\x00"), "decode: byte 11: table 0: unknown flags 0x20"},
 		{"table truncated", binCat(header2, binU(0, 0)), "decode: byte 11: table 0: flags: unexpected end of input"},
 		{"table max overflow", binCat(header2, binU(0, 0), "\x01\x00", binU(1<<32)), "decode: byte 13: table 0: maximum size 4294967296 does not fit in 32 bits"},
 		{"table empty export", binCat(header2, binU(0, 0), "\x04\x00\x00"), "decode: byte 13: table 0: empty export name"},

@@ -93,9 +93,24 @@ const MaxPages = 1 << 16
 // Memory declares the module's linear memory: its size in pages when an
 // instance starts, and the most it may grow to. A module without memory has
 // MinPages == MaxPages == 0; every access to it traps.
+//
+// An imported memory (Import not empty) belongs to whoever supplies it
+// (another instance, for example) and may be shared by several instances.
+// The module then states what its code may assume of it: at least
+// MinPages pages when the instance starts (a shared memory only grows, so
+// from then on), and never more than MaxPages. Its data segments are
+// copied into the imported memory when an instance starts. An exported
+// memory (Export not empty) may be handed to other instances to import.
+// Code of a module whose memory is imported or exported expects another
+// instance to grow it during any host call, as its own memory.grow would.
 type Memory struct {
 	MinPages uint32
 	MaxPages uint32
+	// Import, when not empty, makes the memory an import under this name.
+	Import string
+	// Export, when not empty, lets the embedder share the memory with
+	// other instances under this name.
+	Export string
 }
 
 // DataSegment is copied into linear memory at Offset when an instance starts.
@@ -148,9 +163,9 @@ type Table struct {
 	// it must be 0 otherwise.
 	Max    uint32
 	HasMax bool
-	// Import, when not empty, makes the table an import under this name.
-	// The text and binary forms and the verifier accept imported tables;
-	// package jit does not instantiate them yet.
+	// Import, when not empty, makes the table an import under this name:
+	// each instance gets its contents from the embedder (package jit's
+	// TableImport), and the embedder may change its entries later.
 	Import string
 	// Export, when not empty, gives the table a public name.
 	Export string

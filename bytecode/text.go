@@ -14,7 +14,7 @@ import (
 //
 // The grammar, one item per line, with ';' starting a comment:
 //
-//	memory MIN MAX
+//	memory MIN MAX [import "QUOTED"] [export "QUOTED"]
 //	data OFFSET "QUOTED"
 //	host NAME (TYPES) -> (TYPES)
 //	type NAME (TYPES) -> (TYPES)
@@ -538,8 +538,15 @@ func (p *asmParser) memory() {
 	}
 	min := p.uint32Num("minimum page count")
 	max := p.uint32Num("maximum page count")
+	var imp, exp string
+	if p.keyword("import") {
+		imp = p.nonEmptyStr("import name")
+	}
+	if p.keyword("export") {
+		exp = p.nonEmptyStr("export name")
+	}
 	p.endLine("the memory declaration")
-	p.mem, p.memLine = Memory{MinPages: min, MaxPages: max}, p.line
+	p.mem, p.memLine = Memory{MinPages: min, MaxPages: max, Import: imp, Export: exp}, p.line
 }
 
 func (p *asmParser) dataSegment() {
@@ -1411,8 +1418,11 @@ func Disassemble(m *Module) []byte {
 		return nil
 	}
 	var b []byte
-	if m.Memory.MinPages != 0 || m.Memory.MaxPages != 0 {
-		b = fmt.Appendf(b, "memory %d %d\n", m.Memory.MinPages, m.Memory.MaxPages)
+	if mem := m.Memory; mem != (Memory{}) {
+		b = fmt.Appendf(b, "memory %d %d", mem.MinPages, mem.MaxPages)
+		b = textAppendClause(b, "import", mem.Import)
+		b = textAppendClause(b, "export", mem.Export)
+		b = append(b, '\n')
 	}
 	for _, d := range m.Data {
 		b = fmt.Appendf(b, "data %d ", d.Offset)

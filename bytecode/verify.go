@@ -144,8 +144,14 @@ func Verify(m *Module) error {
 		}
 		exportNames[g.Export] = true
 	}
-	if e := m.Table.Export; e != "" && exportNames[e] {
-		return modErr("table: duplicate export name %q", e)
+	if e := m.Table.Export; e != "" {
+		if exportNames[e] {
+			return modErr("table: duplicate export name %q", e)
+		}
+		exportNames[e] = true
+	}
+	if e := m.Memory.Export; e != "" && exportNames[e] {
+		return modErr("memory: duplicate export name %q", e)
 	}
 	return nil
 }
@@ -206,6 +212,12 @@ func verifyModuleParts(m *Module) error {
 	if t.Import != "" {
 		if prev, dup := imports[t.Import]; dup {
 			return modErr("table: import name %q is already used by %s", t.Import, prev)
+		}
+		imports[t.Import] = "the table"
+	}
+	if mi := m.Memory.Import; mi != "" {
+		if prev, dup := imports[mi]; dup {
+			return modErr("memory: import name %q is already used by %s", mi, prev)
 		}
 	}
 	for i, e := range m.Elems {

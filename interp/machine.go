@@ -117,9 +117,11 @@ type Machine struct {
 	hosts    []HostFunc
 	cfg      Config
 	// globals holds the module's globals (see Globals); table is the
-	// program's table.
-	globals []uint64
-	table   []tableEntry
+	// program's table until SetTable or SetTableEntry gives the machine
+	// its own (ownTable).
+	globals  []uint64
+	table    []tableEntry
+	ownTable bool
 
 	stack  []uint64
 	frames []frame
@@ -307,7 +309,32 @@ func (m *Machine) SetTable(funcs []int32) error {
 			return fmt.Errorf("interp: table entry %d: function %d out of range", i, fn)
 		}
 	}
-	m.table = m.prog.tableOf(funcs)
+	m.table, m.ownTable = m.prog.tableOf(funcs), true
+	return nil
+}
+
+// SetTableEntry puts function fn (-1: null) into entry i of the machine's
+// table, which becomes the machine's own on the first change. i must be
+// below the table's size and fn name a function of the program.
+func (m *Machine) SetTableEntry(i uint64, fn int32) error {
+	if i >= m.prog.tableSize {
+		return fmt.Errorf("interp: table entry %d is beyond the table of %d", i, m.prog.tableSize)
+	}
+	if fn < -1 || int(fn) >= len(m.prog.funcs) {
+		return fmt.Errorf("interp: table entry %d: function %d out of range", i, fn)
+	}
+	if !m.ownTable || i >= uint64(len(m.table)) {
+		t := make([]tableEntry, max(uint64(len(m.table)), i+1))
+		copy(t, m.table)
+		for k := len(m.table); k < len(t); k++ {
+			t[k] = tableEntry{fn: -1, sig: nullSig}
+		}
+		m.table, m.ownTable = t, true
+	}
+	m.table[i] = tableEntry{fn: -1, sig: nullSig}
+	if fn >= 0 {
+		m.table[i] = tableEntry{fn: fn, sig: m.prog.funcIDs[fn]}
+	}
 	return nil
 }
 

@@ -66,12 +66,19 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 	if table == nil {
 		table = cm.tableEntries
 	}
-	c.tableEntries = table
-	if len(table) > 0 {
-		th.Ctx.Table = uintptr(unsafe.Pointer(&table[0]))
-	}
+	c.setTable(table)
 	th.Ctx.MaxDepth = int64(cfg.MaxCallDepth)
 	return c, nil
+}
+
+// setTable makes compiled code read the packed table entries, which must
+// have the module's packed length (mir.TableLength).
+func (c *compiledInstance) setTable(entries []uint64) {
+	c.tableEntries = entries
+	c.thread.Ctx.Table = 0
+	if len(entries) > 0 {
+		c.thread.Ctx.Table = uintptr(unsafe.Pointer(&entries[0]))
+	}
 }
 
 // syncMemory tells compiled code where linear memory is now.

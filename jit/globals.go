@@ -10,14 +10,17 @@
 //
 // The table holds what the module's element segments put there, with
 // each function's canonical signature id (bytecode.Module.SignatureIDs),
-// from the start of every instance. Nothing changes it afterwards (kiln
+// from the start of every instance. No instruction changes it (kiln
 // bytecode, like WebAssembly 1.0, has no instruction that writes the
 // table), so it is built once, when the module is loaded, and every
 // instance of the module shares it; Instance.TableEntry inspects an
 // exported table. A module may import its table instead: the embedder
 // supplies each instance's contents (a TableImport of the module's own
 // functions, of exactly the declared size), the element segments are
-// applied over them, and that instance's code reads its own copy.
+// applied over them, and that instance's code reads its own copy. The
+// embedder may change an entry of an imported or exported table
+// (Instance.SetTableEntry), which gives that instance its own copy too:
+// that is how a WebAssembly embedder shares one table between instances.
 //
 // Compiled code shares the interpreter's globals (the context holds their
 // address) and reads the table in the packed form of mir.TableEntries,
@@ -232,6 +235,50 @@ func (i *Instance) TableEntry(idx uint32) (funcName string, ok bool, err error) 
 		return "", false, nil
 	}
 	return bm.Funcs[fn].Name, true, nil
+}
+
+// SetTableEntry puts the module's function funcName into entry idx of the
+// instance's table ("" makes the entry null): what a WebAssembly embedder
+// does when another module's element segment writes into a table this
+// instance shares. Only an imported or exported table can change; the
+// instance's later calls through the entry call the new function, in
+// every tier. It fails with ErrBusy while a call runs on the instance.
+func (i *Instance) SetTableEntry(idx uint32, funcName string) error {
+	bm := i.module.prog.Module
+	if bm.Table.Import == "" && bm.Table.Export == "" {
+		return fmt.Errorf("jit: the module neither imports nor exports its table")
+	}
+	if idx >= bm.Table.Min {
+		return fmt.Errorf("jit: table index %d out of range (the table has %d entries)", idx, bm.Table.Min)
+	}
+	fn := int32(-1)
+	if funcName != "" {
+		if fn = int32(bm.FuncIndex(funcName)); fn < 0 {
+			return fmt.Errorf("jit: table entry %d: the module has no function %q", idx, funcName)
+		}
+	}
+	if !i.busy.CompareAndSwap(false, true) {
+		return ErrBusy
+	}
+	defer i.busy.Store(false)
+	if err := i.machine.SetTableEntry(uint64(idx), fn); err != nil {
+		return fmt.Errorf("jit: %w", err)
+	}
+	if i.table == nil {
+		// The first change: the instance gets its own packed table, which
+		// the module's padded one (mir.TableLength) starts it with.
+		i.table = mir.TableEntries(bm)
+		if i.compiled != nil {
+			i.compiled.setTable(i.table)
+		}
+	}
+	e := mir.NullTableEntry
+	if fn >= 0 {
+		ids, _ := bm.SignatureIDs()
+		e = mir.TableEntry(ids[fn], uint32(fn))
+	}
+	i.table[idx] = e
+	return nil
 }
 
 // GlobalImports lists the globals the module imports.

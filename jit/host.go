@@ -283,11 +283,12 @@ func fastHost(fn any) (HostFunction, bool) {
 
 // Imports maps import names to what the embedder supplies for them: a
 // HostFunction for each host import, a GlobalImport for each imported
-// global and a TableImport for an imported table.
+// global, a TableImport for an imported table and a MemoryImport for an
+// imported memory.
 type Imports map[string]Import
 
 // Import is a value an embedder supplies for one of a module's imports:
-// a HostFunction, a GlobalImport or a TableImport.
+// a HostFunction, a GlobalImport, a TableImport or a MemoryImport.
 type Import interface {
 	// importKind names the kind of import ("host function", "global").
 	importKind() string

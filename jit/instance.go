@@ -21,9 +21,15 @@ var ErrBusy = errors.New("jit: instance is busy with a call on another goroutine
 type Instance struct {
 	module *Module
 	// table is the instance's packed table for compiled code when the
-	// module imports its table (nil: the module's own, shared).
-	table    []uint64
-	mem      *interp.Memory
+	// module imports its table or the instance changed an entry
+	// (SetTableEntry); nil: the module's own, shared.
+	table []uint64
+	mem   *interp.Memory
+	// shared is set when the module imports or exports its memory: the
+	// memory other instances may use too, and hold the hold of the
+	// instance's outermost call on it (see memory.go).
+	shared   *sharedMemory
+	hold     memoryHold
 	machine  *interp.Machine
 	compiled *compiledInstance // nil when the instance runs interpreted
 	tier     Tier
@@ -37,9 +43,10 @@ type Instance struct {
 
 // Instantiate creates an instance. Every host import must be provided
 // with a HostFunction of a matching signature and every imported global
-// with a GlobalImport of its type; extra entries in imports are an error
-// too (they are most likely misspelt names). A module that imports its
-// table cannot be instantiated yet. The memory is created and the data
+// with a GlobalImport of its type, an imported table with a TableImport
+// and an imported memory with a MemoryImport; extra entries in imports
+// are an error too (they are most likely misspelt names). The memory is
+// created (or for an imported one, taken from imports) and the data
 // segments copied in; the globals start with their initial values and the
 // imported ones with the values in imports.
 func (m *Module) Instantiate(imports Imports) (*Instance, error) {
@@ -48,9 +55,6 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	maxPages := bm.Memory.MaxPages
 	if opts.MaxMemoryPages > 0 && maxPages > opts.MaxMemoryPages {
 		maxPages = opts.MaxMemoryPages
-	}
-	if bm.Memory.MinPages > maxPages {
-		return nil, fmt.Errorf("jit: instantiate: the module needs %d memory pages; the engine allows %d", bm.Memory.MinPages, maxPages)
 	}
 	for name, v := range imports {
 		if v == nil {
@@ -77,11 +81,18 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		hosts[i] = inst.wrapHost(h.fn)
 	}
 	for name, v := range imports {
-		if bm.HostIndex(name) < 0 && !isGlobalImport(bm, name) && name != bm.Table.Import {
+		if bm.HostIndex(name) < 0 && !isGlobalImport(bm, name) && name != bm.Table.Import && name != bm.Memory.Import {
 			return nil, fmt.Errorf("jit: instantiate: the module imports no %s %q", v.importKind(), name)
 		}
 	}
-	mem := interp.NewMemory(bm.Memory.MinPages, maxPages)
+	sm, err := memoryFor(bm.Memory, imports, maxPages)
+	if err != nil {
+		return nil, fmt.Errorf("jit: instantiate: %w", err)
+	}
+	if bm.Memory.Import != "" || bm.Memory.Export != "" {
+		inst.shared = sm
+	}
+	mem := sm.mem
 	bm.ApplyData(mem.Bytes)
 	cfg := interp.Config{
 		MaxCallDepth:  opts.MaxCallDepth,
@@ -228,6 +239,13 @@ func (f *Function) CallInto(ctx context.Context, args, results []uint64) error {
 		return ErrBusy
 	}
 	defer i.endCall()
+	ctx, release, err := i.holdMemory(ctx)
+	if err != nil {
+		return err
+	}
+	if release {
+		defer i.releaseMemory()
+	}
 	return i.callNested(ctx, f.index, args, results)
 }
 

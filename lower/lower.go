@@ -162,10 +162,16 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 
 // moduleGrowsMemory reports whether linear memory can ever move or change
 // size: only memory.grow changes it, and only when the maximum exceeds the
-// minimum.
+// minimum. An imported or exported memory may be shared with instances
+// that grow it while a host function runs: during any call out of the
+// module's code, if it has host imports. (Between two calls into the
+// module it may change too, which every entry into code reads.)
 func moduleGrowsMemory(m *bc.Module) bool {
 	if m.Memory.MaxPages == m.Memory.MinPages {
 		return false
+	}
+	if (m.Memory.Import != "" || m.Memory.Export != "") && len(m.Hosts) > 0 {
+		return true
 	}
 	for _, f := range m.Funcs {
 		for i := range f.Code {

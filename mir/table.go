@@ -52,11 +52,12 @@ func PackTable(m *bytecode.Module, funcs []int32) []uint64 {
 const MaxPaddedTable = 1 << 16
 
 // TableLength returns the number of packed entries of m's table: all of
-// them for a table of up to MaxPaddedTable entries or an imported one
-// (whose contents compiled code cannot know), else those up to the last
-// one the element segments initialise.
+// them for a table of up to MaxPaddedTable entries or an imported or
+// exported one (whose contents compiled code cannot know: the embedder may
+// change them), else those up to the last one the element segments
+// initialise.
 func TableLength(m *bytecode.Module) uint64 {
-	if m.Table.Min <= MaxPaddedTable || m.Table.Import != "" {
+	if m.Table.Min <= MaxPaddedTable || m.Table.Import != "" || m.Table.Export != "" {
 		return uint64(m.Table.Min)
 	}
 	return m.InitialisedTableLen()
