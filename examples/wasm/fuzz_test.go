@@ -175,9 +175,9 @@ type diffInstance struct {
 
 // diffImports returns a resolver that gives each import of m what it
 // asks for: a function of its type that logs its calls (on log) and
-// returns results derived from its name and arguments, or a global of
-// its type with a value derived from its name. (translate refuses the
-// other imports.)
+// returns results derived from its name and arguments, a global of its
+// type with a value derived from its name, or a fresh memory or table of
+// the limits it declares.
 func diffImports(m *translate.Module, log *[]string) link.Resolver {
 	exts := map[[2]string]link.Extern{}
 	for _, im := range m.Imports {
@@ -201,6 +201,25 @@ func diffImports(m *translate.Module, log *[]string) link.Resolver {
 			}}
 		case binary.ExternGlobal:
 			exts[[2]string{im.Module, im.Name}] = &link.Global{Type: im.Global, Value: mask(im.Global.Type, fnv(key))}
+		case binary.ExternMemory:
+			// Within the engine's limit, as the memory a module defines.
+			l := im.Memory
+			if l.Min > diffMaxPages {
+				break
+			}
+			if !l.HasMax || l.Max > diffMaxPages {
+				l.Max, l.HasMax = diffMaxPages, true
+			}
+			if mem, err := link.NewMemory(l); err == nil {
+				exts[[2]string{im.Module, im.Name}] = mem
+			}
+		case binary.ExternTable:
+			if im.Table.Limits.Min > 1<<16 {
+				break
+			}
+			if t, err := link.NewTable(im.Table.Limits); err == nil {
+				exts[[2]string{im.Module, im.Name}] = t
+			}
 		}
 	}
 	return func(module, name string) (link.Extern, bool) {

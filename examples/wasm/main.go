@@ -193,7 +193,7 @@ func execute(ctx context.Context, src []byte, args []string, cfg config, stdout 
 	var inst *link.Instance
 	_, err = cmdload.Load(ctx, func(ctx context.Context) (*jit.Module, error) {
 		var err error
-		inst, err = link.Instantiate(ctx, engine, tm, envImports(stdout))
+		inst, err = link.Instantiate(ctx, engine, tm, envImports(stdout, tm, uint32(cfg.maxPages)))
 		return nil, err
 	})
 	if err != nil {
@@ -319,8 +319,11 @@ func formatValue(t binary.ValType, v uint64) string {
 	return strconv.FormatUint(v, 10)
 }
 
-// envImports provides the "env" module's print functions.
-func envImports(stdout io.Writer) link.Resolver {
+// envImports provides the "env" module's print functions, and a fresh
+// memory or table for a memory or table the module imports (a C program
+// linked with --import-memory, say), of the size the module declares; an
+// imported memory's maximum is capped at maxPages when that is not 0.
+func envImports(stdout io.Writer, tm *translate.Module, maxPages uint32) link.Resolver {
 	printer := func(t binary.ValType) *link.Func {
 		return &link.Func{
 			Type: binary.FuncType{Params: []binary.ValType{t}},
@@ -330,10 +333,34 @@ func envImports(stdout io.Writer) link.Resolver {
 			},
 		}
 	}
-	return link.Imports{"env": {
+	env := link.Imports{"env": {
 		"print_i32": printer(binary.I32),
 		"print_i64": printer(binary.I64),
 		"print_f32": printer(binary.F32),
 		"print_f64": printer(binary.F64),
-	}}.Resolve
+	}}
+	for _, im := range tm.Imports {
+		var x link.Extern
+		switch im.Kind {
+		case binary.ExternMemory:
+			l := im.Memory
+			if maxPages > 0 && (!l.HasMax || l.Max > maxPages) && l.Min <= maxPages {
+				l.Max, l.HasMax = maxPages, true
+			}
+			if m, err := link.NewMemory(l); err == nil {
+				x = m
+			}
+		case binary.ExternTable:
+			if t, err := link.NewTable(im.Table.Limits); err == nil {
+				x = t
+			}
+		}
+		if x != nil {
+			if env[im.Module] == nil {
+				env[im.Module] = map[string]link.Extern{}
+			}
+			env[im.Module][im.Name] = x
+		}
+	}
+	return env.Resolve
 }

@@ -54,49 +54,19 @@ type specSuite struct {
 }
 
 // The suites. The core suite (the 53 scripts on numbers, control, calls
-// and memory) must pass; the rest of the 1.0 suite (binary format, names,
-// imports, exports, linking, segments) has known failures.
+// and memory) and the rest of the 1.0 suite (binary format, names,
+// imports, exports, linking, segments) must pass; a suite may list known
+// failures (none today), which the runner reports when they pass.
 var (
 	specCore = specSuite{
 		name: "core",
 		load: sync.OnceValues(func() (*specData, error) { return loadSpecData(specCoreArchive, specTextArchive) }),
 	}
 	specMore = specSuite{
-		name:  "more",
-		load:  sync.OnceValues(func() (*specData, error) { return loadSpecData(specMoreArchive, specMoreTextArchive) }),
-		known: specMoreKnown,
+		name: "more",
+		load: sync.OnceValues(func() (*specData, error) { return loadSpecData(specMoreArchive, specMoreTextArchive) }),
 	}
 )
-
-// Why commands of the second suite fail. They all follow a module that
-// the runner skips because it imports a table or a memory (kiln cannot
-// share either between instances) and that would have written into the
-// table or memory of an instance the script then calls: the calls see
-// the instance without those writes.
-const (
-	knownElemShared = "modules $module2 and $module3 (lines 357, 370) import $module1's table and would have written entries 7 to 9 of it"
-	knownLinkingOt  = "module $Ot (line 154) imports $Mt's table and would have written entries 1 and 2 of it"
-	knownLinkingOm  = "module $Om (line 279) imports $Mm's memory and would have written bytes 5 to 12 of it"
-	knownLinkingMs  = "the module of line 371 (assert_uninstantiable) imports $Ms's memory and table, and would have written both before its start function trapped"
-)
-
-var specMoreKnown = map[string]string{
-	"elem:366":    knownElemShared,
-	"elem:367":    knownElemShared,
-	"elem:379":    knownElemShared,
-	"elem:380":    knownElemShared,
-	"elem:381":    knownElemShared,
-	"linking:172": knownLinkingOt,
-	"linking:173": knownLinkingOt,
-	"linking:175": knownLinkingOt,
-	"linking:178": knownLinkingOt,
-	"linking:179": knownLinkingOt,
-	"linking:181": knownLinkingOt,
-	"linking:288": knownLinkingOm,
-	"linking:289": knownLinkingOm,
-	"linking:387": knownLinkingMs,
-	"linking:388": knownLinkingMs,
-}
 
 // TestSpecCore runs the core specification scripts on every tier and
 // fails on any command that fails.
@@ -346,10 +316,8 @@ const (
 	// Commands that act on a module the runner skipped, or that import
 	// from one, cannot run; the reason is the module's.
 	skipAfter = "acts on or imports from a skipped module: "
-	// The rest are translate.UnsupportedError: "import of memory", "import
-	// of table" (a kiln instance owns its memory and cannot import its
-	// table) and "import of mutable global" (kiln copies imported
-	// globals, so a change would not be shared).
+	// The rest are translate.UnsupportedError: "import of mutable global"
+	// (kiln copies imported globals, so a change would not be shared).
 	skipUnsupported = "kiln does not support: "
 )
 
@@ -376,6 +344,10 @@ type specRunner struct {
 	current    *specModule
 	named      map[string]*specModule
 	registered map[string]*specModule
+	// The spectest module's memory and table, made when a module of the
+	// script first imports them.
+	spectestMemory *link.Memory
+	spectestTable  *link.Table
 }
 
 // instance returns the instance a command acts on.
@@ -448,6 +420,18 @@ func (r *specRunner) instantiate(file string) (*link.Instance, error) {
 
 func (r *specRunner) resolve(module, name string) (link.Extern, bool) {
 	if module == "spectest" {
+		switch name {
+		case "memory":
+			if r.spectestMemory == nil {
+				r.spectestMemory, _ = link.NewMemory(binary.Limits{Min: 1, Max: 2, HasMax: true})
+			}
+			return r.spectestMemory, r.spectestMemory != nil
+		case "table":
+			if r.spectestTable == nil {
+				r.spectestTable, _ = link.NewTable(binary.Limits{Min: 10, Max: 20, HasMax: true})
+			}
+			return r.spectestTable, r.spectestTable != nil
+		}
 		return spectestImport(name)
 	}
 	m := r.registered[module]
@@ -682,10 +666,9 @@ func valueMatches(want specValue, got uint64) bool {
 }
 
 // spectestImport provides the spectest module of the specification's
-// scripts: its print functions (which print nothing), its globals, and
-// stand-ins for its memory and table, which only a function or global
-// import can resolve to (as an incompatible import): translate refuses
-// modules that import a memory or a table.
+// scripts: its print functions (which print nothing) and its globals. Its
+// memory (1 page, at most 2) and table (10 entries, at most 20) are the
+// runner's, one of each per script.
 func spectestImport(name string) (link.Extern, bool) {
 	fn := func(params ...binary.ValType) *link.Func {
 		return &link.Func{Type: binary.FuncType{Params: params}, Fn: func(*jit.Caller, []uint64, []uint64) error { return nil }}
@@ -713,10 +696,6 @@ func spectestImport(name string) (link.Extern, bool) {
 		return &link.Global{Type: binary.GlobalType{Type: binary.F32}, Value: uint64(math.Float32bits(666))}, true
 	case "global_f64":
 		return &link.Global{Type: binary.GlobalType{Type: binary.F64}, Value: math.Float64bits(666)}, true
-	case "memory":
-		return &link.Memory{}, true
-	case "table":
-		return &link.Table{}, true
 	}
 	return nil, false
 }

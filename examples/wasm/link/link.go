@@ -10,16 +10,14 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/examples/wasm/binary"
 	"github.com/kiln-jit/kiln/examples/wasm/translate"
 	"github.com/kiln-jit/kiln/jit"
 )
 
-// Extern is what an import resolves to: a *Func or a *Global. A *Table
-// or a *Memory only stands for an instance's table or memory (kiln cannot
-// share them between instances): importing one is an error, but a
-// function or global import that resolves to one gets the
-// specification's "incompatible import type".
+// Extern is what an import resolves to: a *Func, a *Global, a *Table or
+// a *Memory.
 type Extern interface {
 	kind() binary.ExternKind
 }
@@ -30,6 +28,11 @@ type Extern interface {
 type Func struct {
 	Type binary.FuncType
 	Fn   jit.RawHostFunc
+
+	// owner and name identify a function an instance exports: its kiln
+	// function, which the owner's table views call directly.
+	owner *Instance
+	name  string
 }
 
 func (*Func) kind() binary.ExternKind { return binary.ExternFunc }
@@ -41,16 +44,6 @@ type Global struct {
 }
 
 func (*Global) kind() binary.ExternKind { return binary.ExternGlobal }
-
-// Table stands for a table that an instance exports or a host offers.
-type Table struct{}
-
-func (*Table) kind() binary.ExternKind { return binary.ExternTable }
-
-// Memory stands for a memory that an instance exports or a host offers.
-type Memory struct{}
-
-func (*Memory) kind() binary.ExternKind { return binary.ExternMemory }
 
 // Resolver finds what an import (module name, field name) refers to; ok
 // is false when nothing does.
@@ -82,14 +75,25 @@ type Instance struct {
 	Module *translate.Module
 	// Kiln is the kiln instance: its memory, globals and statistics.
 	Kiln *jit.Instance
+
+	// funcs holds the imported functions by function index; table and
+	// memory are the instance's table and memory when other instances
+	// may share them.
+	funcs  []*Func
+	table  *Table
+	memory *Memory
 }
 
 // Instantiate links m with the imports resolve finds, loads it into
 // engine and runs its start function. A trap in the start function is
-// returned as an error wrapping the *bytecode.Trap.
+// returned as an error wrapping the *bytecode.Trap; what the element and
+// data segments wrote into a shared table or memory stays, as
+// WebAssembly specifies.
 func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, resolve Resolver) (*Instance, error) {
 	imports := jit.Imports{}
-	var globals []uint64
+	i := &Instance{Module: m}
+	b := translate.Bindings{}
+	var table *Table
 	for _, im := range m.Imports {
 		var x Extern
 		ok := false
@@ -109,6 +113,10 @@ func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, r
 			}
 			sig := m.Bytecode().Hosts[im.Index].Sig
 			imports[im.Key] = jit.RawHost(sig.Params, sig.Results, x.Fn)
+			for len(i.funcs) <= im.Index {
+				i.funcs = append(i.funcs, nil)
+			}
+			i.funcs[im.Index] = x
 		case *Global:
 			if x.Type != im.Global {
 				return nil, &Error{Module: im.Module, Name: im.Name, Msg: fmt.Sprintf("incompatible import type: global of type %s, the module imports %s", globalTypeString(x.Type), globalTypeString(im.Global))}
@@ -117,17 +125,41 @@ func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, r
 			if x.Type.Type == binary.I32 || x.Type.Type == binary.F32 {
 				v = uint64(uint32(v))
 			}
-			globals = append(globals, v)
+			b.Globals = append(b.Globals, v)
 			g := m.Bytecode().Globals[im.Index]
 			imports[im.Key] = jit.GlobalValue(g.Type, v)
-		default:
-			// translate refuses modules that import a table or a memory.
-			return nil, &Error{Module: im.Module, Name: im.Name, Msg: "unsupported: a " + im.Kind.String() + " cannot be imported"}
+		case *Memory:
+			actual := x.limits
+			actual.Min = uint32(x.mem.Pages())
+			if !limitsMatch(actual, im.Memory) {
+				return nil, &Error{Module: im.Module, Name: im.Name, Msg: fmt.Sprintf("incompatible import type: memory of %s pages, the module imports %s", limitsString(actual), limitsString(im.Memory))}
+			}
+			b.MemoryPages, b.MemoryMaxPages = actual.Min, maxPages(actual)
+			imports[im.Key] = x.mem
+			i.memory = x
+		case *Table:
+			actual := x.limits
+			actual.Min = x.Size()
+			if !limitsMatch(actual, im.Table.Limits) {
+				return nil, &Error{Module: im.Module, Name: im.Name, Msg: fmt.Sprintf("incompatible import type: table of %s entries, the module imports %s", limitsString(actual), limitsString(im.Table.Limits))}
+			}
+			b.TableSize = actual.Min
+			table = x
 		}
 	}
-	bm, err := m.Resolve(globals)
+	bm, err := m.ResolveWith(b)
 	if err != nil {
 		return nil, err
+	}
+	var elems []bytecode.ElemSegment
+	if m.Table != nil {
+		elems = bm.Elems
+		if table != nil {
+			// They go into the shared table, and from it into every view.
+			bm.Elems = nil
+			imports[bm.Table.Import] = table.view(i)
+		}
+		stubHosts(imports, m, i)
 	}
 	mod, err := engine.LoadContext(ctx, bm)
 	if err != nil {
@@ -137,13 +169,32 @@ func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, r
 	if err != nil {
 		return nil, fmt.Errorf("link: %w", err)
 	}
-	i := &Instance{Module: m, Kiln: inst}
+	i.Kiln = inst
+	if m.Table != nil {
+		if err := i.shareTable(table, elems); err != nil {
+			return nil, err
+		}
+	}
+	if bm.Memory.Export != "" && i.memory == nil {
+		mem, err := inst.ExportedMemory()
+		if err != nil {
+			return nil, fmt.Errorf("link: %w", err)
+		}
+		i.memory = &Memory{limits: m.MemoryLimits, mem: mem}
+	}
 	if m.Start != "" {
 		if _, err := inst.Call(ctx, m.Start); err != nil {
 			return nil, fmt.Errorf("start function: %w", err)
 		}
 	}
 	return i, nil
+}
+
+func limitsString(l binary.Limits) string {
+	if l.HasMax {
+		return fmt.Sprintf("%d..%d", l.Min, l.Max)
+	}
+	return fmt.Sprintf("%d..", l.Min)
 }
 
 func globalTypeString(g binary.GlobalType) string {
@@ -167,9 +218,10 @@ func (i *Instance) Call(ctx context.Context, name string, args ...uint64) ([]uin
 }
 
 // Export returns the export name as an Extern that another module can
-// import: a *Func that calls into this instance, or a *Global holding
-// the global's current value. Memories and tables cannot be shared: for
-// them it returns a *Memory or a *Table that stands for them.
+// import: a *Func that calls into this instance (or the function the
+// instance imported, for a re-export), a *Global holding the global's
+// current value, or the instance's *Table or *Memory, which the importing
+// instance then shares.
 func (i *Instance) Export(name string) (Extern, error) {
 	e, ok := i.Module.Export(name)
 	if !ok {
@@ -177,11 +229,14 @@ func (i *Instance) Export(name string) (Extern, error) {
 	}
 	switch e.Kind {
 	case binary.ExternFunc:
+		if int(e.Index) < len(i.funcs) && i.funcs[e.Index] != nil {
+			return i.funcs[e.Index], nil
+		}
 		f, err := i.Kiln.Func(e.Key)
 		if err != nil {
 			return nil, err
 		}
-		return &Func{Type: e.Func, Fn: func(c *jit.Caller, args, results []uint64) error {
+		return &Func{Type: e.Func, owner: i, name: i.Module.FuncNames[e.Index], Fn: func(c *jit.Caller, args, results []uint64) error {
 			return f.CallInto(c.Context(), args, results)
 		}}, nil
 	case binary.ExternGlobal:
@@ -191,9 +246,15 @@ func (i *Instance) Export(name string) (Extern, error) {
 		}
 		return &Global{Type: e.Global, Value: v}, nil
 	case binary.ExternTable:
-		return &Table{}, nil
+		if i.table == nil {
+			return nil, fmt.Errorf("export %q: internal error: the instance's table is not shared", name)
+		}
+		return i.table, nil
 	case binary.ExternMemory:
-		return &Memory{}, nil
+		if i.memory == nil {
+			return nil, fmt.Errorf("export %q: internal error: the instance's memory is not shared", name)
+		}
+		return i.memory, nil
 	}
 	return nil, fmt.Errorf("export %q is a %s", name, e.Kind)
 }

@@ -278,10 +278,6 @@ func TestUnsupported(t *testing.T) {
 		in   []byte
 		want string
 	}{
-		{"imported memory", build(func(b *w.Builder) { b.ImportRaw("env", "mem", 2, 0, 1) }),
-			`unsupported: import of memory "env" "mem": a kiln instance owns its memory`},
-		{"imported table", build(func(b *w.Builder) { b.ImportRaw("env", "tab", 1, 0x70, 0, 1) }),
-			`unsupported: import of table "env" "tab": kiln cannot instantiate a module that imports its table`},
 		{"imported mutable global", build(func(b *w.Builder) { b.ImportGlobal("env", "g", i32, true) }),
 			`unsupported: import of mutable global "env" "g": kiln copies imported globals into each instance, so their changes would not be shared`},
 		{"too many parameters", build(func(b *w.Builder) { b.Type(make([]binary.ValType, 300), nil) }), ""},
@@ -313,8 +309,8 @@ func TestUnsupported(t *testing.T) {
 }
 
 // TestTableAndMemoryExports checks that an instance's table and memory
-// exports stand for themselves, and that a function or global import
-// that resolves to one is an incompatible import.
+// exports are a *link.Table and a *link.Memory, and that a function or
+// global import that resolves to one is an incompatible import.
 func TestTableAndMemoryExports(t *testing.T) {
 	var a w.Builder
 	a.Table(1, -1)
@@ -340,9 +336,9 @@ func TestTableAndMemoryExports(t *testing.T) {
 		export link.Extern
 		want   string
 	}{
-		{"function from a table", func(b *w.Builder) { b.ImportFunc("a", "tab", b.Type(nil, nil)) }, &link.Table{},
+		{"function from a table", func(b *w.Builder) { b.ImportFunc("a", "tab", b.Type(nil, nil)) }, (*link.Table)(nil),
 			`link: import "a" "tab": incompatible import type: a table, the module imports a func`},
-		{"global from a memory", func(b *w.Builder) { b.ImportGlobal("a", "mem", i32, false) }, &link.Memory{},
+		{"global from a memory", func(b *w.Builder) { b.ImportGlobal("a", "mem", i32, false) }, (*link.Memory)(nil),
 			`link: import "a" "mem": incompatible import type: a memory, the module imports a global`},
 	}
 	for _, tc := range tests {
@@ -358,6 +354,139 @@ func TestTableAndMemoryExports(t *testing.T) {
 			var le *link.Error
 			if !errors.As(err, &le) || err.Error() != tc.want {
 				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// sharedOwner defines a table of 4 entries and a memory of 1 page (at
+// most 3), exports both, puts its function one (returning 1) in entry 0
+// and exports call (call_indirect of type () -> i32), load (i32.load8_u)
+// and size (memory.size).
+func sharedOwner() []byte {
+	var b w.Builder
+	ret := b.Type(nil, vt(i32))
+	get := b.Type(vt(i32), vt(i32))
+	one := b.Func(ret, nil, w.I32Const(1))
+	call := b.Func(get, nil, w.Op(binary.OpLocalGet, 0), w.Op(binary.OpCallIndirect, ret), []byte{0})
+	load := b.Func(get, nil, w.Op(binary.OpLocalGet, 0), w.Mem(binary.OpI32Load8U, 0, 0))
+	size := b.Func(ret, nil, w.Op(binary.OpMemorySize, 0))
+	b.Table(4, -1)
+	b.Memory(1, 3)
+	b.Elem(w.I32Const(0), one)
+	b.Export("tab", binary.ExternTable, 0)
+	b.Export("mem", binary.ExternMemory, 0)
+	b.Export("call", binary.ExternFunc, call)
+	b.Export("load", binary.ExternFunc, load)
+	b.Export("size", binary.ExternFunc, size)
+	return b.Bytes()
+}
+
+// sharedUser imports a table of at least tableMin entries and a memory
+// of at least 1 page (at most memMax), puts its function two (returning
+// 2) in entry 1 and a function of another type in entry 2, writes byte 7
+// at 100, and exports call, load and grow.
+func sharedUser(tableMin, memMax byte) []byte {
+	var b w.Builder
+	ret := b.Type(nil, vt(i32))
+	get := b.Type(vt(i32), vt(i32))
+	b.ImportRaw("a", "tab", 1, 0x70, 0, tableMin)
+	b.ImportRaw("a", "mem", 2, 1, 1, memMax)
+	two := b.Func(ret, nil, w.I32Const(2))
+	inc := b.Func(get, nil, w.Op(binary.OpLocalGet, 0), w.I32Const(1), []byte{0x6A})
+	call := b.Func(get, nil, w.Op(binary.OpLocalGet, 0), w.Op(binary.OpCallIndirect, ret), []byte{0})
+	load := b.Func(get, nil, w.Op(binary.OpLocalGet, 0), w.Mem(binary.OpI32Load8U, 0, 0))
+	grow := b.Func(get, nil, w.Op(binary.OpLocalGet, 0), w.Op(binary.OpMemoryGrow, 0))
+	b.Elem(w.I32Const(1), two, inc)
+	b.Data(w.I32Const(100), []byte{7})
+	b.Export("call", binary.ExternFunc, call)
+	b.Export("load", binary.ExternFunc, load)
+	b.Export("grow", binary.ExternFunc, grow)
+	return b.Bytes()
+}
+
+// TestSharedTableAndMemory checks, in every tier, that a table and a
+// memory one instance exports are shared by the instance that imports
+// them: entries and bytes either writes are seen by both, calls through
+// an entry reach the instance whose function it holds, and traps are the
+// ones WebAssembly specifies.
+func TestSharedTableAndMemory(t *testing.T) {
+	ctx := context.Background()
+	for _, tier := range tiers {
+		t.Run(tier.String(), func(t *testing.T) {
+			engine, err := jit.NewEngine(jit.Options{Tier: tier})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := link.Instantiate(ctx, engine, translateBytes(t, sharedOwner()), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resolve := func(module, name string) (link.Extern, bool) {
+				x, err := a.Export(name)
+				return x, err == nil
+			}
+			b, err := link.Instantiate(ctx, engine, translateBytes(t, sharedUser(4, 3)), resolve)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range []struct {
+				inst *link.Instance
+				name string
+				arg  uint64
+				want uint64
+				trap string
+			}{
+				{a, "call", 0, 1, ""},
+				{a, "call", 1, 2, ""}, // the user's function, written by its element segment
+				{b, "call", 0, 1, ""}, // the owner's function
+				{b, "call", 1, 2, ""},
+				{a, "call", 2, 0, "indirect call type mismatch"},
+				{b, "call", 2, 0, "indirect call type mismatch"},
+				{a, "call", 3, 0, "uninitialized element"},
+				{b, "call", 3, 0, "uninitialized element"},
+				{a, "call", 4, 0, "undefined element"},
+				{a, "load", 100, 7, ""}, // the user's data segment
+				{b, "grow", 1, 1, ""},
+				{a, "size", 0, 2, ""},
+				{a, "load", 65536 + 100, 0, ""},
+			} {
+				var got []uint64
+				var err error
+				if tc.name == "size" {
+					got, err = tc.inst.Call(ctx, tc.name)
+				} else {
+					got, err = tc.inst.Call(ctx, tc.name, tc.arg)
+				}
+				who := "owner"
+				if tc.inst == b {
+					who = "user"
+				}
+				if tc.trap != "" {
+					trap, ok := translate.TrapOf(err)
+					if !ok || translate.TrapMessage(trap.Kind) != tc.trap {
+						t.Errorf("%s %s(%d) = %v, %v; want the trap %q", who, tc.name, tc.arg, got, err, tc.trap)
+					}
+					continue
+				}
+				if err != nil || got[0] != tc.want {
+					t.Errorf("%s %s(%d) = %v, %v; want %d", who, tc.name, tc.arg, got, err, tc.want)
+				}
+			}
+			// Imports whose limits the shared table and memory do not
+			// satisfy.
+			for _, tc := range []struct {
+				name string
+				in   []byte
+				want string
+			}{
+				{"table too small", sharedUser(5, 3), `link: import "a" "tab": incompatible import type: table of 4.. entries, the module imports 5..`},
+				{"memory may grow too far", sharedUser(4, 2), `link: import "a" "mem": incompatible import type: memory of 2..3 pages, the module imports 1..2`},
+			} {
+				_, err := link.Instantiate(ctx, engine, translateBytes(t, tc.in), resolve)
+				if err == nil || err.Error() != tc.want {
+					t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+				}
 			}
 		})
 	}

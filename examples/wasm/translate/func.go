@@ -756,6 +756,10 @@ func (t *funcTranslator) callIndirect() error {
 	idx := t.use(n - 1)
 	t.popN(1)
 	args, results := t.callOperands(ft)
+	if t.mt.sharedTable {
+		// The stub of an entry from another instance finds it here.
+		t.emit(bc.Instr{Op: bc.OpGlobalSet, Callee: t.mt.slotGlobal, A: idx})
+	}
 	t.emitCall(bc.Instr{Op: bc.OpCallIndirect, Callee: t.in.Index, A: idx, Args: args, Results: results})
 	return nil
 }

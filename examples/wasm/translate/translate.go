@@ -55,8 +55,6 @@
 //
 // Translate returns an *UnsupportedError for:
 //
-//   - imported memories and tables (kiln instances own their memory, and
-//     package jit cannot instantiate a module that imports its table);
 //   - imported mutable globals (kiln copies an imported global's value
 //     into each instance, so a mutation would not be shared as Wasm
 //     requires);
@@ -69,9 +67,16 @@
 //
 // Other differences between the models are bridged rather than refused:
 //
-//   - kiln has no memory exports: exported memories are kept in
-//     Module.Exports, and the embedder reaches an instance's memory
-//     through jit.Instance.Memory;
+//   - a memory is shared between instances as kiln's imported and
+//     exported memories (bytecode.Memory.Import and Export): the code of
+//     a module that imports or exports its memory reads its size again
+//     after every call, since another instance may grow it;
+//   - kiln's table holds the module's own functions only, so a table
+//     that is imported or exported (and may hold other instances'
+//     functions) is seen by each instance through its own kiln table, a
+//     view: see TableLinkage. Such modules store the index of every
+//     call_indirect in a global first, which calls through a table no
+//     other instance shares do not;
 //   - kiln's segment offsets and global initial values are constants:
 //     constant expressions that read an imported global are evaluated by
 //     Module.Resolve once the imported values are known, so such a module
@@ -154,10 +159,13 @@ type Import struct {
 	// Index is the import's index in the index space of its kind.
 	Index int
 	// Key is the name in jit.Imports: of a host function for a function,
-	// of an imported global for a global.
+	// of an imported global for a global, of the imported table or memory
+	// for a table or a memory.
 	Key    string
 	Func   binary.FuncType   // for a function
 	Global binary.GlobalType // for a global
+	Table  binary.TableType  // for a table
+	Memory binary.Limits     // for a memory
 }
 
 // Export describes one export of the module.
@@ -165,8 +173,8 @@ type Export struct {
 	Name  string
 	Kind  binary.ExternKind
 	Index uint32
-	// Key is the kiln export name (of a function, global or table); empty
-	// for a memory.
+	// Key is the kiln export name (of a function, global, table or
+	// memory).
 	Key string
 	// Func is the type of an exported function.
 	Func binary.FuncType
@@ -182,8 +190,18 @@ type Module struct {
 	Exports []Export
 	// Start is the kiln export name of the start function, or "".
 	Start string
-	// HasMemory is set when the module defines a memory.
+	// HasMemory is set when the module defines or imports a memory.
 	HasMemory bool
+	// MemoryLimits and TableLimits are the limits the module declares for
+	// its memory and its table, defined or imported.
+	MemoryLimits, TableLimits binary.Limits
+	// Table is set when the module imports or exports its table, which
+	// other instances may then share (see TableLinkage).
+	Table *TableLinkage
+	// FuncTypes[f] is the type of function f, FuncNames[f] its kiln name
+	// (for an imported function, of the kiln function that calls it).
+	FuncTypes []binary.FuncType
+	FuncNames []string
 	// SourceMap[f][pc] is the byte offset in the Wasm module of the
 	// instruction kiln instruction pc of function f was translated from.
 	SourceMap [][]int32
@@ -195,6 +213,54 @@ type Module struct {
 	elems       []segment
 	memBytes    uint64
 	tableSize   uint64
+	// memImport and tableImport are the index in Imports of the memory
+	// and table import, or -1.
+	memImport, tableImport int
+}
+
+// TableLinkage describes how a module's table is shared with other
+// instances. Each instance of the module sees the shared table through
+// its own kiln table (a view): an entry holding one of the instance's own
+// functions holds it directly, so calls through it are plain
+// call_indirect; an entry holding another instance's function holds the
+// stub of its type, which finds the entry again (every call_indirect
+// first stores its index in a global of the module) and calls the
+// function through a host import the embedder provides. A function whose
+// type the module does not know gets the Mismatch function, which no
+// call_indirect of the module expects.
+type TableLinkage struct {
+	// Stubs has one stub per distinct function type of the module.
+	Stubs []TableStub
+	// Mismatch is the kiln function for entries of a type the module
+	// does not know.
+	Mismatch string
+	// FuncKeys maps each function of the module's element segments that
+	// the module defines to the kiln export under which it can be called.
+	FuncKeys map[uint32]string
+}
+
+// TableStub is the kiln function for table entries of one function type
+// that belong to other instances.
+type TableStub struct {
+	Type binary.FuncType
+	// Func is the kiln function to put in the view's entry.
+	Func string
+	// Host is the name of the host import the stub calls with the entry's
+	// index (an i32) and the call's arguments; it must call the entry's
+	// function and return its results.
+	Host string
+}
+
+// Bindings are the facts Resolve needs about what an instance imports.
+type Bindings struct {
+	// Globals are the imported globals' values, in index order, in the
+	// API representation of package jit.
+	Globals []uint64
+	// MemoryPages and MemoryMaxPages are the imported memory's current
+	// size and the size it may grow to, in pages.
+	MemoryPages, MemoryMaxPages uint32
+	// TableSize is the imported table's size.
+	TableSize uint32
 }
 
 type globalInit struct {
@@ -232,11 +298,28 @@ func (m *Module) Export(name string) (*Export, bool) {
 
 // Resolve returns the complete kiln module for an instance whose
 // imported globals have the given values (in index order, in the API
-// representation of package jit): global initializers and segment
-// offsets that read an imported global are evaluated, and every segment
-// is checked to fit its table or memory, as instantiation in Wasm
-// does. It returns a *LinkError when a segment does not fit.
+// representation of package jit), and whose imported memory and table,
+// if any, have the sizes the module declares: ResolveWith with those
+// Bindings.
 func (m *Module) Resolve(importedGlobals []uint64) (*bc.Module, error) {
+	b := Bindings{Globals: importedGlobals}
+	if m.memImport >= 0 {
+		b.MemoryPages, b.MemoryMaxPages = m.template.Memory.MinPages, m.template.Memory.MaxPages
+	}
+	if m.tableImport >= 0 {
+		b.TableSize = m.template.Table.Min
+	}
+	return m.ResolveWith(b)
+}
+
+// ResolveWith returns the complete kiln module for an instance with the
+// given Bindings: global initializers and segment offsets that read an
+// imported global are evaluated, the imported memory and table get their
+// actual sizes, and every segment is checked to fit its table or memory,
+// as instantiation in Wasm does. It returns a *LinkError when a segment
+// does not fit.
+func (m *Module) ResolveWith(b Bindings) (*bc.Module, error) {
+	importedGlobals := b.Globals
 	eval := func(o offsetExpr) (uint64, error) {
 		if o.from < 0 {
 			return uint64(o.value), nil
@@ -247,6 +330,15 @@ func (m *Module) Resolve(importedGlobals []uint64) (*bc.Module, error) {
 		return uint64(uint32(importedGlobals[o.from])), nil
 	}
 	bm := m.template.Clone()
+	memBytes, tableSize := m.memBytes, m.tableSize
+	if m.memImport >= 0 {
+		bm.Memory.MinPages, bm.Memory.MaxPages = b.MemoryPages, b.MemoryMaxPages
+		memBytes = uint64(b.MemoryPages) * bc.PageSize
+	}
+	if m.tableImport >= 0 {
+		bm.Table.Min, bm.Table.Max, bm.Table.HasMax = b.TableSize, b.TableSize, true
+		tableSize = uint64(b.TableSize)
+	}
 	for _, gi := range m.globalInits {
 		if gi.from >= len(importedGlobals) {
 			return nil, &LinkError{Msg: fmt.Sprintf("no value for imported global %d", gi.from)}
@@ -262,8 +354,8 @@ func (m *Module) Resolve(importedGlobals []uint64) (*bc.Module, error) {
 		if err != nil {
 			return nil, err
 		}
-		if off+uint64(len(e.funcs)) > m.tableSize {
-			return nil, &LinkError{Msg: fmt.Sprintf("elements segment does not fit: segment %d covers entries %d..%d of a table of %d", i, off, off+uint64(len(e.funcs)), m.tableSize)}
+		if off+uint64(len(e.funcs)) > tableSize {
+			return nil, &LinkError{Msg: fmt.Sprintf("elements segment does not fit: segment %d covers entries %d..%d of a table of %d", i, off, off+uint64(len(e.funcs)), tableSize)}
 		}
 		bm.Elems = append(bm.Elems, bc.ElemSegment{Offset: uint32(off), Funcs: e.funcs})
 	}
@@ -272,8 +364,8 @@ func (m *Module) Resolve(importedGlobals []uint64) (*bc.Module, error) {
 		if err != nil {
 			return nil, err
 		}
-		if off+uint64(len(d.data)) > m.memBytes {
-			return nil, &LinkError{Msg: fmt.Sprintf("data segment does not fit: segment %d covers bytes %d..%d of a memory of %d", i, off, off+uint64(len(d.data)), m.memBytes)}
+		if off+uint64(len(d.data)) > memBytes {
+			return nil, &LinkError{Msg: fmt.Sprintf("data segment does not fit: segment %d covers bytes %d..%d of a memory of %d", i, off, off+uint64(len(d.data)), memBytes)}
 		}
 		if len(d.data) > 0 {
 			bm.Data = append(bm.Data, bc.DataSegment{Offset: uint32(off), Bytes: d.data})
@@ -290,7 +382,7 @@ func Translate(m *binary.Module, opts Options) (*Module, error) {
 	if opts.MaxFunctionLocals <= 0 {
 		opts.MaxFunctionLocals = 50000
 	}
-	t := &translator{m: m, opts: opts, out: &Module{}}
+	t := &translator{m: m, opts: opts, out: &Module{memImport: -1, tableImport: -1}}
 	if err := t.module(); err != nil {
 		return nil, err
 	}
@@ -304,6 +396,11 @@ type translator struct {
 	funcTypes []uint32
 	globals   []binary.GlobalType
 	funcNames []string
+	// sharedTable is set when the module imports or exports its table;
+	// slotGlobal is then the kiln global each call_indirect stores its
+	// table index in (see TableLinkage).
+	sharedTable bool
+	slotGlobal  uint32
 	// localBudget bounds the locals of all functions together.
 	localBudget int64
 	ft          funcTranslator
@@ -378,9 +475,29 @@ func (t *translator) module() error {
 			bm.Globals = append(bm.Globals, bc.Global{Name: "g" + strconv.Itoa(gi), Type: kilnType(im.Global.Type), Import: imp.Key})
 			gi++
 		case binary.ExternMemory:
-			return &UnsupportedError{What: fmt.Sprintf("import of memory %q %q: a kiln instance owns its memory", im.Module, im.Name)}
+			imp.Key = "memory_" + ident(im.Module) + "." + ident(im.Name)
+			imp.Memory = im.Memory
+			max := uint32(validate.MaxPages)
+			if im.Memory.HasMax {
+				max = im.Memory.Max
+			}
+			bm.Memory = bc.Memory{MinPages: im.Memory.Min, MaxPages: max, Import: imp.Key}
+			out.MemoryLimits = im.Memory
+			out.HasMemory = true
+			out.memBytes = uint64(im.Memory.Min) * bc.PageSize
+			out.memImport = len(out.Imports)
 		case binary.ExternTable:
-			return &UnsupportedError{What: fmt.Sprintf("import of table %q %q: kiln cannot instantiate a module that imports its table", im.Module, im.Name)}
+			l := im.Table.Limits
+			if l.Min > bc.MaxTableSize {
+				return &UnsupportedError{What: fmt.Sprintf("a table of %d entries; kiln allows %d", l.Min, bc.MaxTableSize)}
+			}
+			imp.Key = "table_" + ident(im.Module) + "." + ident(im.Name)
+			imp.Table = im.Table
+			bm.Table = bc.Table{Min: l.Min, Max: l.Min, HasMax: true, Import: imp.Key}
+			out.TableLimits = l
+			out.tableSize = uint64(l.Min)
+			out.tableImport = len(out.Imports)
+			t.sharedTable = true
 		}
 		out.Imports = append(out.Imports, imp)
 	}
@@ -389,6 +506,11 @@ func (t *translator) module() error {
 	}
 	for f, name := range funcExport {
 		t.funcNames[f] += "_" + ident(name)
+	}
+	out.FuncNames = t.funcNames
+	out.FuncTypes = make([]binary.FuncType, len(t.funcTypes))
+	for f, ti := range t.funcTypes {
+		out.FuncTypes[f] = m.Types[ti]
 	}
 
 	// Globals.
@@ -416,6 +538,7 @@ func (t *translator) module() error {
 			max = l.Max
 		}
 		bm.Memory = bc.Memory{MinPages: l.Min, MaxPages: max}
+		out.MemoryLimits = l
 		out.HasMemory = true
 		out.memBytes = uint64(l.Min) * bc.PageSize
 	}
@@ -427,11 +550,21 @@ func (t *translator) module() error {
 			return &UnsupportedError{What: fmt.Sprintf("a table of %d entries; kiln allows %d", l.Min, bc.MaxTableSize)}
 		}
 		bm.Table = bc.Table{Min: l.Min, Max: l.Max, HasMax: l.HasMax}
+		out.TableLimits = l
 		if !l.HasMax && l.Min == 0 {
 			// kiln needs a maximum to tell an empty table from none.
 			bm.Table.HasMax = true
 		}
 		out.tableSize = uint64(l.Min)
+	}
+	for _, e := range m.Exports {
+		if e.Kind == binary.ExternTable {
+			t.sharedTable = true
+		}
+	}
+	if t.sharedTable {
+		t.slotGlobal = uint32(len(bm.Globals))
+		bm.Globals = append(bm.Globals, bc.Global{Name: "table_slot", Type: bc.I32, Mutable: true})
 	}
 
 	// Segments.
@@ -465,6 +598,11 @@ func (t *translator) module() error {
 		}
 		bm.Funcs = append(bm.Funcs, f)
 		out.SourceMap[fn] = src
+	}
+	if t.sharedTable {
+		if err := t.tableLinkage(bm); err != nil {
+			return err
+		}
 	}
 
 	// Exports.
@@ -503,6 +641,11 @@ func (t *translator) module() error {
 				bm.Table.Export = key
 			}
 			x.Key = bm.Table.Export
+		case binary.ExternMemory:
+			if bm.Memory.Export == "" {
+				bm.Memory.Export = key
+			}
+			x.Key = bm.Memory.Export
 		}
 		out.Exports = append(out.Exports, x)
 	}
@@ -510,10 +653,79 @@ func (t *translator) module() error {
 		out.Start = reserve("__wasm_start")
 		bm.Exports = append(bm.Exports, bc.Export{Name: out.Start, Func: m.Start})
 	}
+	if out.Table != nil {
+		// The defined functions of the element segments can be called
+		// from other instances that share the table.
+		for i := range m.Elems {
+			for _, f := range m.Elems[i].Funcs {
+				if int(f) < m.NumImportedFuncs || out.Table.FuncKeys[f] != "" {
+					continue
+				}
+				key := reserve("__table_func" + strconv.Itoa(int(f)))
+				out.Table.FuncKeys[f] = key
+				bm.Exports = append(bm.Exports, bc.Export{Name: key, Func: f})
+			}
+		}
+	}
 	if err := bc.Verify(bm); err != nil {
 		return fmt.Errorf("translate: internal error: the kiln module does not verify: %w", err)
 	}
 	out.template = bm
+	return nil
+}
+
+// tableLinkage adds what sharing the table takes (see TableLinkage): a
+// host import and a stub per distinct function type, and the function no
+// call_indirect expects.
+func (t *translator) tableLinkage(bm *bc.Module) error {
+	tl := &TableLinkage{FuncKeys: map[uint32]string{}}
+	seen := map[string]bool{}
+	maxResults := 0
+	for i, ft := range t.m.Types {
+		maxResults = max(maxResults, len(ft.Results))
+		sig := bm.Types[i]
+		if seen[sig.String()] {
+			continue
+		}
+		seen[sig.String()] = true
+		if len(sig.Params) >= bc.MaxParams {
+			return &UnsupportedError{What: fmt.Sprintf("a shared table and type %d of %d parameters; kiln allows %d with the table index", i, len(sig.Params), bc.MaxParams-1)}
+		}
+		k := strconv.Itoa(len(tl.Stubs))
+		stub := TableStub{Type: ft, Func: "table_stub" + k, Host: "table_call" + k}
+		host := bc.Signature{Params: append([]bc.Type{bc.I32}, sig.Params...), Results: sig.Results}
+		bm.Hosts = append(bm.Hosts, bc.HostImport{Name: stub.Host, Sig: host})
+		f := &bc.Function{Name: stub.Func, Sig: sig, Regs: append(append([]bc.Type(nil), sig.Params...), bc.I32)}
+		slot := bc.Reg(len(sig.Params))
+		args := []bc.Reg{slot}
+		for r := range sig.Params {
+			args = append(args, bc.Reg(r))
+		}
+		var results []bc.Reg
+		for _, rt := range sig.Results {
+			results = append(results, bc.Reg(len(f.Regs)))
+			f.Regs = append(f.Regs, rt)
+		}
+		f.Code = []bc.Instr{
+			{Op: bc.OpGlobalGet, Dst: slot, Callee: t.slotGlobal},
+			{Op: bc.OpCallHost, Callee: uint32(len(bm.Hosts) - 1), Args: args, Results: results},
+			{Op: bc.OpReturn, Args: results},
+		}
+		bm.Funcs = append(bm.Funcs, f)
+		tl.Stubs = append(tl.Stubs, stub)
+	}
+	// More results than any type of the module has: a signature no
+	// call_indirect of the module expects.
+	if maxResults+1 > bc.MaxParams {
+		return &UnsupportedError{What: fmt.Sprintf("a shared table and a type of %d results", maxResults)}
+	}
+	mismatch := &bc.Function{Name: "table_mismatch", Code: []bc.Instr{{Op: bc.OpUnreachable}}}
+	for range maxResults + 1 {
+		mismatch.Sig.Results = append(mismatch.Sig.Results, bc.I64)
+	}
+	bm.Funcs = append(bm.Funcs, mismatch)
+	tl.Mismatch = mismatch.Name
+	t.out.Table = tl
 	return nil
 }
 
