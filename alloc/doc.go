@@ -94,6 +94,44 @@
 // grow, so such an input says that calls leave the context unchanged, and
 // an allocator may then rematerialize a context load anywhere.
 //
+// # Parallel copy motion
+//
+// MoveParallelCopies is Bouchez et al.'s parallel copy motion for the
+// optimizing tier's reconciliation code: a register parallel copy on an
+// edge is expanded to a permutation of the registers (Expand, one class
+// never mapped to another), the permutation is applied to a region at the
+// bottom of the edge's source (or the top of its destination) by renaming
+// its registers and the block's end (start) locations, and its projection
+// on the registers live at the region's entry is inserted there; the
+// edge's copy cancels and the block's other edges carry the compensation,
+// recomputed from the locations. The paper's local heuristic drives it
+// with a frequency-weighted cost model (a move per execution, a split
+// edge MotionOptions.SplitCost moves per execution of the edge, a block's
+// copies at their cheapest point: the paper's "All" variant, block
+// motion included in the gain). Decisions the paper leaves open:
+//
+//   - Edge copies are not stored but derived from the blocks' start and
+//     end locations, so composition with earlier motions and the
+//     compensation on siblings are exact by construction.
+//   - A region is renamed by the whole permutation, never by the
+//     pseudo-code's partial map: ties, early clobbers and dead
+//     definitions stay right. A copy crosses an instruction only if the
+//     permutation fixes its fixed operands, clobbers and (for calls) the
+//     caller-saved registers; it never lands where a scratch register is
+//     live; the copies are moves and exchanges, which keep EFLAGS, and
+//     block motion breaks ties away from a compare and its branch.
+//   - A block's top and bottom copies never overlap; where they meet
+//     they are merged into one copy.
+//   - Stack-slot moves (spill stores, reloads, rematerializations) are
+//     outside the paper's model and stay on their edges (renamed); an
+//     edge that carries one still needs a block when it is critical.
+//     Copies with duplications are not reversible and stay as well.
+//   - Motions off unsplittable edges propagate along chains of critical
+//     siblings in the only direction that does not come back; a cycle,
+//     an irreversible copy or a motion into the entry block that would be
+//     needed is undone and reported (MotionStats.Unsolved), never
+//     miscompiled. The worklist is bounded by 8 iterations per edge.
+//
 // # Linear scan
 //
 // LinearScan is a conventional register allocator for the same input as

@@ -63,6 +63,12 @@ var configs = []config{
 	{"mir-sched", "after the optimizing tier's integrated scheduling and register assignment (package sched)", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-sched", lower.FullTarget(), schedStage(sched.Options{}))
 	}},
+	{"mir-sched-nomotion", "after the integrated pass with parallel copy motion off (critical edges split wherever they carry reconciliation code; every other mir-sched configuration runs the motion)", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-sched-nomotion", lower.FullTarget(), schedStage(sched.Options{NoCopyMotion: true}))
+	}},
+	{"mir-sched-nomotion-tight", "after the integrated pass with parallel copy motion off and the tight register set", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-sched-nomotion-tight", lower.FullTarget(), schedStage(sched.Options{NoCopyMotion: true, Regs: tightRegs}))
+	}},
 	{"mir-sched-source", "after the integrated pass in source order (no reordering)", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-sched-source", lower.FullTarget(), schedStage(sched.Options{SourceOrder: true}))
 	}},
@@ -101,6 +107,9 @@ var configs = []config{
 	}},
 	{"jit-optimizing", "the optimizing compiled tier, this machine's CPU features, every allocation checked", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-optimizing", jit.Options{Tier: jit.TierOptimizing, CheckAllocations: true})
+	}},
+	{"jit-optimizing-nomotion", "the optimizing compiled tier with parallel copy motion off, every allocation checked", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-optimizing-nomotion", jit.Options{Tier: jit.TierOptimizing, NoCopyMotion: true, CheckAllocations: true})
 	}},
 	{"jit-optimizing-sse2", "the optimizing compiled tier for plain SSE2 x86-64, every allocation checked", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-optimizing-sse2", jit.Options{Tier: jit.TierOptimizing, Features: &lower.Target{}, CheckAllocations: true})

@@ -165,6 +165,12 @@ type Options struct {
 	// for measuring the placement.
 	NoSpillPlacement bool
 
+	// NoCopyMotion turns off the optimizing tier's parallel copy motion
+	// (sched.Options.NoCopyMotion): reconciliation moves on critical edges
+	// then stay on new blocks splitting those edges instead of moving into
+	// a neighbouring block by renaming registers; for measuring the motion.
+	NoCopyMotion bool
+
 	// Limits on the modules Load accepts, for embedders that load code
 	// they did not write. Zero leaves only the bytecode format's own
 	// limits (bytecode.MaxFuncs, MaxCode, MaxRegs); a module over a limit
@@ -348,7 +354,8 @@ func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Pro
 		tier: tier, target: e.target(), profile: profile,
 		naive: e.opts.NaiveOutOfSSA,
 		sched: sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations,
-			Oracle: spillOracles[e.opts.SpillHeuristic], NoPlacement: e.opts.NoSpillPlacement},
+			Oracle: spillOracles[e.opts.SpillHeuristic], NoPlacement: e.opts.NoSpillPlacement,
+			NoCopyMotion: e.opts.NoCopyMotion},
 		check:           e.opts.CheckAllocations,
 		pipeline:        e.opts.Pipeline,
 		maxCompileBytes: e.opts.MaxCompileBytes,

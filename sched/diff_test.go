@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/kiln-jit/kiln/alloc"
@@ -66,6 +67,18 @@ func TestDifferentialCases(t *testing.T) {
 		configs = append(configs, config{o.String(), Options{Oracle: o}},
 			config{o.String() + "-tight", Options{Oracle: o, Regs: tightRegs}})
 	}
+	// Parallel copy motion (on in every configuration above): off
+	// (split-everywhere), without block motion, and with random
+	// decisions (random motions and random points in blocks) with every
+	// register and with few, so that any motion the pass could choose is
+	// run.
+	configs = append(configs, config{"no-copy-motion", Options{NoCopyMotion: true}},
+		config{"no-block-motion", Options{NoBlockMotion: true}},
+		config{"no-copy-motion-tight", Options{NoCopyMotion: true, Oracle: OracleED, Regs: tightRegs}})
+	for seed := range uint64(3) {
+		configs = append(configs, config{fmt.Sprintf("random-motion-%d", seed), Options{Oracle: OracleED, motionRand: rand.New(rand.NewPCG(seed, 1))}},
+			config{fmt.Sprintf("random-motion-tight-%d", seed), Options{Oracle: OracleED, Regs: tightRegs, motionRand: rand.New(rand.NewPCG(seed, 2))}})
+	}
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
 			for _, c := range cases {
@@ -107,6 +120,10 @@ func TestCheckerAcceptsEveryAllocation(t *testing.T) {
 		configs = append(configs, Options{Oracle: o}, Options{Oracle: o, Regs: tightRegs},
 			Options{Oracle: o, SourceOrder: true, Regs: tightRegs})
 	}
+	// Copy motion off, and with random decisions.
+	configs = append(configs, Options{NoCopyMotion: true}, Options{NoCopyMotion: true, Regs: tightRegs},
+		Options{Regs: tightRegs, motionRand: rand.New(rand.NewPCG(7, 7))},
+		Options{motionRand: rand.New(rand.NewPCG(8, 8))})
 	n := 0
 	for _, opts := range configs {
 		for _, m := range mods {

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/kiln-jit/kiln/alloc"
 	"github.com/kiln-jit/kiln/mir"
@@ -14,7 +15,10 @@ import (
 // move, a load (or a recomputation) or a store, all the edge's moves
 // forming one parallel copy. The code goes at the end of a predecessor
 // with one successor, else at the start of a successor with one
-// predecessor, else on a new block splitting the edge. The frame itself
+// predecessor, else on a new block splitting the edge. Before that, unless
+// Options.NoCopyMotion, parallel copy motion (moveCopies) moves the
+// register moves of edges into neighbouring blocks where that is cheaper,
+// by renaming registers, so that fewer edges need splitting. The frame itself
 // (stack slots, callee-saved registers) is laid out by the encoder from the
 // slots and registers the code names.
 func (a *allocator) secondPass() (*Result, error) {
@@ -31,6 +35,11 @@ func (a *allocator) secondPass() (*Result, error) {
 		out.Blocks[i] = nbk
 		org.Block[i] = i
 		org.Instr[i] = a.origins[i]
+	}
+	if !a.opts.NoCopyMotion {
+		if err := a.moveCopies(out, org); err != nil {
+			return nil, err
+		}
 	}
 	pos := mir.PredPositions(out) // valid while edges are split
 	for p := 0; p < nb; p++ {
@@ -131,4 +140,102 @@ func (a *allocator) edgeCode(p, s int, n neighbour) ([]*mir.Instr, error) {
 		return nil, fmt.Errorf("edge b%d->b%d: %w", p, s, err)
 	}
 	return append(code, remats...), nil
+}
+
+// moveCopies runs alloc.MoveParallelCopies on the output's blocks before
+// the edges' code is placed: it inserts register copies into blocks,
+// renames registers in regions of blocks and updates the blocks' start and
+// end locations, from which edgeCode then computes what is left on each
+// edge (the stack-slot moves stay on their edges).
+func (a *allocator) moveCopies(out *mir.Func, org *alloc.Origins) error {
+	t0 := time.Now()
+	nb := len(out.Blocks)
+	if !a.hasEdgeRegisterMoves(nb) {
+		// Nothing to move: skip the pass's tables, which are per block
+		// and register.
+		a.stats.CopyMotion += time.Since(t0)
+		return nil
+	}
+	toRegs := func(locs [][]loc) [][]mir.Reg {
+		n := 0
+		for _, l := range locs[:nb] {
+			n += len(l)
+		}
+		buf := make([]mir.Reg, n)
+		rs := make([][]mir.Reg, nb)
+		for b, l := range locs[:nb] {
+			rs[b] = buf[:len(l):len(l)]
+			buf = buf[len(l):]
+			for i, x := range l {
+				switch {
+				case x.isReg():
+					rs[b][i] = x.reg()
+				case x == locNone:
+					rs[b][i] = mir.NoReg
+				default:
+					rs[b][i] = mir.SlotReg(0) // some memory location
+				}
+			}
+		}
+		return rs
+	}
+	m := &alloc.CopyMotion{Func: out, Origins: org.Instr, LiveIn: a.d.liveIn[:nb], LiveOut: a.d.liveOut[:nb],
+		Start: toRegs(a.startLoc), End: toRegs(a.endLoc), EndClean: a.endClean[:nb]}
+	st, err := alloc.MoveParallelCopies(m, alloc.MotionOptions{NoBlockMotion: a.opts.NoBlockMotion, Rand: a.opts.motionRand})
+	if err != nil {
+		return fmt.Errorf("%w: %v", errInternal, err)
+	}
+	if len(st.Unsolved) > 0 {
+		return fmt.Errorf("%w: copy motion left copies on unsplittable edges %v", errInternal, st.Unsolved)
+	}
+	back := func(locs [][]loc, rs [][]mir.Reg) {
+		for b, l := range locs[:nb] {
+			for i, x := range l {
+				if x.isReg() {
+					l[i] = loc(rs[b][i])
+				}
+			}
+		}
+	}
+	back(a.startLoc, m.Start)
+	back(a.endLoc, m.End)
+	s := &a.stats
+	s.MotionSplitsAvoided += st.SplitsBefore - st.SplitsAfter
+	s.MotionWeightedSplitsAvoided += st.WeightedSplitsBefore - st.WeightedSplitsAfter
+	s.MotionMovesBefore += st.MovesBefore
+	s.MotionMovesAfter += st.MovesAfter
+	s.MotionWeightedMovesBefore += st.WeightedMovesBefore
+	s.MotionWeightedMovesAfter += st.WeightedMovesAfter
+	s.MotionCostBefore += st.CostBefore
+	s.MotionCostAfter += st.CostAfter
+	s.Motions += st.Up + st.Down
+	s.MotionBlockCopies += st.BlockCopies
+	s.CopyMotion += time.Since(t0)
+	return nil
+}
+
+// hasEdgeRegisterMoves reports whether the reconciliation of some edge
+// among the first nb blocks moves a value from one register to another:
+// the only code copy motion moves.
+func (a *allocator) hasEdgeRegisterMoves(nb int) bool {
+	d := a.d
+	for p := range nb {
+		out := d.liveOut[p]
+		for _, s := range a.f.Blocks[p].Succs {
+			j := 0
+			for i, v := range d.liveIn[s] {
+				for j < len(out) && out[j] < v {
+					j++
+				}
+				if j == len(out) || out[j] != v {
+					continue
+				}
+				from, to := a.endLoc[p][j], a.startLoc[s][i]
+				if from != to && from.isReg() && to.isReg() {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

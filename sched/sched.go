@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/kiln-jit/kiln/alloc"
@@ -41,6 +42,17 @@ type Options struct {
 	// executes fewer of them (see placeStores).
 	NoPlacement bool
 
+	// NoCopyMotion keeps every register move of the reconciliation code
+	// on its edge, splitting the critical edges that carry any (the
+	// thesis's placement), instead of moving edges' parallel copies into
+	// neighbouring blocks by renaming registers where the frequency-
+	// weighted cost model says that is cheaper (alloc.MoveParallelCopies).
+	NoCopyMotion bool
+	// NoBlockMotion keeps the copies that copy motion moves into a block
+	// at the block's bottom or top instead of sliding them to the
+	// cheapest point inside the block.
+	NoBlockMotion bool
+
 	// NoHints turns off the register hints that carry a value's register
 	// across regions (see the package documentation), leaving the thesis's
 	// preferences from processed successors alone.
@@ -49,6 +61,9 @@ type Options struct {
 	// order, when not nil, is the region order (for tests reproducing the
 	// thesis's examples).
 	order []int
+	// motionRand, when not nil, makes copy motion take random decisions
+	// (alloc.MotionOptions.Rand), for testing its soundness.
+	motionRand *rand.Rand
 }
 
 // Stats reports what the integrated pass did. Static counts are
@@ -84,6 +99,20 @@ type Stats struct {
 	WeightedPlacementGain                                float64
 	// SplitEdges counts the blocks added on edges for reconciliation code.
 	SplitEdges int
+	// Parallel copy motion (Options.NoCopyMotion), in the model of
+	// alloc.MoveParallelCopies: the critical edges (and their frequency)
+	// that no longer need a block of their own; register moves (the
+	// paper's ‖pc‖, on edges and in blocks) and the modelled cost (moves,
+	// memory moves and split edges, frequency-weighted) before and after
+	// the motion; the motions applied, the copies inserted into blocks,
+	// and the time the pass took (included in Reconcile).
+	MotionSplitsAvoided                                 int
+	MotionWeightedSplitsAvoided                         float64
+	MotionMovesBefore, MotionMovesAfter                 int
+	MotionWeightedMovesBefore, MotionWeightedMovesAfter float64
+	MotionCostBefore, MotionCostAfter                   float64
+	Motions, MotionBlockCopies                          int
+	CopyMotion                                          time.Duration
 	// Slots is the number of stack slots the function got.
 	Slots int
 	// DataflowRuns counts the liveness and exposed-use analyses: one per
@@ -206,6 +235,17 @@ func (s *Stats) Add(o *Stats) {
 	s.WeightedEdgeStores += o.WeightedEdgeStores
 	s.WeightedEdgeRemats += o.WeightedEdgeRemats
 	s.SplitEdges += o.SplitEdges
+	s.MotionSplitsAvoided += o.MotionSplitsAvoided
+	s.MotionWeightedSplitsAvoided += o.MotionWeightedSplitsAvoided
+	s.MotionMovesBefore += o.MotionMovesBefore
+	s.MotionMovesAfter += o.MotionMovesAfter
+	s.MotionWeightedMovesBefore += o.MotionWeightedMovesBefore
+	s.MotionWeightedMovesAfter += o.MotionWeightedMovesAfter
+	s.MotionCostBefore += o.MotionCostBefore
+	s.MotionCostAfter += o.MotionCostAfter
+	s.Motions += o.Motions
+	s.MotionBlockCopies += o.MotionBlockCopies
+	s.CopyMotion += o.CopyMotion
 	s.Slots += o.Slots
 	s.DataflowRuns += o.DataflowRuns
 	s.Dataflow += o.Dataflow

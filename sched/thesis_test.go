@@ -411,7 +411,7 @@ func TestFig5_12RegionOrder(t *testing.T) {
 		{"dfs-down with hints", nil, false, 0},
 		{"B4 B2 B1 B5 B3 with hints", []int{0, 4, 2, 1, 5, 3}, false, 0},
 	} {
-		a, err := newAllocator(f, Options{Model: DefaultModel(), Victim: ThesisVictim{}, Regs: mir.Allocatable, order: tc.order, NoHints: tc.noHints})
+		a, err := newAllocator(f, Options{Model: DefaultModel(), Victim: ThesisVictim{}, Regs: mir.Allocatable, order: tc.order, NoHints: tc.noHints, NoCopyMotion: true})
 		if err != nil {
 			t.Fatal(err)
 		}
