@@ -75,3 +75,36 @@ func TestStorePlacement(t *testing.T) {
 		t.Errorf("no store moved in sieve; moved in %v", moved)
 	}
 }
+
+// TestEdgeStoresHoisted checks the critical edges whose reconciliation is
+// spill stores only, which secondPass puts at the end of the edge's source
+// when that is cheaper than a block of their own: the allocation checker
+// accepts every such function, its code computes the interpreter's
+// results, and some kernel with few registers has such an edge.
+func TestEdgeStoresHoisted(t *testing.T) {
+	hoisted := map[string]int{}
+	for _, k := range testprogs.Kernels() {
+		var outs []*mir.Func
+		for _, f := range destructModule(t, k.Module) {
+			r, err := Allocate(f, Options{Regs: tightRegs})
+			if err != nil {
+				t.Fatalf("%s: %v", f.Name, err)
+			}
+			if err := alloc.CheckAllocation(f, r.Func, r.Origins); err != nil {
+				t.Fatalf("%s: %v", f.Name, err)
+			}
+			if n := r.Stats.HoistedEdgeStores; n > 0 {
+				hoisted[k.Name] += n
+			}
+			outs = append(outs, r.Func)
+		}
+		want := k.Native(k.SmallArgs)
+		if got, err, _ := testrun.MIR(t, k.Module, outs, k.Func, k.SmallArgs); err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: %v %v, want %v", k.Name, got, err, want)
+		}
+	}
+	if len(hoisted) == 0 {
+		t.Error("no kernel hoisted the stores of a critical edge")
+	}
+	t.Logf("stores hoisted off critical edges: %v", hoisted)
+}

@@ -67,6 +67,13 @@ func (a *allocator) secondPass() (*Result, error) {
 				sb := out.Blocks[s]
 				sb.Instrs = append(code, sb.Instrs...)
 				org.Instr[s] = append(minusOnes(len(code)), org.Instr[s]...)
+			case a.storesFitSource(p, code, a.succN[p][at[s]-1]):
+				// Before the predecessor's branch, instead of on a new
+				// block: see storesFitSource.
+				t := len(ob.Instrs) - 1
+				ob.Instrs = append(ob.Instrs[:t:t], append(code, ob.Instrs[t])...)
+				org.Instr[p] = append(org.Instr[p][:t:t], append(minusOnes(len(code)), org.Instr[p][t])...)
+				a.stats.HoistedEdgeStores += len(code)
 			default:
 				nbk := alloc.SplitEdgeAt(out, ob, k, pos[p][k])
 				nbk.Instrs = append(code, nbk.Instrs...)
@@ -238,4 +245,28 @@ func (a *allocator) hasEdgeRegisterMoves(nb int) bool {
 		}
 	}
 	return false
+}
+
+// splitEdgeCost is what a block splitting an edge costs per execution of
+// the edge, in moves: its jump (or the taken branch into it).
+const splitEdgeCost = 2
+
+// storesFitSource reports whether code, the reconciliation code of a
+// critical edge out of block p, is better placed at the end of p than on
+// a new block splitting the edge. Only spill stores can go there: every
+// spilled value has a home slot that only its own stores write, so
+// storing a value that is in a register at the end of p is right on every
+// edge out of p, whether the value is live on it or not, and a store
+// keeps the flags a conditional branch reads. It pays when p's frequency
+// times the stores is at most the edge's frequency times the stores and
+// the split block's jump.
+func (a *allocator) storesFitSource(p int, code []*mir.Instr, n neighbour) bool {
+	for _, in := range code {
+		if in.Op != mir.OpSpill {
+			return false
+		}
+	}
+	fe := n.freq / float64(n.edges)
+	k := float64(len(code))
+	return a.f.Blocks[p].Freq*k <= fe*(k+splitEdgeCost)
 }

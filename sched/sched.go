@@ -99,6 +99,9 @@ type Stats struct {
 	WeightedPlacementGain                                float64
 	// SplitEdges counts the blocks added on edges for reconciliation code.
 	SplitEdges int
+	// HoistedEdgeStores counts the spill stores of critical edges put at
+	// the end of the edge's source instead of on a new block.
+	HoistedEdgeStores int
 	// Parallel copy motion (Options.NoCopyMotion), in the model of
 	// alloc.MoveParallelCopies: the critical edges (and their frequency)
 	// that no longer need a block of their own; register moves (the
@@ -235,6 +238,7 @@ func (s *Stats) Add(o *Stats) {
 	s.WeightedEdgeStores += o.WeightedEdgeStores
 	s.WeightedEdgeRemats += o.WeightedEdgeRemats
 	s.SplitEdges += o.SplitEdges
+	s.HoistedEdgeStores += o.HoistedEdgeStores
 	s.MotionSplitsAvoided += o.MotionSplitsAvoided
 	s.MotionWeightedSplitsAvoided += o.MotionWeightedSplitsAvoided
 	s.MotionMovesBefore += o.MotionMovesBefore
