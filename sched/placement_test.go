@@ -93,7 +93,7 @@ func TestEdgeStoresHoisted(t *testing.T) {
 			if err := alloc.CheckAllocation(f, r.Func, r.Origins); err != nil {
 				t.Fatalf("%s: %v", f.Name, err)
 			}
-			if n := r.Stats.HoistedEdgeStores; n > 0 {
+			if n := r.Stats.HoistedEdgeCode; n > 0 {
 				hoisted[k.Name] += n
 			}
 			outs = append(outs, r.Func)

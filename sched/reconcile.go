@@ -48,6 +48,7 @@ func (a *allocator) secondPass() (*Result, error) {
 		for i, n := range a.succN[p] {
 			at[n.block] = int32(i + 1)
 		}
+		var claimed mir.RegSet // see codeFitsSource
 		for k, s := range pb.Succs {
 			code, err := a.edgeCode(p, s, a.succN[p][at[s]-1])
 			if err != nil {
@@ -67,13 +68,13 @@ func (a *allocator) secondPass() (*Result, error) {
 				sb := out.Blocks[s]
 				sb.Instrs = append(code, sb.Instrs...)
 				org.Instr[s] = append(minusOnes(len(code)), org.Instr[s]...)
-			case a.storesFitSource(p, code, a.succN[p][at[s]-1]):
+			case a.codeFitsSource(p, code, a.succN[p][at[s]-1], &claimed):
 				// Before the predecessor's branch, instead of on a new
-				// block: see storesFitSource.
+				// block: see codeFitsSource.
 				t := len(ob.Instrs) - 1
 				ob.Instrs = append(ob.Instrs[:t:t], append(code, ob.Instrs[t])...)
 				org.Instr[p] = append(org.Instr[p][:t:t], append(minusOnes(len(code)), org.Instr[p][t])...)
-				a.stats.HoistedEdgeStores += len(code)
+				a.stats.HoistedEdgeCode += len(code)
 			default:
 				nbk := alloc.SplitEdgeAt(out, ob, k, pos[p][k])
 				nbk.Instrs = append(code, nbk.Instrs...)
@@ -251,22 +252,70 @@ func (a *allocator) hasEdgeRegisterMoves(nb int) bool {
 // the edge, in moves: its jump (or the taken branch into it).
 const splitEdgeCost = 2
 
-// storesFitSource reports whether code, the reconciliation code of a
-// critical edge out of block p, is better placed at the end of p than on
-// a new block splitting the edge. Only spill stores can go there: every
-// spilled value has a home slot that only its own stores write, so
-// storing a value that is in a register at the end of p is right on every
-// edge out of p, whether the value is live on it or not, and a store
-// keeps the flags a conditional branch reads. It pays when p's frequency
-// times the stores is at most the edge's frequency times the stores and
-// the split block's jump.
-func (a *allocator) storesFitSource(p int, code []*mir.Instr, n neighbour) bool {
+// codeFitsSource reports whether code, the reconciliation code of a
+// critical edge out of block p, is better placed at the end of p (before
+// its branch) than on a new block splitting the edge. Two kinds of
+// instruction can go there, for every edge out of p:
+//
+//   - a spill store: every spilled value has a home slot that only its
+//     own stores write, so storing a value that is in a register at the
+//     end of p is right whether the value is live on another edge or not;
+//   - a reload or a register move into a register that holds no value live
+//     out of p and that p's branch does not read: no other edge out of p
+//     expects anything of that register, and the edges' copies read only
+//     the locations of live values.
+//
+// Stores, reloads and moves keep the flags a conditional branch reads.
+// It pays when p's frequency times the instructions is at most the edge's
+// frequency times the instructions and the split block's jump.
+//
+// claimed holds the registers the code of p's other edges already put at
+// its end writes; codeFitsSource adds those code writes when it fits.
+func (a *allocator) codeFitsSource(p int, code []*mir.Instr, n neighbour, claimed *mir.RegSet) bool {
+	loaded := false
 	for _, in := range code {
-		if in.Op != mir.OpSpill {
+		switch in.Op {
+		case mir.OpSpill:
+			if in.Uses[0].IsScratch() {
+				return false
+			}
+		case mir.OpReload, mir.OpCopy:
+			if in.Defs[0].IsScratch() || !in.Defs[0].IsPhys() || len(in.Uses) > 0 && in.Uses[0].IsScratch() {
+				return false
+			}
+			loaded = true
+		default:
 			return false
 		}
 	}
 	fe := n.freq / float64(n.edges)
 	k := float64(len(code))
-	return a.f.Blocks[p].Freq*k <= fe*(k+splitEdgeCost)
+	if a.f.Blocks[p].Freq*k > fe*(k+splitEdgeCost) {
+		return false
+	}
+	if !loaded {
+		return true
+	}
+	busy := *claimed
+	for _, l := range a.endLoc[p] {
+		if l.isReg() {
+			busy = busy.Add(l.reg())
+		}
+	}
+	for _, r := range a.out.Blocks[p].Terminator().Uses {
+		if r.IsPhys() {
+			busy = busy.Add(r)
+		}
+	}
+	var writes mir.RegSet
+	for _, in := range code {
+		if in.Op != mir.OpSpill {
+			if busy.Has(in.Defs[0]) {
+				return false
+			}
+			writes = writes.Add(in.Defs[0])
+		}
+	}
+	*claimed |= writes
+	return true
 }

@@ -99,9 +99,10 @@ type Stats struct {
 	WeightedPlacementGain                                float64
 	// SplitEdges counts the blocks added on edges for reconciliation code.
 	SplitEdges int
-	// HoistedEdgeStores counts the spill stores of critical edges put at
-	// the end of the edge's source instead of on a new block.
-	HoistedEdgeStores int
+	// HoistedEdgeCode counts the reconciliation instructions of critical
+	// edges put at the end of the edge's source instead of on a new block
+	// (spill stores, and reloads and moves into free registers).
+	HoistedEdgeCode int
 	// Parallel copy motion (Options.NoCopyMotion), in the model of
 	// alloc.MoveParallelCopies: the critical edges (and their frequency)
 	// that no longer need a block of their own; register moves (the
@@ -238,7 +239,7 @@ func (s *Stats) Add(o *Stats) {
 	s.WeightedEdgeStores += o.WeightedEdgeStores
 	s.WeightedEdgeRemats += o.WeightedEdgeRemats
 	s.SplitEdges += o.SplitEdges
-	s.HoistedEdgeStores += o.HoistedEdgeStores
+	s.HoistedEdgeCode += o.HoistedEdgeCode
 	s.MotionSplitsAvoided += o.MotionSplitsAvoided
 	s.MotionWeightedSplitsAvoided += o.MotionWeightedSplitsAvoided
 	s.MotionMovesBefore += o.MotionMovesBefore
