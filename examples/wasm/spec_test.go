@@ -316,8 +316,8 @@ const (
 	// Commands that act on a module the runner skipped, or that import
 	// from one, cannot run; the reason is the module's.
 	skipAfter = "acts on or imports from a skipped module: "
-	// The rest are translate.UnsupportedError: "import of mutable global"
-	// (kiln copies imported globals, so a change would not be shared).
+	// The rest are translate.UnsupportedError: shapes beyond kiln's limits
+	// (none in the suite).
 	skipUnsupported = "kiln does not support: "
 )
 

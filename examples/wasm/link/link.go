@@ -9,6 +9,8 @@ package link
 import (
 	"context"
 	"fmt"
+	"math"
+	"sync/atomic"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/examples/wasm/binary"
@@ -37,10 +39,26 @@ type Func struct {
 
 func (*Func) kind() binary.ExternKind { return binary.ExternFunc }
 
-// Global is the value of a global a module imports.
+// Global is the value of a global a module imports. A mutable global is
+// shared by the instances that import it: the first to import a *Global
+// of a mutable type (or the instance exporting it) keeps its value in a
+// cell, starting with Value, and every instance that imports the same
+// *Global reads and writes that cell. Value is not updated: read the
+// exporting instance's Global instead.
 type Global struct {
 	Type  binary.GlobalType
 	Value uint64
+
+	cell *atomic.Uint64 // the value of a mutable global
+}
+
+// sharedCell returns the cell of a mutable global, made on first use.
+func (g *Global) sharedCell() *atomic.Uint64 {
+	if g.cell == nil {
+		g.cell = new(atomic.Uint64)
+		g.cell.Store(g.Value)
+	}
+	return g.cell
 }
 
 func (*Global) kind() binary.ExternKind { return binary.ExternGlobal }
@@ -78,10 +96,12 @@ type Instance struct {
 
 	// funcs holds the imported functions by function index; table and
 	// memory are the instance's table and memory when other instances
-	// may share them.
-	funcs  []*Func
-	table  *Table
-	memory *Memory
+	// may share them; globals holds the cells of its shared mutable
+	// globals by global index.
+	funcs   []*Func
+	table   *Table
+	memory  *Memory
+	globals map[uint32]*Global
 }
 
 // Instantiate links m with the imports resolve finds, loads it into
@@ -121,6 +141,12 @@ func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, r
 			if x.Type != im.Global {
 				return nil, &Error{Module: im.Module, Name: im.Name, Msg: fmt.Sprintf("incompatible import type: global of type %s, the module imports %s", globalTypeString(x.Type), globalTypeString(im.Global))}
 			}
+			if x.Type.Mutable {
+				// Shared: read and written through the accessors.
+				i.shareGlobal(uint32(im.Index), x)
+				b.Globals = append(b.Globals, x.sharedCell().Load())
+				break
+			}
 			v := x.Value
 			if x.Type.Type == binary.I32 || x.Type.Type == binary.F32 {
 				v = uint64(uint32(v))
@@ -150,6 +176,25 @@ func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, r
 	bm, err := m.ResolveWith(b)
 	if err != nil {
 		return nil, err
+	}
+	for _, sg := range m.SharedGlobals {
+		if sg.Import < 0 {
+			i.shareGlobal(sg.Index, &Global{Type: sg.Type, Value: bm.Globals[sg.Index].Init})
+		}
+		cell := i.globals[sg.Index].sharedCell()
+		mask := ^uint64(0)
+		if sg.Type.Type == binary.I32 || sg.Type.Type == binary.F32 {
+			mask = math.MaxUint32
+		}
+		ty := bm.Globals[sg.Index].Type
+		imports[sg.Get] = jit.RawHost(nil, []bytecode.Type{ty}, func(_ *jit.Caller, _, results []uint64) error {
+			results[0] = cell.Load()
+			return nil
+		})
+		imports[sg.Set] = jit.RawHost([]bytecode.Type{ty}, nil, func(_ *jit.Caller, args, _ []uint64) error {
+			cell.Store(args[0] & mask)
+			return nil
+		})
 	}
 	var elems []bytecode.ElemSegment
 	if m.Table != nil {
@@ -188,6 +233,15 @@ func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, r
 		}
 	}
 	return i, nil
+}
+
+// shareGlobal makes g the cell of the instance's mutable global idx.
+func (i *Instance) shareGlobal(idx uint32, g *Global) {
+	if i.globals == nil {
+		i.globals = map[uint32]*Global{}
+	}
+	g.sharedCell()
+	i.globals[idx] = g
 }
 
 func limitsString(l binary.Limits) string {
@@ -240,6 +294,9 @@ func (i *Instance) Export(name string) (Extern, error) {
 			return f.CallInto(c.Context(), args, results)
 		}}, nil
 	case binary.ExternGlobal:
+		if g := i.globals[e.Index]; g != nil {
+			return g, nil
+		}
 		v, _, err := i.Kiln.Global(e.Key)
 		if err != nil {
 			return nil, err
@@ -264,6 +321,9 @@ func (i *Instance) Global(name string) (uint64, error) {
 	e, ok := i.Module.Export(name)
 	if !ok || e.Kind != binary.ExternGlobal {
 		return 0, fmt.Errorf("no exported global %q", name)
+	}
+	if g := i.globals[e.Index]; g != nil {
+		return g.sharedCell().Load(), nil
 	}
 	v, _, err := i.Kiln.Global(e.Key)
 	return v, err

@@ -278,8 +278,6 @@ func TestUnsupported(t *testing.T) {
 		in   []byte
 		want string
 	}{
-		{"imported mutable global", build(func(b *w.Builder) { b.ImportGlobal("env", "g", i32, true) }),
-			`unsupported: import of mutable global "env" "g": kiln copies imported globals into each instance, so their changes would not be shared`},
 		{"too many parameters", build(func(b *w.Builder) { b.Type(make([]binary.ValType, 300), nil) }), ""},
 	}
 	for _, tc := range tests {
@@ -487,6 +485,75 @@ func TestSharedTableAndMemory(t *testing.T) {
 				if err == nil || err.Error() != tc.want {
 					t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 				}
+			}
+		})
+	}
+}
+
+// TestSharedMutableGlobal checks, in every tier, that a mutable global one
+// instance exports and another imports is one variable: each sees the
+// other's writes, and Global reads the current value.
+func TestSharedMutableGlobal(t *testing.T) {
+	ctx := context.Background()
+	accessors := func(b *w.Builder, g uint32) {
+		get := b.Type(nil, vt(i64))
+		add := b.Type(vt(i64), nil)
+		b.Export("get", binary.ExternFunc, b.Func(get, nil, w.Op(binary.OpGlobalGet, g)))
+		b.Export("add", binary.ExternFunc, b.Func(add, nil,
+			w.Op(binary.OpGlobalGet, g), w.Op(binary.OpLocalGet, 0), []byte{0x7C}, // i64.add
+			w.Op(binary.OpGlobalSet, g)))
+	}
+	var owner w.Builder
+	g := owner.Global(i64, true, w.I64Const(40))
+	owner.Export("g", binary.ExternGlobal, g)
+	accessors(&owner, g)
+	var user w.Builder
+	ug := user.ImportGlobal("a", "g", i64, true)
+	user.Export("g", binary.ExternGlobal, ug)
+	accessors(&user, ug)
+	for _, tier := range tiers {
+		t.Run(tier.String(), func(t *testing.T) {
+			engine, err := jit.NewEngine(jit.Options{Tier: tier})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := link.Instantiate(ctx, engine, translateBytes(t, owner.Bytes()), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := link.Instantiate(ctx, engine, translateBytes(t, user.Bytes()), func(module, name string) (link.Extern, bool) {
+				x, err := a.Export(name)
+				return x, err == nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, step := range []struct {
+				inst *link.Instance
+				add  uint64
+			}{{a, 1}, {b, 2}, {a, 3}, {b, 4}} {
+				if _, err := step.inst.Call(ctx, "add", step.add); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, inst := range []*link.Instance{a, b} {
+				if got, err := inst.Call(ctx, "get"); err != nil || got[0] != 50 {
+					t.Errorf("get = %v, %v; want 50", got, err)
+				}
+				if v, err := inst.Global("g"); err != nil || v != 50 {
+					t.Errorf("Global(g) = %d, %v; want 50", v, err)
+				}
+			}
+			// An instance that imports the global with the wrong
+			// mutability does not link.
+			var c w.Builder
+			c.ImportGlobal("a", "g", i64, false)
+			_, err = link.Instantiate(ctx, engine, translateBytes(t, c.Bytes()), func(module, name string) (link.Extern, bool) {
+				x, err := a.Export(name)
+				return x, err == nil
+			})
+			if err == nil || !strings.Contains(err.Error(), "incompatible import type") {
+				t.Errorf("immutable import of a mutable global: %v", err)
 			}
 		})
 	}

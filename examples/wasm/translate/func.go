@@ -468,11 +468,19 @@ func (t *funcTranslator) instr() error {
 	case binary.OpGlobalGet:
 		ty := kilnType(t.mt.globals[in.Index].Type)
 		dst := t.pushReg(ty)
+		if h, shared := t.mt.sharedGlobalHost(in.Index, false); shared {
+			t.emitCall(bc.Instr{Op: bc.OpCallHost, Callee: h, Results: []bc.Reg{dst}})
+			break
+		}
 		t.emitDef(bc.Instr{Op: bc.OpGlobalGet, Dst: dst, Callee: in.Index})
 	case binary.OpGlobalSet:
 		n := len(t.stack)
 		r := t.use(n - 1)
 		t.popN(1)
+		if h, shared := t.mt.sharedGlobalHost(in.Index, true); shared {
+			t.emit(bc.Instr{Op: bc.OpCallHost, Callee: h, Args: []bc.Reg{r}})
+			break
+		}
 		t.emit(bc.Instr{Op: bc.OpGlobalSet, Callee: in.Index, A: r})
 	case binary.OpMemorySize:
 		dst := t.pushReg(bc.I32)

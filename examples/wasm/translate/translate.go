@@ -55,9 +55,6 @@
 //
 // Translate returns an *UnsupportedError for:
 //
-//   - imported mutable globals (kiln copies an imported global's value
-//     into each instance, so a mutation would not be shared as Wasm
-//     requires);
 //   - shapes beyond kiln's limits (package bytecode's MaxParams and the
 //     others): more than 256 parameters or results, a table of more than
 //     2^24 entries, a br_table of more than 65536 labels, more than 2^20
@@ -67,6 +64,11 @@
 //
 // Other differences between the models are bridged rather than refused:
 //
+//   - kiln copies an imported global's value into each instance, so a
+//     mutable global that is imported or exported (which other instances
+//     may then write) is kept outside kiln instead, in a cell the
+//     embedder provides (see SharedGlobal): the module reads and writes
+//     it through host imports;
 //   - a memory is shared between instances as kiln's imported and
 //     exported memories (bytecode.Memory.Import and Export): the code of
 //     a module that imports or exports its memory reads its size again
@@ -198,6 +200,9 @@ type Module struct {
 	// Table is set when the module imports or exports its table, which
 	// other instances may then share (see TableLinkage).
 	Table *TableLinkage
+	// SharedGlobals lists the mutable globals the module imports or
+	// exports, which its code reads and writes through host imports.
+	SharedGlobals []SharedGlobal
 	// FuncTypes[f] is the type of function f, FuncNames[f] its kiln name
 	// (for an imported function, of the kiln function that calls it).
 	FuncTypes []binary.FuncType
@@ -237,6 +242,23 @@ type TableLinkage struct {
 	// FuncKeys maps each function of the module's element segments that
 	// the module defines to the kiln export under which it can be called.
 	FuncKeys map[uint32]string
+}
+
+// SharedGlobal is a mutable global that instances share: one the module
+// imports, or one it defines and exports (which other instances may
+// import). The module's code reads it by calling host import Get (no
+// parameters, the global's value) and writes it by calling Set (the new
+// value, no results); the embedder keeps the value. The kiln global of
+// the same index is unused.
+type SharedGlobal struct {
+	// Index is the global's index in the module.
+	Index uint32
+	Type  binary.GlobalType
+	// Import is the global's index in Imports, or -1 for a defined one,
+	// whose initial value is the Init of kiln global Index in the module
+	// Resolve returns.
+	Import   int
+	Get, Set string
 }
 
 // TableStub is the kiln function for table entries of one function type
@@ -401,6 +423,9 @@ type translator struct {
 	// table index in (see TableLinkage).
 	sharedTable bool
 	slotGlobal  uint32
+	// sharedGlobals maps a shared mutable global (see SharedGlobal) to its
+	// index in Module.SharedGlobals.
+	sharedGlobals map[uint32]int
 	// localBudget bounds the locals of all functions together.
 	localBudget int64
 	ft          funcTranslator
@@ -470,7 +495,11 @@ func (t *translator) module() error {
 			imp.Key = "g" + strconv.Itoa(gi) + "_" + ident(im.Module) + "." + ident(im.Name)
 			imp.Global = im.Global
 			if im.Global.Mutable {
-				return &UnsupportedError{What: fmt.Sprintf("import of mutable global %q %q: kiln copies imported globals into each instance, so their changes would not be shared", im.Module, im.Name)}
+				// Kept by the embedder; the kiln global is a placeholder.
+				t.shareGlobal(uint32(gi), im.Global, len(out.Imports))
+				bm.Globals = append(bm.Globals, bc.Global{Name: "g" + strconv.Itoa(gi), Type: kilnType(im.Global.Type), Mutable: true})
+				gi++
+				break
 			}
 			bm.Globals = append(bm.Globals, bc.Global{Name: "g" + strconv.Itoa(gi), Type: kilnType(im.Global.Type), Import: imp.Key})
 			gi++
@@ -562,6 +591,20 @@ func (t *translator) module() error {
 			t.sharedTable = true
 		}
 	}
+	// Mutable globals other instances may write: the imported ones (seen
+	// above) and the exported ones the module defines.
+	for _, e := range m.Exports {
+		if e.Kind == binary.ExternGlobal && int(e.Index) >= m.NumImportedGlobals && t.globals[e.Index].Mutable {
+			t.shareGlobal(e.Index, t.globals[e.Index], -1)
+		}
+	}
+	for k := range out.SharedGlobals {
+		g := &out.SharedGlobals[k]
+		ty := kilnType(g.Type.Type)
+		bm.Hosts = append(bm.Hosts,
+			bc.HostImport{Name: g.Get, Sig: bc.Signature{Results: []bc.Type{ty}}},
+			bc.HostImport{Name: g.Set, Sig: bc.Signature{Params: []bc.Type{ty}}})
+	}
 	if t.sharedTable {
 		t.slotGlobal = uint32(len(bm.Globals))
 		bm.Globals = append(bm.Globals, bc.Global{Name: "table_slot", Type: bc.I32, Mutable: true})
@@ -630,6 +673,12 @@ func (t *translator) module() error {
 			x.Func = m.Types[t.funcTypes[e.Index]]
 			bm.Exports = append(bm.Exports, bc.Export{Name: key, Func: e.Index})
 		case binary.ExternGlobal:
+			x.Global = t.globals[e.Index]
+			if _, shared := t.sharedGlobals[e.Index]; shared {
+				// Kept by the embedder: the kiln global is a placeholder.
+				x.Key = key
+				break
+			}
 			g := &bm.Globals[e.Index]
 			if g.Export == "" {
 				g.Export = key
@@ -672,6 +721,34 @@ func (t *translator) module() error {
 	}
 	out.template = bm
 	return nil
+}
+
+// shareGlobal records global g of type gt (imported as import imp, or
+// defined when imp < 0) as a shared mutable global, once.
+func (t *translator) shareGlobal(g uint32, gt binary.GlobalType, imp int) {
+	if _, ok := t.sharedGlobals[g]; ok {
+		return
+	}
+	if t.sharedGlobals == nil {
+		t.sharedGlobals = map[uint32]int{}
+	}
+	k := strconv.Itoa(len(t.out.SharedGlobals))
+	t.sharedGlobals[g] = len(t.out.SharedGlobals)
+	t.out.SharedGlobals = append(t.out.SharedGlobals, SharedGlobal{Index: g, Type: gt, Import: imp, Get: "global_get" + k, Set: "global_set" + k})
+}
+
+// sharedGlobalHost returns the host import index of the accessor (set or
+// get) of shared global g, and whether g is shared.
+func (t *translator) sharedGlobalHost(g uint32, set bool) (uint32, bool) {
+	k, ok := t.sharedGlobals[g]
+	if !ok {
+		return 0, false
+	}
+	h := t.m.NumImportedFuncs + 2*k
+	if set {
+		h++
+	}
+	return uint32(h), true
 }
 
 // tableLinkage adds what sharing the table takes (see TableLinkage): a
