@@ -59,9 +59,13 @@ var spillRegSets = []struct {
 // fields.
 type dynSpill struct {
 	stores, reloads, moves, remats uint64
+	// splitJumps counts the jumps out of blocks that split an edge for its
+	// reconciliation code.
+	splitJumps uint64
 }
 
 func (d *dynSpill) add(o dynSpill) {
+	d.splitJumps += o.splitJumps
 	d.stores += o.stores
 	d.reloads += o.reloads
 	d.moves += o.moves
@@ -129,20 +133,20 @@ func (s *spillCase) profile(args []uint64) ([]uint64, []*profilecounters.Profile
 	return res, profs, nil
 }
 
-// dynamic allocates every function with the arm's heuristic and
-// registers, runs the allocated code with the small arguments in the
-// machine-IR interpreter and counts the spill code it executes; the
-// results must be want.
-func (s *spillCase) dynamic(arm spillArm, regs mir.RegSet, profs []*profilecounters.Profile, want []uint64) (dynSpill, error) {
+// dynamic allocates every function with opts (lowered with profs when
+// profiled, else with the static estimate), runs the allocated code with
+// the small arguments in the machine-IR interpreter and counts the spill
+// code it executes; the results must be want.
+func (s *spillCase) dynamic(opts sched.Options, profiled bool, profs []*profilecounters.Profile, want []uint64) (dynSpill, error) {
 	info := lower.NewModuleInfo(s.m)
 	funcs := make([]*mir.Func, len(s.m.Funcs))
 	origins := make([]*alloc.Origins, len(s.m.Funcs))
 	for i := range s.m.Funcs {
-		opts := lower.Options{Target: lower.FullTarget(), Module: info}
-		if arm.profile {
-			opts.Profile = profs[i]
+		lo := lower.Options{Target: lower.FullTarget(), Module: info}
+		if profiled {
+			lo.Profile = profs[i]
 		}
-		f, err := lower.Func(s.m, i, opts)
+		f, err := lower.Func(s.m, i, lo)
 		if err != nil {
 			return dynSpill{}, err
 		}
@@ -150,7 +154,7 @@ func (s *spillCase) dynamic(arm spillArm, regs mir.RegSet, profs []*profilecount
 		if err != nil {
 			return dynSpill{}, err
 		}
-		r, err := sched.Allocate(d.Func, sched.Options{Oracle: arm.oracle, Regs: regs, NoPlacement: arm.noPlace})
+		r, err := sched.Allocate(d.Func, opts)
 		if err != nil {
 			return dynSpill{}, err
 		}
@@ -180,6 +184,9 @@ func (s *spillCase) dynamic(arm spillArm, regs mir.RegSet, profs []*profilecount
 	var d dynSpill
 	for fn, o := range origins {
 		mach.Executions(fn, func(b, i int, in *mir.Instr, n uint64) {
+			if o.Block[b] < 0 && in.Op.Info().Terminator {
+				d.splitJumps += n
+			}
 			switch in.Op {
 			case mir.OpSpill:
 				if in.Defs[0].IsSlot() {
@@ -258,7 +265,7 @@ func TestSpillHeuristicsDynamic(t *testing.T) {
 		for _, rs := range spillRegSets {
 			var ref dynSpill
 			for k, arm := range spillArms {
-				d, err := sm.dynamic(arm, rs.regs, profs, want)
+				d, err := sm.dynamic(sched.Options{Oracle: arm.oracle, Regs: rs.regs, NoPlacement: arm.noPlace}, arm.profile, profs, want)
 				if err != nil {
 					t.Fatalf("%s %s %s: %v", p, rs.name, arm.name, err)
 				}

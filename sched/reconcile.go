@@ -68,7 +68,7 @@ func (a *allocator) secondPass() (*Result, error) {
 				sb := out.Blocks[s]
 				sb.Instrs = append(code, sb.Instrs...)
 				org.Instr[s] = append(minusOnes(len(code)), org.Instr[s]...)
-			case a.codeFitsSource(p, code, a.succN[p][at[s]-1], &claimed):
+			case !a.opts.NoEdgeHoisting && a.codeFitsSource(p, code, a.succN[p][at[s]-1], &claimed):
 				// Before the predecessor's branch, instead of on a new
 				// block: see codeFitsSource.
 				t := len(ob.Instrs) - 1

@@ -48,6 +48,11 @@ type Options struct {
 	// neighbouring blocks by renaming registers where the frequency-
 	// weighted cost model says that is cheaper (alloc.MoveParallelCopies).
 	NoCopyMotion bool
+	// NoEdgeHoisting keeps the reconciliation code of every critical edge
+	// on a new block splitting it, instead of putting spill stores, and
+	// reloads and moves into free registers, at the end of the edge's
+	// source where that is cheaper (see codeFitsSource).
+	NoEdgeHoisting bool
 	// NoBlockMotion keeps the copies that copy motion moves into a block
 	// at the block's bottom or top instead of sliding them to the
 	// cheapest point inside the block.
