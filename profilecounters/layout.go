@@ -81,12 +81,15 @@ type Block struct {
 
 // Layout is the control-flow graph of one bytecode function, with its
 // blocks and numbered edges. It is immutable and may be shared.
+//
+// A layout lives as long as its program, so it keeps only the blocks and
+// edges: the block graph and its loop nesting forest, which only the
+// static estimate and frequency propagation need (when a function is
+// compiled), are built for each use and dropped after it.
 type Layout struct {
 	Blocks  []Block
 	Edges   []Edge
 	blockAt []int32
-	graph   *cfg.Graph
-	loops   *cfg.LoopForest
 }
 
 // EntryCounter is the counter slot that counts calls of the function.
@@ -168,26 +171,21 @@ func NewLayout(f *bytecode.Function) *Layout {
 		}
 		blk.NumEdges = len(l.Edges) - blk.FirstEdge
 	}
-	// The predecessor and successor lists share one array each.
+	// The predecessor lists share one array.
 	npred := make([]int, len(l.Blocks))
 	for _, ed := range l.Edges {
 		npred[ed.To]++
 	}
-	preds, succTo := make([]int, len(l.Edges)), make([]int, len(l.Edges))
-	succs := make([][]int, len(l.Blocks))
+	preds := make([]int, len(l.Edges))
 	off := 0
 	for b := range l.Blocks {
 		blk := &l.Blocks[b]
 		blk.Preds = preds[off : off : off+npred[b]]
 		off += npred[b]
-		succs[b] = succTo[blk.FirstEdge : blk.FirstEdge+blk.NumEdges : blk.FirstEdge+blk.NumEdges]
 	}
 	for e, ed := range l.Edges {
 		l.Blocks[ed.To].Preds = append(l.Blocks[ed.To].Preds, e)
-		succTo[e] = ed.To
 	}
-	l.graph = cfg.New(0, succs)
-	l.loops = cfg.Loops(l.graph)
 	return l
 }
 
@@ -198,11 +196,34 @@ func (l *Layout) BlockAt(pc int) int { return int(l.blockAt[pc]) }
 func (l *Layout) NumCounters() int { return 1 + len(l.Edges) }
 
 // Graph returns the block graph: node i is block i and edge (b, k) is edge
-// Blocks[b].FirstEdge+k. The graph is shared; do not modify it.
-func (l *Layout) Graph() *cfg.Graph { return l.graph }
+// Blocks[b].FirstEdge+k. Each call builds it anew.
+func (l *Layout) Graph() *cfg.Graph {
+	succTo := make([]int, len(l.Edges))
+	for e, ed := range l.Edges {
+		succTo[e] = ed.To
+	}
+	succs := make([][]int, len(l.Blocks))
+	for b := range l.Blocks {
+		blk := &l.Blocks[b]
+		succs[b] = succTo[blk.FirstEdge : blk.FirstEdge+blk.NumEdges : blk.FirstEdge+blk.NumEdges]
+	}
+	return cfg.New(0, succs)
+}
 
-// Loops returns the loop nesting forest of the block graph.
-func (l *Layout) Loops() *cfg.LoopForest { return l.loops }
+// Loops returns the loop nesting forest of the block graph (built anew on
+// each call).
+func (l *Layout) Loops() *cfg.LoopForest { return cfg.Loops(l.Graph()) }
+
+// shape is the block graph with its loop nesting forest.
+type shape struct {
+	graph *cfg.Graph
+	loops *cfg.LoopForest
+}
+
+func (l *Layout) shape() shape {
+	g := l.Graph()
+	return shape{g, cfg.Loops(g)}
+}
 
 // NewCounters allocates zeroed counter storage for the function.
 func (l *Layout) NewCounters() []uint64 { return make([]uint64, l.NumCounters()) }

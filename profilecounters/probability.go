@@ -73,7 +73,9 @@ func combine(p, q float64) float64 {
 // its header are likely), branches toward returns and traps (unlikely), and
 // sign tests against zero (negative values are unlikely). Switches and
 // branches no heuristic covers are uniform.
-func (l *Layout) StaticProbabilities() []float64 {
+func (l *Layout) StaticProbabilities() []float64 { return l.staticProbabilities(l.shape()) }
+
+func (l *Layout) staticProbabilities(sh shape) []float64 {
 	p := make([]float64, len(l.Edges))
 	for b := range l.Blocks {
 		blk := &l.Blocks[b]
@@ -89,7 +91,7 @@ func (l *Layout) StaticProbabilities() []float64 {
 		}
 		taken, notTaken := l.Edges[first].To, l.Edges[first+1].To
 		pt := 0.5
-		if q, ok := l.loopHeuristic(b, taken, notTaken); ok {
+		if q, ok := loopHeuristic(sh.loops, b, taken, notTaken); ok {
 			pt = combine(pt, q)
 		}
 		lastOf := func(x int) bytecode.Op { return l.Blocks[x].Last }
@@ -122,16 +124,16 @@ func (l *Layout) StaticProbabilities() []float64 {
 // branch when one edge goes back to a header of an enclosing loop and the
 // other does not, or when one edge leaves b's innermost loop and the other
 // stays in it.
-func (l *Layout) loopHeuristic(b, taken, notTaken int) (float64, bool) {
-	loop := l.loops.LoopOf[b]
+func loopHeuristic(loops *cfg.LoopForest, b, taken, notTaken int) (float64, bool) {
+	loop := loops.LoopOf[b]
 	if loop < 0 {
 		return 0, false
 	}
 	// A node is a header of at most one loop (HeadedLoop), so "to is a
 	// header of a loop enclosing b" is one containment test.
 	isBack := func(to int) bool {
-		x := l.loops.HeadedLoop(to)
-		return x >= 0 && l.loops.Contains(x, b)
+		x := loops.HeadedLoop(to)
+		return x >= 0 && loops.Contains(x, b)
 	}
 	if bt, bn := isBack(taken), isBack(notTaken); bt != bn {
 		if bt {
@@ -139,7 +141,7 @@ func (l *Layout) loopHeuristic(b, taken, notTaken int) (float64, bool) {
 		}
 		return 1 - ProbLoopStay, true
 	}
-	if st, sn := l.loops.Contains(loop, taken), l.loops.Contains(loop, notTaken); st != sn {
+	if st, sn := loops.Contains(loop, taken), loops.Contains(loop, notTaken); st != sn {
 		if st {
 			return ProbLoopStay, true
 		}
@@ -150,13 +152,15 @@ func (l *Layout) loopHeuristic(b, taken, notTaken int) (float64, bool) {
 
 // Frequencies returns each block's expected executions per call of the
 // function, given edge probabilities.
-func (l *Layout) Frequencies(prob []float64) []float64 {
+func (l *Layout) Frequencies(prob []float64) []float64 { return l.frequencies(l.shape(), prob) }
+
+func (l *Layout) frequencies(sh shape, prob []float64) []float64 {
 	per := make([][]float64, len(l.Blocks))
 	for b := range l.Blocks {
 		blk := &l.Blocks[b]
 		per[b] = prob[blk.FirstEdge : blk.FirstEdge+blk.NumEdges]
 	}
-	return cfg.Frequencies(l.graph, l.loops, per)
+	return cfg.Frequencies(sh.graph, sh.loops, per)
 }
 
 // Profile is what the optimizer consumes for one function: the probability
@@ -176,13 +180,14 @@ type Profile struct {
 // static estimate when counters is nil or records no call.
 func (l *Layout) Profile(counters []uint64) *Profile {
 	p := &Profile{Layout: l}
+	sh := l.shape()
 	if counters != nil && counters[EntryCounter] > 0 {
 		p.EdgeProb = l.Probabilities(counters)
 		p.Measured = true
 		p.Calls = counters[EntryCounter]
 	} else {
-		p.EdgeProb = l.StaticProbabilities()
+		p.EdgeProb = l.staticProbabilities(sh)
 	}
-	p.BlockFreq = l.Frequencies(p.EdgeProb)
+	p.BlockFreq = l.frequencies(sh, p.EdgeProb)
 	return p
 }
