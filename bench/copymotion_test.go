@@ -11,14 +11,14 @@ import (
 // motionArms are the arms of the copy-motion measurement: the thesis's
 // reconciliation, which splits every critical edge that carries code;
 // with the code that fits the edge's source put there (stores, and
-// reloads and moves into free registers); and with parallel copy motion
-// too, the default.
+// reloads and moves into free registers) and reloads sunk to the top of
+// joins; and with parallel copy motion too, the default.
 var motionArms = []struct {
 	name string
 	opts sched.Options
 }{
-	{"split", sched.Options{NoCopyMotion: true, NoEdgeHoisting: true}},
-	{"hoist", sched.Options{NoCopyMotion: true}},
+	{"split", sched.Options{NoCopyMotion: true, NoEdgeHoisting: true, NoReloadSinking: true}},
+	{"place", sched.Options{NoCopyMotion: true}},
 	{"motion", sched.Options{}},
 }
 

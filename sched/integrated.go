@@ -100,6 +100,9 @@ type allocator struct {
 	// its scratch.
 	succN, predN [][]neighbour
 	nbAt         []int32
+	// sunk marks, per block, the live-in values reloaded at its top
+	// (sinkReloads); nil for a block with none.
+	sunk [][]bool
 	// Storage of the per-block location tables.
 	startBuf, endBuf []loc
 	cleanBuf         []bool

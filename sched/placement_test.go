@@ -76,13 +76,13 @@ func TestStorePlacement(t *testing.T) {
 	}
 }
 
-// TestEdgeStoresHoisted checks the critical edges whose reconciliation is
-// spill stores only, which secondPass puts at the end of the edge's source
-// when that is cheaper than a block of their own: the allocation checker
-// accepts every such function, its code computes the interpreter's
-// results, and some kernel with few registers has such an edge.
-func TestEdgeStoresHoisted(t *testing.T) {
-	hoisted := map[string]int{}
+// TestEdgeCodePlacement checks the reconciliation code secondPass keeps
+// off critical edges: code that fits at the end of the edge's source
+// (codeFitsSource) and reloads sunk to the top of a join (sinkReloads).
+// The allocation checker accepts every function, its code computes the
+// interpreter's results, and some kernels with few registers use both.
+func TestEdgeCodePlacement(t *testing.T) {
+	hoisted, sunk := map[string]int{}, map[string]int{}
 	for _, k := range testprogs.Kernels() {
 		var outs []*mir.Func
 		for _, f := range destructModule(t, k.Module) {
@@ -96,6 +96,9 @@ func TestEdgeStoresHoisted(t *testing.T) {
 			if n := r.Stats.HoistedEdgeCode; n > 0 {
 				hoisted[k.Name] += n
 			}
+			if n := r.Stats.SunkReloads; n > 0 {
+				sunk[k.Name] += n
+			}
 			outs = append(outs, r.Func)
 		}
 		want := k.Native(k.SmallArgs)
@@ -104,7 +107,10 @@ func TestEdgeStoresHoisted(t *testing.T) {
 		}
 	}
 	if len(hoisted) == 0 {
-		t.Error("no kernel hoisted the stores of a critical edge")
+		t.Error("no kernel put the code of a critical edge at the end of its source")
 	}
-	t.Logf("stores hoisted off critical edges: %v", hoisted)
+	if len(sunk) == 0 {
+		t.Error("no kernel reloaded a value at the top of a join")
+	}
+	t.Logf("instructions hoisted off critical edges: %v; reloads sunk to joins: %v", hoisted, sunk)
 }

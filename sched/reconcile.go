@@ -41,6 +41,7 @@ func (a *allocator) secondPass() (*Result, error) {
 			return nil, err
 		}
 	}
+	a.sinkReloads()
 	pos := mir.PredPositions(out) // valid while edges are split
 	for p := 0; p < nb; p++ {
 		pb := f.Blocks[p]
@@ -84,6 +85,11 @@ func (a *allocator) secondPass() (*Result, error) {
 			}
 		}
 	}
+	for s, sunk := range a.sunk {
+		if sunk != nil {
+			a.reloadAtTop(s, sunk, org)
+		}
+	}
 	a.stats.Slots = len(out.Slots)
 	return &Result{Func: out, Origins: org}, nil
 }
@@ -111,6 +117,9 @@ func (a *allocator) edgeCode(p, s int, n neighbour) ([]*mir.Instr, error) {
 		}
 		if j == len(out) || out[j] != v {
 			return nil, fmt.Errorf("%w: v%d is live into b%d but not out of b%d", errInternal, v, s, p)
+		}
+		if s < len(a.sunk) && a.sunk[s] != nil && a.sunk[s][i] {
+			continue // reloaded at the top of s (sinkReloads)
 		}
 		from := a.endLoc[p][j]
 		if from == to {
@@ -318,4 +327,139 @@ func (a *allocator) codeFitsSource(p int, code []*mir.Instr, n neighbour, claime
 	}
 	*claimed |= writes
 	return true
+}
+
+// sinkReloads decides, for every block s with several predecessors, which
+// of its live-in values are reloaded once at its top instead of being
+// moved or reloaded on each edge into it (the thesis's critical-edge spill
+// that "merges with the spills on all other edges", §3.5.2). A value can
+// be when it starts s in a register, is not recomputed instead of
+// reloaded, and its home slot holds it at the end of every predecessor
+// (it is in memory there, or in a register with a clean slot): the reload
+// at the top is then right whatever each edge delivered, and no edge
+// writes its register for another value. The values of s go there
+// together when that costs less by frequency than leaving them: the
+// reloads at the top against the edges' moves and reloads they replace,
+// and against the blocks that critical edges left with no code do not
+// need. a.sunk[s] marks them by their index in s's live-in values (nil:
+// none).
+func (a *allocator) sinkReloads() {
+	f, d := a.f, a.d
+	nb := len(f.Blocks)
+	a.sunk = fit(a.sunk, nb)
+	for s := range nb {
+		a.sunk[s] = nil
+		in := d.liveIn[s]
+		if a.opts.NoReloadSinking || len(f.Blocks[s].Preds) < 2 || len(in) == 0 {
+			continue
+		}
+		// Which values may sink, and what their edges cost.
+		sinkable := make([]bool, len(in))
+		actFreq := make([]float64, len(in))
+		for i, v := range in {
+			sinkable[i] = a.startLoc[s][i].isReg() && !d.remat[v].ok
+		}
+		any := false
+		a.eachInEdgeValue(s, func(p, i, j int, n neighbour) {
+			from, to := a.endLoc[p][j], a.startLoc[s][i]
+			if !to.isReg() {
+				return
+			}
+			if from != to {
+				actFreq[i] += n.freq
+			}
+			if from != locMem && !a.endClean[p][j] {
+				sinkable[i] = false
+			}
+		})
+		for i := range in {
+			sinkable[i] = sinkable[i] && actFreq[i] > 0
+			any = any || sinkable[i]
+		}
+		if !any {
+			continue
+		}
+		// The gain: the edge actions replaced, less the reloads at the
+		// top, plus the critical edges left with no code.
+		gain := 0.0
+		for i := range in {
+			if sinkable[i] {
+				gain += actFreq[i] - f.Blocks[s].Freq
+			}
+		}
+		for _, n := range a.predN[s] {
+			p := n.block
+			if len(f.Blocks[p].Succs) == 1 && f.Blocks[p].Terminator().Op == mir.OpJMP {
+				continue // not critical: its code needs no block
+			}
+			before, after := a.edgeActions(p, s, sinkable)
+			if before > 0 && after == 0 {
+				gain += splitEdgeCost * n.freq
+			}
+		}
+		if gain > 0 {
+			a.sunk[s] = sinkable
+		}
+	}
+}
+
+// eachInEdgeValue calls fn for every distinct predecessor p of s and every
+// value live into s: i is its index in s's live-in values, j in p's
+// live-out values.
+func (a *allocator) eachInEdgeValue(s int, fn func(p, i, j int, n neighbour)) {
+	in := a.d.liveIn[s]
+	for _, n := range a.predN[s] {
+		p := n.block
+		out := a.d.liveOut[p]
+		j := 0
+		for i, v := range in {
+			for j < len(out) && out[j] < v {
+				j++
+			}
+			if j < len(out) && out[j] == v {
+				fn(p, i, j, n)
+			}
+		}
+	}
+}
+
+// edgeActions counts the values the reconciliation of edge p -> s moves,
+// reloads, recomputes or stores: all of them (before), and those not
+// marked in sunk (after).
+func (a *allocator) edgeActions(p, s int, sunk []bool) (before, after int) {
+	in, out := a.d.liveIn[s], a.d.liveOut[p]
+	j := 0
+	for i, v := range in {
+		for j < len(out) && out[j] < v {
+			j++
+		}
+		if j == len(out) || out[j] != v {
+			continue
+		}
+		from, to := a.endLoc[p][j], a.startLoc[s][i]
+		act := from != to && (to.isReg() || from.isReg() && !a.endClean[p][j])
+		if act {
+			before++
+			if !sunk[i] {
+				after++
+			}
+		}
+	}
+	return before, after
+}
+
+// reloadAtTop puts at the top of block s the reloads of the live-in values
+// sinkReloads marked.
+func (a *allocator) reloadAtTop(s int, sunk []bool, org *alloc.Origins) {
+	var code []*mir.Instr
+	for i, v := range a.d.liveIn[s] {
+		if !sunk[i] {
+			continue
+		}
+		code = append(code, a.out.NewInstr(mir.Instr{Op: mir.OpReload, Defs: []mir.Reg{a.startLoc[s][i].reg()}, Uses: []mir.Reg{a.vs[v].home}, Pos: -1}))
+		a.stats.SunkReloads++
+	}
+	sb := a.out.Blocks[s]
+	sb.Instrs = append(code, sb.Instrs...)
+	org.Instr[s] = append(minusOnes(len(code)), org.Instr[s]...)
 }

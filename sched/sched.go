@@ -53,6 +53,10 @@ type Options struct {
 	// reloads and moves into free registers, at the end of the edge's
 	// source where that is cheaper (see codeFitsSource).
 	NoEdgeHoisting bool
+	// NoReloadSinking keeps the moves and reloads of a value on every edge
+	// into a join instead of reloading it once at the join's top where
+	// that is cheaper (see sinkReloads).
+	NoReloadSinking bool
 	// NoBlockMotion keeps the copies that copy motion moves into a block
 	// at the block's bottom or top instead of sliding them to the
 	// cheapest point inside the block.
@@ -104,6 +108,9 @@ type Stats struct {
 	WeightedPlacementGain                                float64
 	// SplitEdges counts the blocks added on edges for reconciliation code.
 	SplitEdges int
+	// SunkReloads counts the reloads put at the top of a join in place of
+	// the moves and reloads of the value on its in-edges.
+	SunkReloads int
 	// HoistedEdgeCode counts the reconciliation instructions of critical
 	// edges put at the end of the edge's source instead of on a new block
 	// (spill stores, and reloads and moves into free registers).
@@ -245,6 +252,7 @@ func (s *Stats) Add(o *Stats) {
 	s.WeightedEdgeRemats += o.WeightedEdgeRemats
 	s.SplitEdges += o.SplitEdges
 	s.HoistedEdgeCode += o.HoistedEdgeCode
+	s.SunkReloads += o.SunkReloads
 	s.MotionSplitsAvoided += o.MotionSplitsAvoided
 	s.MotionWeightedSplitsAvoided += o.MotionWeightedSplitsAvoided
 	s.MotionMovesBefore += o.MotionMovesBefore
