@@ -57,11 +57,19 @@
 //     next use instead, victim_distance.go);
 //  6. after all regions, a second pass adds the reconciliation code of every
 //     edge (moves, loads, stores and rematerializations as one parallel
-//     copy, sequentialized by alloc.Sequentialize) at the end of a
-//     predecessor with one successor, the start of a successor with one
-//     predecessor, or on a new block splitting the edge, and builds the
-//     output. The frame (stack slots, callee-saved registers written) is
-//     laid out by the encoder;
+//     copy, sequentialized by alloc.Sequentialize) and builds the output.
+//     First parallel copy motion (alloc.MoveParallelCopies;
+//     Options.NoCopyMotion) moves register copies off edges by renaming
+//     registers in regions, and a join whose live-in values' home slots
+//     are current on every in-edge gets their reloads once at its top
+//     when that is cheaper (sinkReloads; Options.NoReloadSinking). The
+//     rest of an edge's code goes at the end of a predecessor with one
+//     successor, the start of a successor with one predecessor, the end of
+//     the predecessor when it is spill stores and reloads or moves into
+//     registers free there and that is cheaper (codeFitsSource;
+//     Options.NoEdgeHoisting), or on a new block splitting the edge. The
+//     frame (stack slots, callee-saved registers written) is laid out by
+//     the encoder;
 //  7. store placement (placement.go; Options.NoPlacement turns it off):
 //     each spilled value's stores move to right after its definitions when
 //     that executes fewer stores by the block frequencies, the cut at the
