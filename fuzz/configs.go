@@ -108,6 +108,9 @@ var configs = []config{
 	{"jit-optimizing", "the optimizing compiled tier, this machine's CPU features, every allocation checked", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-optimizing", jit.Options{Tier: jit.TierOptimizing, CheckAllocations: true})
 	}},
+	{"jit-auto", "the auto tier with synchronous tier-up after the first call: the first call interpreted, the later ones in optimizing code compiled with its edge counts, memory, globals and table carried over", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-auto", jit.Options{Tier: jit.TierAuto, SynchronousTierUp: true, TierUpCalls: 1, CheckAllocations: true})
+	}},
 	{"jit-optimizing-nomotion", "the optimizing compiled tier with parallel copy motion off, every allocation checked", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-optimizing-nomotion", jit.Options{Tier: jit.TierOptimizing, NoCopyMotion: true, CheckAllocations: true})
 	}},
@@ -408,8 +411,14 @@ func (h *harness) startJIT(name string, opts jit.Options) (*instance, error) {
 		return nil, stageFailure(name, "%v", err)
 	}
 	return &instance{
-		call: func(ctx context.Context, name string, _ int, args []uint64) ([]uint64, error) {
-			return inst.Call(ctx, name, args...)
+		call: func(ctx context.Context, fn string, _ int, args []uint64) ([]uint64, error) {
+			res, err := inst.Call(ctx, fn, args...)
+			// A tier-up whose compile failed leaves the instance
+			// interpreted: right results, but a compiler failure.
+			if tErr := inst.TierUpError(); tErr != nil && !errors.Is(tErr, lower.ErrUnsupported) {
+				return nil, stageFailure(name, "%v", tErr)
+			}
+			return res, err
 		},
 		memory:  inst.Memory,
 		env:     env,

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	goruntime "runtime"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/encode"
@@ -44,9 +45,10 @@ const (
 	TierInterp     Tier = iota // the reference interpreter, counting edges
 	TierBaseline               // naive compiled code: every function compiled when the module loads
 	TierOptimizing             // profile-steered compiled code: integrated scheduling and register assignment
+	TierAuto                   // the interpreter first, the optimizing tier once the instance is hot (see autotier.go)
 )
 
-var tierNames = [...]string{"interp", "baseline", "optimizing"}
+var tierNames = [...]string{"interp", "baseline", "optimizing", "auto"}
 
 // String returns the tier's name as flags spell it.
 func (t Tier) String() string {
@@ -63,7 +65,7 @@ func ParseTier(s string) (Tier, error) {
 			return Tier(i), nil
 		}
 	}
-	return 0, fmt.Errorf("jit: unknown tier %q (want interp, baseline or optimizing)", s)
+	return 0, fmt.Errorf("jit: unknown tier %q (want interp, baseline, optimizing or auto)", s)
 }
 
 // Options configure an Engine. The zero value gives the defaults.
@@ -74,8 +76,12 @@ type Options struct {
 	// which compiles every function when it is loaded with the optimizing
 	// pipeline (package sched: integrated instruction scheduling and
 	// register assignment steered by block frequencies), using the static
-	// frequency estimate. Instance.Optimize recompiles a module for one
-	// instance with the edge counts it recorded in the interpreter. A
+	// frequency estimate; or TierAuto, where every instance starts in the
+	// interpreter and moves to the optimizing tier, compiled with its own
+	// edge counts in the background, once it is hot (TierUpCalls,
+	// TierUpBackEdges; see Instance.Tier). Instance.Optimize recompiles a
+	// module for one instance with the edge counts it recorded in the
+	// interpreter. A
 	// module that cannot be compiled on this machine (another
 	// architecture, a CPU feature it needs is missing) runs in the
 	// interpreter instead; Module.Tier and Module.CompileError tell.
@@ -83,10 +89,15 @@ type Options struct {
 
 	// TierUpCalls is the number of calls after which a function becomes a
 	// candidate for compilation, and TierUpBackEdges the number of taken
-	// loop back edges (0: defaults). They take effect once compiled tiers
-	// exist.
+	// backward branches (0: defaults). With TierAuto, an instance is
+	// compiled once one of its functions reaches either.
 	TierUpCalls     uint64
 	TierUpBackEdges uint64
+	// SynchronousTierUp makes TierAuto compile on the calling goroutine,
+	// at the end of the call that made the instance hot, instead of in
+	// the background: the next call runs compiled code. For tests and for
+	// embedders that prefer a predictable pause.
+	SynchronousTierUp bool
 	// ReoptimizeDrift is the profile drift distance (0..1, see
 	// profilecounters.Drift) beyond which a compiled function is compiled
 	// again (0: the default).
@@ -238,11 +249,13 @@ const (
 // concurrent use.
 type Engine struct {
 	opts Options
+	// compiles bounds the background compiles of TierAuto running at once.
+	compiles chan struct{}
 }
 
 // NewEngine validates opts, fills in defaults and returns an engine.
 func NewEngine(opts Options) (*Engine, error) {
-	if opts.Tier < TierInterp || opts.Tier > TierOptimizing {
+	if opts.Tier < TierInterp || opts.Tier > TierAuto {
 		return nil, fmt.Errorf("jit: unknown tier %d", int(opts.Tier))
 	}
 	if opts.MaxCallDepth < 0 || opts.MaxStackBytes < 0 || opts.Fuel < 0 {
@@ -285,7 +298,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if opts.MaxMemoryPages > bytecode.MaxPages {
 		return nil, fmt.Errorf("jit: MaxMemoryPages %d exceeds %d", opts.MaxMemoryPages, bytecode.MaxPages)
 	}
-	return &Engine{opts: opts}, nil
+	return &Engine{opts: opts, compiles: make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)/2))}, nil
 }
 
 // target returns the features compiled code may use.
@@ -310,6 +323,9 @@ type Module struct {
 	prog       *interp.Program
 	compiled   *compiledModule
 	compileErr error
+	// backEdges lists, for TierAuto, the counters of every backward
+	// branch (see autotier.go).
+	backEdges []counterRef
 }
 
 // Load verifies m and loads a copy of it: later changes to m do not affect
@@ -337,7 +353,9 @@ func (e *Engine) LoadContext(ctx context.Context, m *bytecode.Module) (*Module, 
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
 	mod := &Module{engine: e, prog: prog}
-	if e.opts.Tier != TierInterp {
+	if e.opts.Tier == TierAuto {
+		mod.backEdges = backwardEdges(prog)
+	} else if e.opts.Tier != TierInterp {
 		mod.compiled, mod.compileErr = compileModule(ctx, prog, e.compileConfig(e.opts.Tier, nil))
 		if mod.compileErr != nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("jit: load: %w", mod.compileErr)
@@ -365,10 +383,15 @@ func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Pro
 	}
 }
 
-// Tier returns the tier the module's functions run in.
+// Tier returns the tier the module's functions run in when an instance
+// starts: TierAuto for an engine of that tier (each instance moves to the
+// optimizing tier on its own; Instance.Tier tells).
 func (m *Module) Tier() Tier {
 	if m.compiled != nil {
 		return m.compiled.stats.Tier
+	}
+	if m.engine.opts.Tier == TierAuto {
+		return TierAuto
 	}
 	return TierInterp
 }

@@ -28,8 +28,10 @@ type Instance struct {
 	// shared is set when the module imports or exports its memory: the
 	// memory other instances may use too, and hold the hold of the
 	// instance's outermost call on it (see memory.go).
-	shared   *sharedMemory
-	hold     memoryHold
+	shared *sharedMemory
+	hold   memoryHold
+	// auto is the tier-up state of a TierAuto instance (autotier.go).
+	auto     *autoTier
 	machine  *interp.Machine
 	compiled *compiledInstance // nil when the instance runs interpreted
 	tier     Tier
@@ -114,6 +116,9 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		return nil, fmt.Errorf("jit: instantiate: %w", err)
 	}
 	inst.tier = TierInterp
+	if opts.Tier == TierAuto {
+		inst.auto = &autoTier{}
+	}
 	if m.compiled != nil {
 		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem, mach.Globals(), inst.table)
 		if err != nil {
@@ -177,6 +182,9 @@ func (i *Instance) Optimize() error {
 		return fmt.Errorf("jit: optimize: %w", err)
 	}
 	i.compiled, i.tier = ci, TierOptimizing
+	if i.auto != nil {
+		i.auto.started = true // no tier-up after this
+	}
 	return nil
 }
 
@@ -245,6 +253,10 @@ func (f *Function) CallInto(ctx context.Context, args, results []uint64) error {
 	}
 	if release {
 		defer i.releaseMemory()
+	}
+	if i.auto != nil {
+		i.beforeCall()
+		defer i.afterCall()
 	}
 	return i.callNested(ctx, f.index, args, results)
 }

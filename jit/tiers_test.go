@@ -35,6 +35,9 @@ var tierConfigs = []tierConfig{
 	{"optimizing-ed", Options{Tier: TierOptimizing, SpillHeuristic: SpillExpectedDistance, CheckAllocations: true}},
 	{"optimizing-nnu", Options{Tier: TierOptimizing, SpillHeuristic: SpillNearestUse, CheckAllocations: true}},
 	{"optimizing-noplace", Options{Tier: TierOptimizing, NoSpillPlacement: true, CheckAllocations: true}},
+	// Tier-up after every instance's first call: the first call of each
+	// instance is interpreted, the later ones run optimized code.
+	{"auto", Options{Tier: TierAuto, SynchronousTierUp: true, TierUpCalls: 1, CheckAllocations: true}},
 }
 
 // benchConfigs are the configurations the benchmarks compare: the tiers
@@ -46,6 +49,7 @@ func (c tierConfig) with(o Options) Options {
 	o.Tier, o.NaiveOutOfSSA, o.SourceOrderSchedule = c.opts.Tier, c.opts.NaiveOutOfSSA, c.opts.SourceOrderSchedule
 	o.Pipeline, o.chunkInstrs, o.SpillHeuristic = c.opts.Pipeline, c.opts.chunkInstrs, c.opts.SpillHeuristic
 	o.NoSpillPlacement = c.opts.NoSpillPlacement
+	o.SynchronousTierUp, o.TierUpCalls = c.opts.SynchronousTierUp, c.opts.TierUpCalls
 	o.CheckAllocations = true
 	return o
 }

@@ -1,0 +1,204 @@
+package jit
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kiln-jit/kiln/runtime"
+)
+
+// autoSrc sums 1..n in a loop; twice calls it through a call.
+const autoSrc = `func sum (i64) -> (i64)
+  regs i64
+  i64.const r1, 0
+L:
+  br.eq r0, 0, E
+  i64.add r1, r1, r0
+  i64.sub r0, r0, 1
+  jump L
+E:
+  ret r1
+end
+
+func twice (i64) -> (i64)
+  call sum (r0) -> (r0)
+  i64.add r0, r0, r0
+  ret r0
+end
+
+export "sum" sum
+export "twice" twice
+`
+
+func autoInstance(t *testing.T, opts Options) *Instance {
+	t.Helper()
+	opts.Tier = TierAuto
+	mod, err := newEngine(t, opts).LoadText([]byte(autoSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mod.Tier() != TierAuto {
+		t.Fatalf("module tier %s, want auto", mod.Tier())
+	}
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst.Tier() != TierInterp {
+		t.Fatalf("a new instance runs in %s, want the interpreter", inst.Tier())
+	}
+	return inst
+}
+
+func callSum(t *testing.T, inst *Instance, name string, n uint64) {
+	t.Helper()
+	got, err := inst.Call(context.Background(), name, n)
+	want := n * (n + 1) / 2
+	if name == "twice" {
+		want *= 2
+	}
+	if err != nil || got[0] != want {
+		t.Fatalf("%s(%d) = %v, %v; want %d", name, n, got, err, want)
+	}
+}
+
+// TestTierAutoByCalls checks that an instance moves to the optimizing
+// tier after the call that makes a function reach TierUpCalls, with
+// synchronous compiles, and keeps computing the same results.
+func TestTierAutoByCalls(t *testing.T) {
+	inst := autoInstance(t, Options{SynchronousTierUp: true, TierUpCalls: 3, TierUpBackEdges: 1 << 40})
+	for k := range 3 {
+		callSum(t, inst, "sum", 10)
+		if inst.Tier() != TierInterp {
+			t.Fatalf("after call %d the instance runs in %s; the calls run in the interpreter until the one after the threshold", k+1, inst.Tier())
+		}
+	}
+	callSum(t, inst, "twice", 10)
+	want := TierOptimizing
+	if !runtime.Supported() {
+		want = TierInterp
+		if inst.TierUpError() == nil {
+			t.Error("no tier-up error on a platform without compiled tiers")
+		}
+	}
+	if inst.Tier() != want || (want == TierOptimizing && inst.TierUpError() != nil) {
+		t.Fatalf("after the threshold the instance runs in %s (%v), want %s", inst.Tier(), inst.TierUpError(), want)
+	}
+	if want == TierOptimizing && inst.TierUpTime() <= 0 {
+		t.Error("TierUpTime is zero after a tier-up")
+	}
+	for n := range uint64(50) {
+		callSum(t, inst, "twice", n)
+	}
+}
+
+// TestTierAutoByBackEdges checks that one long call makes the instance hot
+// through its loop's backward branch, and that the thresholds are not met
+// before.
+func TestTierAutoByBackEdges(t *testing.T) {
+	inst := autoInstance(t, Options{SynchronousTierUp: true, TierUpCalls: 1 << 40, TierUpBackEdges: 500})
+	callSum(t, inst, "sum", 100)
+	callSum(t, inst, "sum", 100)
+	if inst.Tier() != TierInterp {
+		t.Fatalf("the instance runs in %s after 200 backward branches; the threshold is 500", inst.Tier())
+	}
+	callSum(t, inst, "sum", 1000)
+	callSum(t, inst, "sum", 7)
+	if runtime.Supported() && inst.Tier() != TierOptimizing {
+		t.Fatalf("the instance runs in %s after 1,200 backward branches (%v)", inst.Tier(), inst.TierUpError())
+	}
+}
+
+// TestTierAutoBackground checks that the compile runs in the background:
+// calls go on in the interpreter until it is done, and the instance then
+// switches.
+func TestTierAutoBackground(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("no compiled tiers on this platform")
+	}
+	inst := autoInstance(t, Options{TierUpCalls: 2})
+	// A liveness bound, not a timing assertion: the compile of two small
+	// functions either finishes or something is broken.
+	deadline := time.Now().Add(time.Minute)
+	n := uint64(0)
+	for ; inst.Tier() != TierOptimizing; n++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("no tier-up after %d calls (%v)", n, inst.TierUpError())
+		}
+		callSum(t, inst, "twice", n%100)
+		time.Sleep(time.Millisecond)
+	}
+	if n < 3 {
+		t.Errorf("the instance switched after %d calls; the threshold is 2 calls and the switch comes at a later call", n)
+	}
+	t.Logf("switched at call %d, the compile took %v", n, inst.TierUpTime())
+	callSum(t, inst, "twice", 1000)
+}
+
+// TestTierAutoCompileFailure checks that a compile that fails leaves the
+// instance in the interpreter, working, and reports why.
+func TestTierAutoCompileFailure(t *testing.T) {
+	inst := autoInstance(t, Options{SynchronousTierUp: true, TierUpCalls: 1, MaxCompileBytes: 1})
+	for n := range uint64(40) {
+		callSum(t, inst, "twice", n)
+	}
+	var le *LimitError
+	if inst.Tier() != TierInterp || !errors.As(inst.TierUpError(), &le) {
+		t.Fatalf("tier %s, error %v; want the interpreter and a limit error", inst.Tier(), inst.TierUpError())
+	}
+}
+
+// TestTierAutoConcurrentInstances runs instances of one module on several
+// goroutines while their background compiles run (the race detector
+// checks the sharing).
+func TestTierAutoConcurrentInstances(t *testing.T) {
+	mod, err := newEngine(t, Options{Tier: TierAuto, TierUpCalls: 5}).LoadText([]byte(autoSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			inst, err := mod.Instantiate(nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			for n := range uint64(300) {
+				got, err := inst.Call(context.Background(), "twice", n)
+				if err != nil || got[0] != n*(n+1) {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("instance: %v", err)
+	}
+}
+
+// TestTierAutoAfterOptimize checks that Instance.Optimize ends tier-up.
+func TestTierAutoAfterOptimize(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("no compiled tiers on this platform")
+	}
+	inst := autoInstance(t, Options{SynchronousTierUp: true, TierUpCalls: 1})
+	if err := inst.Optimize(); err != nil {
+		t.Fatal(err)
+	}
+	for n := range uint64(20) {
+		callSum(t, inst, "twice", n)
+	}
+	if inst.Tier() != TierOptimizing || inst.TierUpTime() != 0 {
+		t.Fatalf("tier %s, tier-up time %v; want the optimized code and no tier-up", inst.Tier(), inst.TierUpTime())
+	}
+}
