@@ -416,8 +416,11 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	results, err := inst.Call(ctx, rf.fn, callArgs...)
 	if rf.stats {
-		if mod.Tier() != jit.TierInterp {
-			fmt.Fprintln(stderr, mod.CompileStats())
+		if inst.Tier() != jit.TierInterp {
+			fmt.Fprintln(stderr, inst.CompileStats())
+		}
+		if err := inst.TierUpError(); err != nil {
+			fmt.Fprintln(stderr, err)
 		}
 		printStats(stderr, inst)
 	}
