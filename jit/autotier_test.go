@@ -3,10 +3,12 @@ package jit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/kiln-jit/kiln/internal/testprogs"
 	"github.com/kiln-jit/kiln/runtime"
 )
 
@@ -200,5 +202,62 @@ func TestTierAutoAfterOptimize(t *testing.T) {
 	}
 	if inst.Tier() != TierOptimizing || inst.TierUpTime() != 0 {
 		t.Fatalf("tier %s, tier-up time %v; want the optimized code and no tier-up", inst.Tier(), inst.TierUpTime())
+	}
+}
+
+// BenchmarkTierUpLatency measures, for generated functions of about 20,
+// 200 and 2,000 instructions, how long an instance keeps interpreting
+// after the call that makes it hot (the background compile of its module
+// and the switch at the next call), and the slowest call on another
+// goroutine's instance of the module meanwhile (calls never wait for a
+// compile). Metrics: latency-ms, worst-call-µs, and the interpreted
+// calls made while waiting.
+func BenchmarkTierUpLatency(b *testing.B) {
+	if !runtime.Supported() {
+		b.Skip("no compiled tiers on this platform")
+	}
+	for _, n := range []int{20, 200, 2000} {
+		b.Run(fmt.Sprintf("instrs=%d", n), func(b *testing.B) {
+			m := testprogs.GeneratedModule(n, 1)
+			var latency, worst time.Duration
+			waited := 0
+			for range b.N {
+				mod, err := newEngine(b, Options{Tier: TierAuto, TierUpCalls: 1}).Load(m)
+				if err != nil {
+					b.Fatal(err)
+				}
+				hot, err := mod.Instantiate(nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				other, err := mod.Instantiate(nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				if _, err := hot.Call(ctx, "gen", 3); err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now() // the compile has started
+				for hot.Tier() != TierOptimizing {
+					if hot.TierUpError() != nil {
+						b.Fatal(hot.TierUpError())
+					}
+					t0 := time.Now()
+					if _, err := other.Call(ctx, "gen", 3); err != nil {
+						b.Fatal(err)
+					}
+					worst = max(worst, time.Since(t0))
+					if _, err := hot.Call(ctx, "gen", 3); err != nil {
+						b.Fatal(err)
+					}
+					waited++
+				}
+				latency += time.Since(start)
+			}
+			b.ReportMetric(float64(latency.Microseconds())/1e3/float64(b.N), "latency-ms")
+			b.ReportMetric(float64(worst.Microseconds()), "worst-call-µs")
+			b.ReportMetric(float64(waited)/float64(b.N), "calls-waiting")
+		})
 	}
 }
