@@ -111,6 +111,9 @@ var configs = []config{
 	{"jit-auto", "the auto tier with synchronous tier-up after the first call: the first call interpreted, the later ones in optimizing code compiled with its edge counts, memory, globals and table carried over", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-auto", jit.Options{Tier: jit.TierAuto, SynchronousTierUp: true, TierUpCalls: 1, CheckAllocations: true})
 	}},
+	{"jit-auto-osr", "the auto tier with a synchronous tier-up once 16 backward branches are taken and frames offered every 8 polls: a loop of the first call moves into optimizing code at its header (on-stack replacement), with the call's fuel and depth", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-auto-osr", jit.Options{Tier: jit.TierAuto, SynchronousTierUp: true, TierUpCalls: 1 << 40, TierUpBackEdges: 16, OSRInterval: 8, CheckAllocations: true})
+	}},
 	{"jit-optimizing-nomotion", "the optimizing compiled tier with parallel copy motion off, every allocation checked", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-optimizing-nomotion", jit.Options{Tier: jit.TierOptimizing, NoCopyMotion: true, CheckAllocations: true})
 	}},

@@ -686,6 +686,13 @@ loop:
 				if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 					return err
 				}
+				if m.OSR != nil {
+					if done, err := m.osr(st, regs, int(in.d)/instSize); err != nil {
+						return err
+					} else if done {
+						goto osrReturn
+					}
+				}
 			}
 		}
 		in = (*inst)(unsafe.Add(st.code, in.d))
@@ -810,6 +817,13 @@ loop:
 			if m.poll.Budget--; m.poll.Budget < 0 {
 				if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 					return err
+				}
+				if m.OSR != nil {
+					if done, err := m.osr(st, regs, target); err != nil {
+						return err
+					} else if done {
+						goto osrReturn
+					}
 				}
 			}
 		}
@@ -1402,10 +1416,41 @@ taken:
 			if err := m.pollAt(st.fn, st.pc(in)); err != nil {
 				return err
 			}
+			if m.OSR != nil {
+				if done, err := m.osr(st, regs, int(in.d)/instSize); err != nil {
+					return err
+				} else if done {
+					goto osrReturn
+				}
+			}
 		}
 	}
 	in = (*inst)(unsafe.Add(st.code, in.d))
 	goto loop
+osrReturn:
+	// The frame's call finished in other code (Machine.OSR), which left
+	// its results in m.osrResults: return them as iRet does.
+	{
+		vals := m.osrResults
+		if len(m.frames) == st.framesBase {
+			copy(st.results, vals)
+			return nil
+		}
+		fr := m.frames[len(m.frames)-1]
+		m.frames = m.frames[:len(m.frames)-1]
+		st.fn, st.f, st.base = int(fr.fn), m.prog.funcs[fr.fn], int(fr.base)
+		st.code = unsafe.Pointer(unsafe.SliceData(st.f.code))
+		st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[fr.fn]))
+		regs = m.window(st.base)
+		st.mem = m.Memory.Bytes
+		in = (*inst)(unsafe.Add(st.code, int(fr.pc)*instSize))
+		dsts := st.f.lists[in.imm+int64(in.b) : in.imm+int64(in.b)+int64(in.c)]
+		for i, v := range vals {
+			*reg(regs, dsts[i]) = v
+		}
+		in = next(in)
+		goto loop
+	}
 notTaken:
 	count(st.cnt, in.c+8)
 	in = next(in)
@@ -1418,6 +1463,19 @@ nan32:
 	*reg(regs, in.d) = uint64(floatbits.NaN32(uint32(nanA), uint32(nanB)))
 	in = next(in)
 	goto loop
+}
+
+// osr offers the current frame, about to continue at instruction header
+// after a backward branch, to Machine.OSR; true means the hook ran the
+// rest of the frame's call and put its results in m.osrResults.
+func (m *Machine) osr(st *execState, regs unsafe.Pointer, header int) (bool, error) {
+	f := st.f
+	if cap(m.osrResults) < f.nres {
+		m.osrResults = make([]uint64, f.nres)
+	}
+	m.osrResults = m.osrResults[:f.nres]
+	frame := unsafe.Slice((*uint64)(regs), f.nregs)
+	return m.OSR(st.fn, header, frame, len(m.frames)+m.active, m.osrResults)
 }
 
 // pollAt runs the budget's slow path for the instruction at pc.

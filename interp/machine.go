@@ -133,7 +133,25 @@ type Machine struct {
 	hostSite int64
 
 	poll Poller
+
+	// OSR, when set, is offered every frame that takes a backward branch
+	// when the budget's slow path runs (so that it is offered regularly,
+	// set the Poller's Periodic): fn is the frame's function, header the
+	// instruction it is about to continue at, regs its registers, depth
+	// what the frame's calls are checked against (a call is refused when
+	// depth reaches Config.MaxCallDepth). When it returns true it has run
+	// the rest of the frame's
+	// call elsewhere (on-stack replacement) with the machine's context and
+	// fuel (Poller), and written the call's results to results; the frame
+	// returns them. An error is the call's.
+	OSR        func(fn, header int, regs []uint64, depth int, results []uint64) (bool, error)
+	osrResults []uint64
 }
+
+// Poller returns the machine's poller, which code that continues one of
+// its calls elsewhere (Machine.OSR) shares for the call's context and
+// fuel.
+func (m *Machine) Poller() *Poller { return &m.poll }
 
 // NewMachine returns a machine for p with the given host functions (one per
 // module host import, in order) and memory.

@@ -20,6 +20,10 @@ type Poller struct {
 	// cancellable context, so that compiled code returns to Go (and lets
 	// the Go scheduler and garbage collector in) regularly.
 	Periodic bool
+	// Interval is the polls between two runs of Slow when it only allots
+	// (0: PollInterval): smaller means more frequent checks, for instance
+	// to offer frames for on-stack replacement sooner (Machine.OSR).
+	Interval int64
 	fuel     int64 // fuel not yet moved into Budget; -1 when unlimited
 	ctx      context.Context
 	done     <-chan struct{}
@@ -102,15 +106,19 @@ func (p *Poller) Slow() (bytecode.TrapKind, error) {
 		default:
 		}
 	}
+	interval := p.Interval
+	if interval <= 0 {
+		interval = PollInterval
+	}
 	switch {
 	case p.fuel < 0 && p.done == nil && !p.Periodic:
 		p.Budget = math.MaxInt64
 	case p.fuel < 0:
-		p.Budget = PollInterval
+		p.Budget = interval
 	case p.fuel == 0:
 		return bytecode.TrapFuelExhausted, nil
 	default:
-		take := int64(PollInterval)
+		take := interval
 		if p.fuel < take {
 			take = p.fuel
 		}

@@ -1,12 +1,15 @@
 package jit
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
 
+	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/profilecounters"
 )
@@ -28,11 +31,23 @@ import (
 // that fails leaves the instance interpreted for good, and
 // Instance.TierUpError reports why.
 //
+// A call that is running when the compile finishes moves into the
+// compiled code at its next backward branch (on-stack replacement): the
+// compile adds, for the hottest loops (by the counts of their backward
+// branches, at most maxOSRVariants), a variant of the loop's function
+// that takes all the function's registers as parameters and starts with
+// a jump to the loop's header; the interpreter, when a frame of that
+// function takes a backward branch to that header (checked every
+// interp.PollInterval backward branches, the poller being periodic), calls
+// the variant with the frame's registers under the call's context, fuel
+// and call depth, and returns the variant's results from the frame. A
+// call that made the instance hot thus starts the compile itself, and a
+// program that spends its time in one long call benefits too. Traps in a
+// variant are reported at the original function and offset.
+//
 // The unit is the instance's module: a function does not yet get a tier
-// of its own, compiled code does not count edges (so an instance tiers up
-// once), and a call already running stays in the tier it started in, so a
-// program that spends its time in one long call (no on-stack replacement
-// yet) does not benefit.
+// of its own, and compiled code does not count edges (so an instance
+// tiers up once).
 
 // counterRef names the counter of one edge: function, counter slot.
 type counterRef struct {
@@ -53,8 +68,25 @@ func backwardEdges(prog *interp.Program) []counterRef {
 	return out
 }
 
+// maxOSRVariants bounds the on-stack-replacement variants a tier-up
+// compiles.
+const maxOSRVariants = 8
+
+// osrEntry is one on-stack-replacement variant: the function and loop
+// header it continues, and its index in the compiled module.
+type osrEntry struct {
+	fn, header, variant int
+}
+
 // autoTier is an instance's tier-up state.
 type autoTier struct {
+	// target is the finished compile's code, ready for on-stack
+	// replacement before the next call switches to it; osr lists its
+	// variants.
+	target *compiledInstance
+	osr    []osrEntry
+	// osrEntries counts the on-stack replacements made.
+	osrEntries int
 	// calls counts the instance's outermost calls; the instance checks
 	// whether it is hot after some of them (checkEvery).
 	calls uint64
@@ -72,6 +104,8 @@ type autoTier struct {
 // autoResult is a finished compile.
 type autoResult struct {
 	cm      *compiledModule
+	prog    *interp.Program // the module with the variants
+	osr     []osrEntry
 	err     error
 	elapsed time.Duration
 }
@@ -111,6 +145,13 @@ func (i *Instance) afterCall() {
 	if a.calls > checkEvery && a.calls%checkEvery != 0 || !i.hot() {
 		return
 	}
+	i.startTierUp()
+}
+
+// startTierUp copies the counters and compiles the module with them, with
+// on-stack-replacement variants of the hottest loops.
+func (i *Instance) startTierUp() {
+	a := i.auto
 	a.started = true
 	snapshot := make([][]uint64, len(i.machine.Counters))
 	for fn, c := range i.machine.Counters {
@@ -119,11 +160,19 @@ func (i *Instance) afterCall() {
 	m := i.module
 	compile := func() {
 		start := time.Now()
+		prog, osr, err := withOSRVariants(m, snapshot)
+		if err != nil {
+			a.done.Store(&autoResult{err: err, elapsed: time.Since(start)})
+			return
+		}
 		cfg := m.engine.compileConfig(TierOptimizing, func(fn int) *profilecounters.Profile {
-			return m.prog.Layouts[fn].Profile(snapshot[fn])
+			if fn < len(snapshot) {
+				return prog.Layouts[fn].Profile(snapshot[fn])
+			}
+			return nil // a variant: the static estimate
 		})
-		cm, err := compileModule(context.Background(), m.prog, cfg)
-		a.done.Store(&autoResult{cm: cm, err: err, elapsed: time.Since(start)})
+		cm, err := compileModule(context.Background(), prog, cfg)
+		a.done.Store(&autoResult{cm: cm, prog: prog, osr: osr, err: err, elapsed: time.Since(start)})
 	}
 	if m.engine.opts.SynchronousTierUp {
 		compile()
@@ -140,24 +189,156 @@ func (i *Instance) afterCall() {
 // instance: it switches to the code a finished compile produced.
 func (i *Instance) beforeCall() {
 	a := i.auto
-	if a == nil {
-		return
+	if a == nil || i.compiled != nil {
+		return // not auto, or the instance was optimized meanwhile
 	}
+	if i.takeTierUp(); a.target != nil {
+		i.compiled, i.tier = a.target, TierOptimizing
+		a.target = nil
+	}
+}
+
+// takeTierUp makes a finished compile's code the target of on-stack
+// replacement (and of the next call).
+func (i *Instance) takeTierUp() {
+	a := i.auto
 	r := a.done.Swap(nil)
-	if r == nil || i.compiled != nil {
-		return // none, or the instance was optimized meanwhile
+	if r == nil {
+		return
 	}
 	a.elapsed = r.elapsed
 	if r.err != nil {
 		a.err = fmt.Errorf("jit: tier-up: %w", r.err)
 		return
 	}
-	ci, err := newCompiledInstance(i.module.prog, r.cm, i.cfg, i.module.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table)
+	ci, err := newCompiledInstance(r.prog, r.cm, i.cfg, i.module.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table)
 	if err != nil {
 		a.err = fmt.Errorf("jit: tier-up: %w", err)
 		return
 	}
-	i.compiled, i.tier = ci, TierOptimizing
+	// The compiled code continues the interpreter's calls: one poller
+	// holds their context and fuel.
+	ci.poll = i.machine.Poller()
+	a.target, a.osr = ci, r.osr
+}
+
+// onStackReplace is the interpreter's Machine.OSR for a TierAuto
+// instance: it starts the compile when a long call makes the instance
+// hot, and once the code is there, continues a frame at a loop header
+// that has a variant in it.
+func (i *Instance) onStackReplace(fn, header int, regs []uint64, depth int, results []uint64) (bool, error) {
+	a := i.auto
+	if i.compiled != nil {
+		return false, nil
+	}
+	if !a.started {
+		if i.hot() {
+			i.startTierUp()
+		}
+		return false, nil
+	}
+	if a.target == nil {
+		if i.takeTierUp(); a.target == nil {
+			return false, nil
+		}
+	}
+	for _, e := range a.osr {
+		if e.fn != fn || e.header != header {
+			continue
+		}
+		a.osrEntries++
+		err := a.target.callOSR(e.variant, regs, results, depth)
+		var t *bytecode.Trap
+		if errors.As(err, &t) && int(t.Func) == e.variant {
+			// Report the trap where the original function has it.
+			t.Func, t.FuncName = uint32(fn), i.module.prog.Module.Funcs[fn].Name
+			if t.Offset > 0 {
+				t.Offset--
+			}
+		}
+		return true, err
+	}
+	return false, nil
+}
+
+// OSREntries returns how many interpreter frames of a TierAuto instance
+// moved into compiled code at a loop header.
+func (i *Instance) OSREntries() int {
+	if i.auto == nil {
+		return 0
+	}
+	return i.auto.osrEntries
+}
+
+// withOSRVariants returns the module of m with an on-stack-replacement
+// variant of the function of each of the hottest loops (by the counts of
+// their backward branches in counters), prepared, and the variants.
+func withOSRVariants(m *Module, counters [][]uint64) (*interp.Program, []osrEntry, error) {
+	type hot struct {
+		fn, header int
+		count      uint64
+	}
+	var loops []hot
+	seen := map[[2]int]int{}
+	for _, r := range m.backEdges {
+		c := counters[r.fn][r.slot]
+		if c == 0 {
+			continue
+		}
+		l := m.prog.Layouts[r.fn]
+		header := l.Blocks[l.Edges[r.slot-1].To].Start
+		k := [2]int{int(r.fn), header}
+		if x, ok := seen[k]; ok {
+			loops[x].count += c
+			continue
+		}
+		seen[k] = len(loops)
+		loops = append(loops, hot{int(r.fn), header, c})
+	}
+	slices.SortStableFunc(loops, func(x, y hot) int { return cmp.Compare(y.count, x.count) })
+	bm := m.prog.Module.Clone()
+	var osr []osrEntry
+	for _, h := range loops {
+		if len(osr) == maxOSRVariants {
+			break
+		}
+		f := bm.Funcs[h.fn]
+		if len(f.Regs) > bytecode.MaxParams {
+			continue // its registers cannot all be parameters
+		}
+		osr = append(osr, osrEntry{fn: h.fn, header: h.header, variant: len(bm.Funcs)})
+		bm.Funcs = append(bm.Funcs, osrVariant(f, h.header, fmt.Sprintf("%s.osr%d", f.Name, len(osr))))
+	}
+	prog, err := interp.Prepare(bm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("on-stack-replacement variants: %w", err)
+	}
+	return prog, osr, nil
+}
+
+// osrVariant returns function f as a function that takes all of f's
+// registers as parameters and starts at instruction header.
+func osrVariant(f *bytecode.Function, header int, name string) *bytecode.Function {
+	code := make([]bytecode.Instr, 0, len(f.Code)+1)
+	code = append(code, bytecode.Instr{Op: bytecode.OpJump, Target: uint32(header + 1)})
+	for _, in := range f.Code {
+		if in.Op.Info().Branch {
+			in.Target++
+			if in.Op == bytecode.OpSwitch {
+				in.Table = slices.Clone(in.Table)
+				for k := range in.Table {
+					in.Table[k]++
+				}
+			}
+		}
+		code = append(code, in)
+	}
+	return &bytecode.Function{
+		Name: name,
+		Sig:  bytecode.Signature{Params: slices.Clone(f.Regs), Results: slices.Clone(f.Sig.Results)},
+		Regs: slices.Clone(f.Regs),
+		Code: code,
+	}
 }
 
 // TierUpError returns why a TierAuto instance's compile failed, leaving it

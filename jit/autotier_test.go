@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
 	"github.com/kiln-jit/kiln/runtime"
 )
@@ -260,4 +262,88 @@ func BenchmarkTierUpLatency(b *testing.B) {
 			b.ReportMetric(float64(waited)/float64(b.N), "calls-waiting")
 		})
 	}
+}
+
+// osrSrc loops n times in one call; when n reaches 0 it divides by the
+// second argument, so a zero traps after the loop.
+const osrSrc = `func run (i64 i64) -> (i64)
+  regs i64 i64
+  i64.const r2, 0
+L:
+  br.eq r0, 0, E
+  i64.add r2, r2, r0
+  i64.xor r3, r2, r0
+  i64.add r2, r2, r3
+  i64.sub r0, r0, 1
+  jump L
+E:
+  i64.div_s r2, r2, r1
+  ret r2
+end
+
+export "run" run
+`
+
+// TestTierAutoOnStackReplacement checks that one long call moves into
+// compiled code at its loop header, that it computes what the
+// interpreter computes, and that a trap after the move, and one when fuel
+// runs out, are reported as the interpreter reports them.
+func TestTierAutoOnStackReplacement(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("no compiled tiers on this platform")
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		n, d    uint64
+		fuel    int64
+		wantOSR bool
+	}{
+		{"result", 300000, 1, 0, true},
+		{"trap after the move", 300000, 0, 0, true},
+		{"fuel runs out after the move", 300000, 1, 200000, true},
+		{"too short to move", 10, 3, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ref, err := newEngine(t, Options{Fuel: tc.fuel}).LoadText([]byte(osrSrc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			refInst, err := ref.Instantiate(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := refInst.Call(ctx, "run", tc.n, tc.d)
+			for _, sync := range []bool{true, false} {
+				mod, err := newEngine(t, Options{Tier: TierAuto, SynchronousTierUp: sync, TierUpBackEdges: 1000, Fuel: tc.fuel}).LoadText([]byte(osrSrc))
+				if err != nil {
+					t.Fatal(err)
+				}
+				inst, err := mod.Instantiate(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := inst.Call(ctx, "run", tc.n, tc.d)
+				if !sameOutcome(got, err, want, wantErr) {
+					t.Errorf("sync %v: run = %v, %v; the interpreter gives %v, %v", sync, got, err, want, wantErr)
+				}
+				if sync && (inst.OSREntries() > 0) != tc.wantOSR {
+					t.Errorf("sync %v: %d on-stack replacements, want some: %v", sync, inst.OSREntries(), tc.wantOSR)
+				}
+			}
+		})
+	}
+}
+
+// sameOutcome reports whether two calls returned the same results, or
+// trapped alike (kind, function and offset).
+func sameOutcome(got []uint64, err error, want []uint64, wantErr error) bool {
+	var t1, t2 *bytecode.Trap
+	switch {
+	case err == nil && wantErr == nil:
+		return slices.Equal(got, want)
+	case errors.As(err, &t1) && errors.As(wantErr, &t2):
+		return t1.Kind == t2.Kind && t1.Func == t2.Func && t1.FuncName == t2.FuncName && t1.Offset == t2.Offset
+	}
+	return false
 }

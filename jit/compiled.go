@@ -32,8 +32,10 @@ type compiledInstance struct {
 	tableEntries []uint64
 	hosts        []interp.HostFunc
 	cfg          interp.Config
-	poll         interp.Poller
-	active       int
+	// poll is the instance's poller: its own, or for a TierAuto instance
+	// the interpreter's, which on-stack replacement continues a call with.
+	poll   *interp.Poller
+	active int
 	// hostBuf is a stack of words for host-call arguments and results.
 	hostBuf []uint64
 	hostTop int
@@ -56,6 +58,7 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 	}
 	c := &compiledInstance{prog: prog, cm: cm, thread: th, table: append([]uintptr(nil), cm.entries...),
 		mem: mem, globals: globals, hosts: hosts, cfg: cfg}
+	c.poll = &interp.Poller{}
 	c.poll.Periodic = true
 	if len(c.table) > 0 {
 		th.Ctx.FuncTable = uintptr(unsafe.Pointer(&c.table[0]))
@@ -144,7 +147,20 @@ func slotsOf(params, results []mir.Class) int {
 }
 
 // Call runs function fn like interp.Machine.Call, host panics included.
-func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uint64) (err error) {
+func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uint64) error {
+	return c.call(ctx, fn, args, results, -1)
+}
+
+// callOSR runs fn, an on-stack-replacement variant (see autotier.go), as
+// the rest of an interpreter frame whose calls are checked against call
+// depth depth, within the interpreter's running call: under its context
+// and with its fuel, which the instance's poller shares.
+func (c *compiledInstance) callOSR(fn int, args, results []uint64, depth int) error {
+	return c.call(c.poll.Context(), fn, args, results, int64(depth))
+}
+
+// call is Call, or callOSR when osrDepth >= 0.
+func (c *compiledInstance) call(ctx context.Context, fn int, args, results []uint64, osrDepth int64) (err error) {
 	prog := c.prog
 	if fn < 0 || fn >= len(prog.Module.Funcs) {
 		return fmt.Errorf("jit: function index %d out of range", fn)
@@ -173,9 +189,15 @@ func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uin
 		sp = (x.ExitSP - 256) &^ 15
 	}
 	s.active, s.depth, s.hostTop, s.inHost = c.active, x.Depth, c.hostTop, c.inHost
+	// A call continued from the interpreter keeps the interpreter call's
+	// context and fuel, as a nested call does, and its depth.
+	s.pollOutermost = s.outermost && osrDepth < 0
+	if osrDepth >= 0 {
+		x.Depth = osrDepth - 1
+	}
 	var kind bytecode.TrapKind
 	var cause error
-	s.poll, kind, cause = c.poll.Enter(ctx, s.outermost, c.cfg.Fuel)
+	s.poll, kind, cause = c.poll.Enter(ctx, s.pollOutermost, c.cfg.Fuel)
 	c.inHost = false
 	// One deferred function restores the instance whether the call
 	// returns or a host function's panic unwinds it (the host function
@@ -192,10 +214,13 @@ func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uin
 type compiledCall struct {
 	poll      interp.PollState
 	outermost bool
-	active    int
-	depth     int64
-	hostTop   int
-	inHost    bool
+	// pollOutermost is outermost, except for a call the interpreter
+	// continues in compiled code (callOSR).
+	pollOutermost bool
+	active        int
+	depth         int64
+	hostTop       int
+	inHost        bool
 }
 
 // leave ends a Call: when the call is unwinding out of a host function it
@@ -211,7 +236,7 @@ func (c *compiledInstance) leave(s *compiledCall, err *error) {
 	if !s.outermost {
 		x.Restore(c.suspended[s.active])
 	}
-	c.poll.Leave(s.poll, s.outermost)
+	c.poll.Leave(s.poll, s.pollOutermost)
 	goruntime.KeepAlive(c.cm.code)
 	if !inHost || c.cfg.RecoverHostPanic == nil {
 		return

@@ -98,6 +98,11 @@ type Options struct {
 	// the background: the next call runs compiled code. For tests and for
 	// embedders that prefer a predictable pause.
 	SynchronousTierUp bool
+	// OSRInterval is how many backward branches and calls an interpreted
+	// call of a TierAuto instance makes between two offers of its frame
+	// for on-stack replacement (0: interp.PollInterval). Smaller moves long
+	// calls into compiled code sooner and costs a little interpreter speed.
+	OSRInterval int
 	// ReoptimizeDrift is the profile drift distance (0..1, see
 	// profilecounters.Drift) beyond which a compiled function is compiled
 	// again (0: the default).
@@ -269,6 +274,9 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	if opts.ReoptimizeDrift < 0 || opts.ReoptimizeDrift > 1 {
 		return nil, fmt.Errorf("jit: ReoptimizeDrift %v is outside [0, 1]", opts.ReoptimizeDrift)
+	}
+	if opts.OSRInterval < 0 {
+		return nil, errors.New("jit: negative OSRInterval")
 	}
 	if opts.TierUpCalls == 0 {
 		opts.TierUpCalls = DefaultTierUpCalls

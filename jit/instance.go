@@ -118,6 +118,9 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	inst.tier = TierInterp
 	if opts.Tier == TierAuto {
 		inst.auto = &autoTier{}
+		mach.OSR = inst.onStackReplace
+		mach.Poller().Periodic = true
+		mach.Poller().Interval = int64(opts.OSRInterval)
 	}
 	if m.compiled != nil {
 		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem, mach.Globals(), inst.table)
