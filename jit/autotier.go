@@ -303,11 +303,15 @@ func withOSRVariants(m *Module, counters [][]uint64) (*interp.Program, []osrEntr
 			break
 		}
 		f := bm.Funcs[h.fn]
-		if len(f.Regs) > bytecode.MaxParams {
-			continue // its registers cannot all be parameters
+		if len(f.Regs) > bytecode.MaxParams || len(f.Code) >= bytecode.MaxCode {
+			continue // its registers cannot all be parameters, or no room for the jump
+		}
+		name := fmt.Sprintf("%s.osr%d", f.Name, len(osr)+1)
+		for bm.FuncIndex(name) >= 0 {
+			name += "_"
 		}
 		osr = append(osr, osrEntry{fn: h.fn, header: h.header, variant: len(bm.Funcs)})
-		bm.Funcs = append(bm.Funcs, osrVariant(f, h.header, fmt.Sprintf("%s.osr%d", f.Name, len(osr))))
+		bm.Funcs = append(bm.Funcs, osrVariant(f, h.header, name))
 	}
 	prog, err := interp.Prepare(bm)
 	if err != nil {

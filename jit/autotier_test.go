@@ -335,6 +335,26 @@ func TestTierAutoOnStackReplacement(t *testing.T) {
 	}
 }
 
+// TestTierAutoOnStackReplacementInCallee checks a frame that moves while
+// an interpreted caller waits for it: the caller gets the results.
+func TestTierAutoOnStackReplacementInCallee(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("no compiled tiers on this platform")
+	}
+	inst := autoInstance(t, Options{SynchronousTierUp: true, TierUpCalls: 1 << 40, TierUpBackEdges: 100, OSRInterval: 16})
+	callSum(t, inst, "twice", 100000)
+	if inst.OSREntries() == 0 {
+		t.Fatal("the loop of sum, called by twice, did not move")
+	}
+	if inst.Tier() != TierInterp {
+		t.Errorf("the instance runs in %s during its first call", inst.Tier())
+	}
+	callSum(t, inst, "twice", 7)
+	if inst.Tier() != TierOptimizing {
+		t.Errorf("the instance runs in %s after its first call, want the compiled code", inst.Tier())
+	}
+}
+
 // sameOutcome reports whether two calls returned the same results, or
 // trapped alike (kind, function and offset).
 func sameOutcome(got []uint64, err error, want []uint64, wantErr error) bool {
