@@ -29,6 +29,10 @@ const (
 	KilnInterp     = "kiln-interp"
 	KilnBaseline   = "kiln-baseline"
 	KilnOptimizing = "kiln-optimizing"
+	// KilnAuto is the auto tier: the interpreter first, the optimizing
+	// tier once hot (on-stack replacement moves a running call), measured
+	// on one instance across the runs like the other tiers.
+	KilnAuto = "kiln-auto"
 	// KilnOptimizingSource is the optimizing tier with every block kept in
 	// its instruction order (registers still assigned by the integrated
 	// pass): what latency scheduling gains.
@@ -100,6 +104,7 @@ func Configs() (configs []*Config, notes []string) {
 	add(kilnConfig(KilnInterp, jit.Options{Tier: jit.TierInterp}))
 	add(kilnConfig(KilnBaseline, jit.Options{Tier: jit.TierBaseline}))
 	add(kilnConfig(KilnOptimizing, jit.Options{Tier: jit.TierOptimizing}))
+	add(kilnConfig(KilnAuto, jit.Options{Tier: jit.TierAuto}))
 	add(kilnConfig(KilnOptimizingSource, jit.Options{Tier: jit.TierOptimizing, SourceOrderSchedule: true}))
 	add(kilnConfig(KilnOptimizingSeparate, jit.Options{Tier: jit.TierOptimizing, Pipeline: jit.PipelineSeparate}))
 	add(wazeroConfig(Wazero, wazero.NewRuntimeConfigCompiler))
