@@ -285,9 +285,15 @@ func (i *Instance) callNested(ctx context.Context, fn int, args, results []uint6
 	// own bookkeeping of the Caller nesting depth: put it back.
 	d := i.callerDepth
 	var err error
-	if i.compiled != nil {
+	switch {
+	case i.compiled != nil:
 		err = i.compiled.Call(ctx, fn, args, results)
-	} else {
+	case i.auto != nil && i.auto.target != nil && i.auto.target.active > 0:
+		// A host function of code that on-stack replacement moved into
+		// the tier-up's compiled code calls back: the call nests in that
+		// code, which knows the call depth.
+		err = i.auto.target.Call(ctx, fn, args, results)
+	default:
 		err = i.machine.Call(ctx, fn, args, results)
 	}
 	i.callerDepth = d
