@@ -38,12 +38,15 @@ import (
 // that takes all the function's registers as parameters and starts with
 // a jump to the loop's header; the interpreter, when a frame of that
 // function takes a backward branch to that header (checked every
-// interp.PollInterval backward branches, the poller being periodic), calls
-// the variant with the frame's registers under the call's context, fuel
-// and call depth, and returns the variant's results from the frame. A
-// call that made the instance hot thus starts the compile itself, and a
-// program that spends its time in one long call benefits too. Traps in a
-// variant are reported at the original function and offset.
+// Options.OSRInterval backward branches and calls, interp.PollInterval by
+// default, the poller being periodic), calls the variant with the frame's
+// registers under the call's context, fuel and call depth, and returns the
+// variant's results from the frame. A call that made the instance hot
+// thus starts the compile itself, and a program that spends its time in
+// one long call benefits too. Traps in a variant are reported at the
+// original function and offset; a host function the moved code calls
+// that calls back into the instance nests in the compiled code, which
+// knows the call depth.
 //
 // The unit is the instance's module: a function does not yet get a tier
 // of its own, and compiled code does not count edges (so an instance
