@@ -422,6 +422,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if err := inst.TierUpError(); err != nil {
 			fmt.Fprintln(stderr, err)
 		}
+		if d := inst.TierUpTime(); d > 0 {
+			fmt.Fprintf(stderr, "tier-up: compiled in %.1f ms, %d on-stack replacements\n", float64(d.Microseconds())/1e3, inst.OSREntries())
+		}
 		printStats(stderr, inst)
 	}
 	if err != nil {
