@@ -7,9 +7,13 @@
 //	inst, _ := mod.Instantiate(jit.Imports{"putc": jit.MustHost(func(c int64) { ... })})
 //	results, err := inst.Call(ctx, "main", 42)
 //
-// Every function starts in the interpreter (tier 0), which counts the edges
-// its control flow takes; Stats exposes those counts. Compiled tiers will
-// use the same counts to decide what to compile and how.
+// The interpreter (tier 0) counts the edges every function's control flow
+// takes; Stats exposes those counts. Options.Tier chooses where code runs:
+// the interpreter, a compiled tier for the whole module at load, or
+// TierAuto, where each instance starts in the interpreter and is compiled
+// in the background, steered by its own counts, once it is hot, running
+// calls moving into the compiled code at loop headers (autotier.go).
+// Instance.Optimize compiles an instance with its counts on request.
 //
 // Values cross the API as uint64: i64 values as their two's-complement bits,
 // f64 values as their IEEE-754 bits (see I64, F64, AsF64).
