@@ -46,13 +46,13 @@ type Tier int
 
 // The tiers, slowest to compile first.
 const (
-	TierInterp     Tier = iota // the reference interpreter, counting edges
+	TierAuto       Tier = iota // the default: the interpreter first, the optimizing tier once the instance is hot (see autotier.go)
+	TierInterp                 // the reference interpreter, counting edges
 	TierBaseline               // naive compiled code: every function compiled when the module loads
 	TierOptimizing             // profile-steered compiled code: integrated scheduling and register assignment
-	TierAuto                   // the interpreter first, the optimizing tier once the instance is hot (see autotier.go)
 )
 
-var tierNames = [...]string{"interp", "baseline", "optimizing", "auto"}
+var tierNames = [...]string{"auto", "interp", "baseline", "optimizing"}
 
 // String returns the tier's name as flags spell it.
 func (t Tier) String() string {
@@ -74,21 +74,22 @@ func ParseTier(s string) (Tier, error) {
 
 // Options configure an Engine. The zero value gives the defaults.
 type Options struct {
-	// Tier is the tier functions run in: TierInterp (the default);
+	// Tier is the tier functions run in: TierAuto (the default), where
+	// every instance starts in the interpreter and moves to the optimizing
+	// tier, compiled with its own edge counts in the background, once it
+	// is hot (TierUpCalls, TierUpBackEdges; running calls move at loop
+	// headers; see Instance.Tier); TierInterp, the interpreter only;
 	// TierBaseline, which compiles every function of a module when it is
 	// loaded, keeping every value in a stack slot; or TierOptimizing,
 	// which compiles every function when it is loaded with the optimizing
 	// pipeline (package sched: integrated instruction scheduling and
 	// register assignment steered by block frequencies), using the static
-	// frequency estimate; or TierAuto, where every instance starts in the
-	// interpreter and moves to the optimizing tier, compiled with its own
-	// edge counts in the background, once it is hot (TierUpCalls,
-	// TierUpBackEdges; see Instance.Tier). Instance.Optimize recompiles a
-	// module for one instance with the edge counts it recorded in the
-	// interpreter. A
+	// frequency estimate. Instance.Optimize recompiles a module for one
+	// instance with the edge counts it recorded in the interpreter. A
 	// module that cannot be compiled on this machine (another
 	// architecture, a CPU feature it needs is missing) runs in the
-	// interpreter instead; Module.Tier and Module.CompileError tell.
+	// interpreter instead; Module.Tier and Module.CompileError tell (an
+	// auto instance reports it in Instance.TierUpError).
 	Tier Tier
 
 	// TierUpCalls is the number of calls after which a function becomes a
@@ -264,7 +265,7 @@ type Engine struct {
 
 // NewEngine validates opts, fills in defaults and returns an engine.
 func NewEngine(opts Options) (*Engine, error) {
-	if opts.Tier < TierInterp || opts.Tier > TierAuto {
+	if opts.Tier < TierAuto || opts.Tier > TierOptimizing {
 		return nil, fmt.Errorf("jit: unknown tier %d", int(opts.Tier))
 	}
 	if opts.MaxCallDepth < 0 || opts.MaxStackBytes < 0 || opts.Fuel < 0 {

@@ -135,7 +135,9 @@ func TestEndToEnd(t *testing.T) {
 
 func TestStats(t *testing.T) {
 	var printed []int64
-	inst := sumInstance(t, Options{}, &printed)
+	// The interpreter counts; compiled code (which the default tier
+	// reaches once hot) does not.
+	inst := sumInstance(t, Options{Tier: TierInterp}, &printed)
 	f, err := inst.Func("sum")
 	if err != nil {
 		t.Fatal(err)
@@ -358,7 +360,8 @@ func TestReentrantAndBusy(t *testing.T) {
 }
 
 func TestConcurrentInstances(t *testing.T) {
-	mod, err := newEngine(t, Options{}).LoadText([]byte(sumSrc))
+	// Interpreted, so that every instance counts all its calls.
+	mod, err := newEngine(t, Options{Tier: TierInterp}).LoadText([]byte(sumSrc))
 	if err != nil {
 		t.Fatal(err)
 	}

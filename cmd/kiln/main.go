@@ -1,6 +1,6 @@
 // Command kiln runs, assembles, disassembles and verifies kiln bytecode.
 //
-//	kiln run [-tier=interp|baseline|optimizing|auto] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
+//	kiln run [-tier=auto|interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
 //	kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
 //	kiln dump -html=OUT.html [-tier=baseline|optimizing] [-func=NAME] [-profile] FILE [ARG...]
 //	kiln bench [-func=main] [-time=1s] [-n=N] FILE [ARG...]
@@ -102,7 +102,7 @@ func main() {
 }
 
 const usage = `usage:
-  kiln run [-tier=interp|baseline|optimizing|auto] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
+  kiln run [-tier=auto|interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
   kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
   kiln dump -html=OUT.html [-tier=baseline|optimizing] [-func=NAME] [-profile] FILE [ARG...]
   kiln bench [-func=main] [-time=1s] [-n=N] FILE [ARG...]
@@ -270,7 +270,7 @@ type runFlags struct {
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.tier, "tier", "interp", "execution tier: interp, baseline, optimizing or auto")
+	fs.StringVar(&f.tier, "tier", "auto", "execution tier: auto (the interpreter, then the optimizing tier once hot), interp, baseline or optimizing")
 	fs.StringVar(&f.fn, "func", "main", "exported function to call")
 	fs.BoolVar(&f.stats, "stats", false, "print per-function statistics to standard error")
 	fs.BoolVar(&f.opts.PerfMap, "perf-map", false, "name the compiled functions for Linux perf in /tmp/perf-PID.map")

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	go run ./examples/brainfuck [-tier=interp|baseline|optimizing|auto] [-stats] [-fuel=N] [-timeout=D] PROGRAM.bf < input
+//	go run ./examples/brainfuck [-tier=auto|interp|baseline|optimizing] [-stats] [-fuel=N] [-timeout=D] PROGRAM.bf < input
 //
 // Cells are bytes that wrap around; the tape has 262144 cells and the
 // pointer starts at the first one; moving off either end is an error.
@@ -74,13 +74,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("brainfuck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	tierName := fs.String("tier", "interp", "execution tier: interp, baseline, optimizing or auto")
+	tierName := fs.String("tier", "auto", "execution tier: auto (the interpreter, then the optimizing tier once hot), interp, baseline or optimizing")
 	var cfg config
 	fs.BoolVar(&cfg.stats, "stats", false, "print execution statistics to standard error")
 	fs.Int64Var(&cfg.fuel, "fuel", 0, "loop iterations (backward branches) the program may run (0: no limit)")
 	fs.DurationVar(&cfg.timeout, "timeout", 0, "deadline on translating, loading and running, such as 2s (0: none)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brainfuck [-tier=interp|baseline|optimizing|auto] [-stats] [-fuel=N] [-timeout=D] PROGRAM.bf < input")
+		fmt.Fprintln(stderr, "usage: brainfuck [-tier=auto|interp|baseline|optimizing] [-stats] [-fuel=N] [-timeout=D] PROGRAM.bf < input")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -9,7 +9,7 @@
 //
 // Usage:
 //
-//	go run ./examples/wasm [-tier=interp|baseline|optimizing|auto] [-invoke=NAME] [-fuel=N] [-timeout=D] [-max-memory-pages=N] MODULE.wasm|MODULE.wat [ARGS...]
+//	go run ./examples/wasm [-tier=auto|interp|baseline|optimizing] [-invoke=NAME] [-fuel=N] [-timeout=D] [-max-memory-pages=N] MODULE.wasm|MODULE.wat [ARGS...]
 //
 // Without -invoke, the module's only exported function is called (a
 // module that exports several needs -invoke; one that exports none is
@@ -92,14 +92,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("wasm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	tierName := fs.String("tier", "interp", "execution tier: interp, baseline, optimizing or auto")
+	tierName := fs.String("tier", "auto", "execution tier: auto (the interpreter, then the optimizing tier once hot), interp, baseline or optimizing")
 	var cfg config
 	fs.StringVar(&cfg.invoke, "invoke", "", "the exported function to call (default: the only one)")
 	fs.Int64Var(&cfg.fuel, "fuel", 0, "backward branches and calls the call may make (0: no limit)")
 	fs.DurationVar(&cfg.timeout, "timeout", 0, "deadline on loading and running, such as 2s (0: none)")
 	fs.UintVar(&cfg.maxPages, "max-memory-pages", 0, "cap on the memory in 64 KiB pages, below the module's maximum (0: the module's)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wasm [-tier=interp|baseline|optimizing|auto] [-invoke=NAME] [-fuel=N] [-timeout=D] [-max-memory-pages=N] MODULE.wasm|MODULE.wat [ARGS...]")
+		fmt.Fprintln(stderr, "usage: wasm [-tier=auto|interp|baseline|optimizing] [-invoke=NAME] [-fuel=N] [-timeout=D] [-max-memory-pages=N] MODULE.wasm|MODULE.wat [ARGS...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
