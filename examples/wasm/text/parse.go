@@ -339,27 +339,12 @@ func (p *parser) declare(fields []int) {
 			p.str()
 			p.lparen()
 			k := p.next()
-			switch k.text {
-			case "func":
-				sp = &p.funcs
-			case "table":
-				sp = &p.tables
-			case "memory":
-				sp = &p.mems
-			case "global":
-				sp = &p.globals
-			default:
+			if sp, _ = p.externSpace(k.text); sp == nil {
 				p.failAt(k, "unexpected token %s, expected an import description", k.describe())
 			}
 			imported = true
-		case "func":
-			sp = &p.funcs
-		case "table":
-			sp = &p.tables
-		case "memory":
-			sp = &p.mems
-		case "global":
-			sp = &p.globals
+		case "func", "table", "memory", "global":
+			sp, _ = p.externSpace(kw.text)
 		case "export", "start", "elem", "data":
 			continue
 		default:
@@ -383,6 +368,23 @@ func (p *parser) declare(fields []int) {
 		}
 		sp.define(p, idTok, id)
 	}
+}
+
+// externSpace returns the index space and the kind of external value the
+// keyword of an import or export description, or of a module field,
+// names (func, table, memory, global); nil for any other word.
+func (p *parser) externSpace(kw string) (*space, binary.ExternKind) {
+	switch kw {
+	case "func":
+		return &p.funcs, binary.ExternFunc
+	case "table":
+		return &p.tables, binary.ExternTable
+	case "memory":
+		return &p.mems, binary.ExternMemory
+	case "global":
+		return &p.globals, binary.ExternGlobal
+	}
+	return nil, 0
 }
 
 // field parses one module field in the second pass.
@@ -680,18 +682,8 @@ func (p *parser) exportField() {
 	n := p.name()
 	p.lparen()
 	k := p.next()
-	var kind binary.ExternKind
-	var sp *space
-	switch k.text {
-	case "func":
-		kind, sp = binary.ExternFunc, &p.funcs
-	case "table":
-		kind, sp = binary.ExternTable, &p.tables
-	case "memory":
-		kind, sp = binary.ExternMemory, &p.mems
-	case "global":
-		kind, sp = binary.ExternGlobal, &p.globals
-	default:
+	sp, kind := p.externSpace(k.text)
+	if sp == nil {
 		p.failAt(k, "unexpected token %s, expected an export description", k.describe())
 	}
 	idx := p.index(sp)
