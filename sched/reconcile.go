@@ -235,26 +235,36 @@ func (a *allocator) moveCopies(out *mir.Func, org *alloc.Origins) error {
 // among the first nb blocks moves a value from one register to another:
 // the only code copy motion moves.
 func (a *allocator) hasEdgeRegisterMoves(nb int) bool {
-	d := a.d
+	found := false
 	for p := range nb {
-		out := d.liveOut[p]
 		for _, s := range a.f.Blocks[p].Succs {
-			j := 0
-			for i, v := range d.liveIn[s] {
-				for j < len(out) && out[j] < v {
-					j++
-				}
-				if j == len(out) || out[j] != v {
-					continue
-				}
+			a.edgeValues(p, s, func(i, j int) bool {
 				from, to := a.endLoc[p][j], a.startLoc[s][i]
-				if from != to && from.isReg() && to.isReg() {
-					return true
-				}
+				found = from != to && from.isReg() && to.isReg()
+				return !found
+			})
+			if found {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// edgeValues calls fn for every value live into s and out of p, with its
+// index i in s's live-in values and j in p's live-out values, until fn
+// returns false.
+func (a *allocator) edgeValues(p, s int, fn func(i, j int) bool) {
+	out := a.d.liveOut[p]
+	j := 0
+	for i, v := range a.d.liveIn[s] {
+		for j < len(out) && out[j] < v {
+			j++
+		}
+		if j < len(out) && out[j] == v && !fn(i, j) {
+			return
+		}
+	}
 }
 
 // splitEdgeCost is what a block splitting an edge costs per execution of
@@ -407,19 +417,11 @@ func (a *allocator) sinkReloads() {
 // value live into s: i is its index in s's live-in values, j in p's
 // live-out values.
 func (a *allocator) eachInEdgeValue(s int, fn func(p, i, j int, n neighbour)) {
-	in := a.d.liveIn[s]
 	for _, n := range a.predN[s] {
-		p := n.block
-		out := a.d.liveOut[p]
-		j := 0
-		for i, v := range in {
-			for j < len(out) && out[j] < v {
-				j++
-			}
-			if j < len(out) && out[j] == v {
-				fn(p, i, j, n)
-			}
-		}
+		a.edgeValues(n.block, s, func(i, j int) bool {
+			fn(n.block, i, j, n)
+			return true
+		})
 	}
 }
 
@@ -427,24 +429,16 @@ func (a *allocator) eachInEdgeValue(s int, fn func(p, i, j int, n neighbour)) {
 // reloads, recomputes or stores: all of them (before), and those not
 // marked in sunk (after).
 func (a *allocator) edgeActions(p, s int, sunk []bool) (before, after int) {
-	in, out := a.d.liveIn[s], a.d.liveOut[p]
-	j := 0
-	for i, v := range in {
-		for j < len(out) && out[j] < v {
-			j++
-		}
-		if j == len(out) || out[j] != v {
-			continue
-		}
+	a.edgeValues(p, s, func(i, j int) bool {
 		from, to := a.endLoc[p][j], a.startLoc[s][i]
-		act := from != to && (to.isReg() || from.isReg() && !a.endClean[p][j])
-		if act {
+		if from != to && (to.isReg() || from.isReg() && !a.endClean[p][j]) {
 			before++
 			if !sunk[i] {
 				after++
 			}
 		}
-	}
+		return true
+	})
 	return before, after
 }
 
