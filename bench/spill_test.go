@@ -252,22 +252,50 @@ func spillCases(t testing.TB) []*spillCase {
 // is the report: go test -run SpillHeuristicsDynamic -v (the ratios are
 // to the first arm's counts in the same register set).
 func TestSpillHeuristicsDynamic(t *testing.T) {
-	var s strings.Builder
-	fmt.Fprintf(&s, "\n%-24s %-6s %-11s %12s %12s %12s %12s %8s %8s\n",
+	arms := make([]dynArm, len(spillArms))
+	for k, arm := range spillArms {
+		arms[k] = dynArm{arm.name, sched.Options{Oracle: arm.oracle, NoPlacement: arm.noPlace}, arm.profile}
+	}
+	head := fmt.Sprintf("%-24s %-6s %-11s %12s %12s %12s %12s %8s %8s\n",
 		"program", "regs", "arm", "stores", "reloads", "moves", "remats", "st/ref", "ld/ref")
+	t.Log("\n" + head + dynamicTable(t, arms, func(program, regs, arm string, d, ref dynSpill) string {
+		return fmt.Sprintf("%-24s %-6s %-11s %12d %12d %12d %12d %8s %8s\n", program, regs, arm,
+			d.stores, d.reloads, d.moves, d.remats, ratio(d.stores, ref.stores), ratio(d.reloads, ref.reloads))
+	}))
+}
+
+// dynArm is one way of allocating in a table of dynamic counts: the
+// integrated pass's options (the register set is the table's) and whether
+// the functions are lowered with the profile of a first interpreted run
+// or with the static estimate.
+type dynArm struct {
+	name     string
+	opts     sched.Options
+	profiled bool
+}
+
+// dynamicTable runs every spill case (spillCases) allocated with each arm,
+// with every register set of spillRegSets, in the machine-IR interpreter
+// (every allocation checked, every run returning the interpreter's
+// result), and returns the table's rows: one per case, register set and
+// arm, then the totals over all cases, each formatted by row from its
+// counts and those of the first arm in the same register set.
+func dynamicTable(t *testing.T, arms []dynArm, row func(program, regs, arm string, d, ref dynSpill) string) string {
+	var s strings.Builder
 	totals := make(map[string]*dynSpill)
 	for _, sm := range spillCases(t) {
-		p := sm.name
 		want, profs, err := sm.profile(sm.small)
 		if err != nil {
-			t.Fatalf("%s: interpreter: %v", p, err)
+			t.Fatalf("%s: interpreter: %v", sm.name, err)
 		}
 		for _, rs := range spillRegSets {
 			var ref dynSpill
-			for k, arm := range spillArms {
-				d, err := sm.dynamic(sched.Options{Oracle: arm.oracle, Regs: rs.regs, NoPlacement: arm.noPlace}, arm.profile, profs, want)
+			for k, arm := range arms {
+				opts := arm.opts
+				opts.Regs = rs.regs
+				d, err := sm.dynamic(opts, arm.profiled, profs, want)
 				if err != nil {
-					t.Fatalf("%s %s %s: %v", p, rs.name, arm.name, err)
+					t.Fatalf("%s %s %s: %v", sm.name, rs.name, arm.name, err)
 				}
 				if k == 0 {
 					ref = d
@@ -277,20 +305,17 @@ func TestSpillHeuristicsDynamic(t *testing.T) {
 					totals[key] = &dynSpill{}
 				}
 				totals[key].add(d)
-				fmt.Fprintf(&s, "%-24s %-6s %-11s %12d %12d %12d %12d %8s %8s\n", p, rs.name, arm.name,
-					d.stores, d.reloads, d.moves, d.remats, ratio(d.stores, ref.stores), ratio(d.reloads, ref.reloads))
+				s.WriteString(row(sm.name, rs.name, arm.name, d, ref))
 			}
 		}
 	}
 	for _, rs := range spillRegSets {
-		ref := totals[rs.name+" "+spillArms[0].name]
-		for _, arm := range spillArms {
-			d := totals[rs.name+" "+arm.name]
-			fmt.Fprintf(&s, "%-24s %-6s %-11s %12d %12d %12d %12d %8s %8s\n", "all programs", rs.name, arm.name,
-				d.stores, d.reloads, d.moves, d.remats, ratio(d.stores, ref.stores), ratio(d.reloads, ref.reloads))
+		ref := totals[rs.name+" "+arms[0].name]
+		for _, arm := range arms {
+			s.WriteString(row("all programs", rs.name, arm.name, *totals[rs.name+" "+arm.name], *ref))
 		}
 	}
-	t.Log(s.String())
+	return s.String()
 }
 
 // ratio formats a/b, or "-" when b is zero.
