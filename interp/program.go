@@ -190,6 +190,11 @@ func (p *Program) tableOf(funcs []int32) []tableEntry {
 	return t
 }
 
+// SignatureID returns the canonical signature id of function fn
+// (bytecode.Module.SignatureIDs), computed once when the program was
+// prepared.
+func (p *Program) SignatureID(fn int) uint32 { return p.funcIDs[fn] }
+
 // TableFunc returns the function in entry i of the table: its index, or -1
 // when the entry is null. ok is false when i is not below the table's size
 // (the module's Table.Min).

@@ -274,8 +274,7 @@ func (i *Instance) SetTableEntry(idx uint32, funcName string) error {
 	}
 	e := mir.NullTableEntry
 	if fn >= 0 {
-		ids, _ := bm.SignatureIDs()
-		e = mir.TableEntry(ids[fn], uint32(fn))
+		e = mir.TableEntry(i.module.prog.SignatureID(int(fn)), uint32(fn))
 	}
 	i.table[idx] = e
 	return nil
