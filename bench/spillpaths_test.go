@@ -34,6 +34,15 @@ func (a *asm) header(n int) {
 	a.line("  regs%s", strings.Repeat(" i64", n))
 }
 
+// footer returns main returning register ret, and its export, after the
+// lines so far.
+func (a *asm) footer(ret string) string {
+	a.line("  ret %s", ret)
+	a.line("end")
+	a.line(`export "main" main`)
+	return a.String()
+}
+
 // switchInLoop is a hot loop around a switch of cases cases, each
 // updating three of acc accumulators, which are all live around the
 // switch: r1 is the counter, r2 the case index, r3... the accumulators.
@@ -65,10 +74,7 @@ func switchInLoop(acc, cases int) string {
 	for k := 1; k < acc; k++ {
 		a.line("  i64.xor r3, r3, r%d", r(k))
 	}
-	a.line("  ret r3")
-	a.line("end")
-	a.line(`export "main" main`)
-	return a.String()
+	return a.footer("r3")
 }
 
 // longBlock is a hot loop whose body is one block computing n values from
@@ -92,10 +98,7 @@ func longBlock(n int) string {
 	}
 	a.line("  i64.add r1, r1, 1")
 	a.line("  br.lt_s r1, r0, loop")
-	a.line("  ret r2")
-	a.line("end")
-	a.line(`export "main" main`)
-	return a.String()
+	return a.footer("r2")
 }
 
 // doWhile is a hot do/while loop whose condition value is computed at the
@@ -120,8 +123,5 @@ func doWhile(n int) string {
 	}
 	a.line("  i64.add r1, r1, 1")
 	a.line("  br.lt_s r2, r0, loop")
-	a.line("  ret r3")
-	a.line("end")
-	a.line(`export "main" main`)
-	return a.String()
+	return a.footer("r3")
 }
