@@ -355,6 +355,69 @@ func TestTierAutoOnStackReplacementInCallee(t *testing.T) {
 	}
 }
 
+// TestTierAutoTableChangeBeforeSwitch changes an exported table's entry
+// between a call that moved into the tier-up's code (on-stack
+// replacement) and the call that switches to that code: the switched code
+// sees the change.
+func TestTierAutoTableChangeBeforeSwitch(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("no compiled tiers on this platform")
+	}
+	src := `type unop (i64) -> (i64)
+table 2 export "tab"
+elem 0 inc
+
+func inc (i64) -> (i64)
+  i64.add r0, r0, 1
+  ret r0
+end
+
+func dbl (i64) -> (i64)
+  i64.add r0, r0, r0
+  ret r0
+end
+
+func pick (i64 i64) -> (i64)
+  regs i64
+  i64.const r2, 0
+L:
+  br.eq r1, 0, E
+  i64.add r2, r2, r1
+  i64.sub r1, r1, 1
+  jump L
+E:
+  call_indirect unop, r0 (r2) -> (r2)
+  ret r2
+end
+
+export "pick" pick
+`
+	mod, err := newEngine(t, Options{SynchronousTierUp: true, TierUpCalls: 1 << 40, TierUpBackEdges: 100, OSRInterval: 16}).LoadText([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if got, err := inst.Call(ctx, "pick", 0, 10000); err != nil || got[0] != 50005001 {
+		t.Fatalf("pick(0, 10000) = %v, %v; want 50005001", got, err)
+	}
+	if inst.OSREntries() == 0 || inst.Tier() != TierInterp {
+		t.Fatalf("%d on-stack replacements, tier %s: the test needs the first call to move and the instance not yet switched", inst.OSREntries(), inst.Tier())
+	}
+	if err := inst.SetTableEntry(1, "dbl"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := inst.Call(ctx, "pick", 1, 3); err != nil || got[0] != 12 {
+		t.Fatalf("pick(1, 3) = %v, %v after the table change; want 12", got, err)
+	}
+	if inst.Tier() != TierOptimizing {
+		t.Fatalf("the second call runs in %s, want the switched code", inst.Tier())
+	}
+}
+
 // sameOutcome reports whether two calls returned the same results, or
 // trapped alike (kind, function and offset).
 func sameOutcome(got []uint64, err error, want []uint64, wantErr error) bool {

@@ -271,6 +271,11 @@ func (i *Instance) SetTableEntry(idx uint32, funcName string) error {
 		if i.compiled != nil {
 			i.compiled.setTable(i.table)
 		}
+		if i.auto != nil && i.auto.target != nil {
+			// A tier-up's code that on-stack replacement already runs,
+			// and the next call switches to.
+			i.auto.target.setTable(i.table)
+		}
 	}
 	e := mir.NullTableEntry
 	if fn >= 0 {
