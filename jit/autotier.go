@@ -41,9 +41,11 @@ import (
 // Options.OSRInterval backward branches and calls, interp.PollInterval by
 // default, the poller being periodic), calls the variant with the frame's
 // registers under the call's context, fuel and call depth, and returns the
-// variant's results from the frame. A call that made the instance hot
-// thus starts the compile itself, and a program that spends its time in
-// one long call benefits too. Traps in a variant are reported at the
+// variant's results from the frame. While a call runs, the function of
+// the frame offered is checked against the thresholds alone (its calls or
+// its backward branches), so a long call whose function gets hot starts
+// the compile itself, and a program that spends its time in one long call
+// benefits too. Traps in a variant are reported at the
 // original function and offset; a host function the moved code calls
 // that calls back into the instance nests in the compiled code, which
 // knows the call depth.
@@ -58,17 +60,20 @@ type counterRef struct {
 }
 
 // backwardEdges lists the counters of every edge of prog that goes to a
-// block at or before its own (the back edges of loops among them).
-func backwardEdges(prog *interp.Program) []counterRef {
-	var out []counterRef
+// block at or before its own (the back edges of loops among them), by
+// function: those of function fn are out[from[fn]:from[fn+1]].
+func backwardEdges(prog *interp.Program) (out []counterRef, from []int32) {
+	from = make([]int32, len(prog.Layouts)+1)
 	for fn, l := range prog.Layouts {
+		from[fn] = int32(len(out))
 		for e, ed := range l.Edges {
 			if ed.To <= ed.From {
 				out = append(out, counterRef{int32(fn), int32(profilecounters.EdgeCounter(e))})
 			}
 		}
 	}
-	return out
+	from[len(prog.Layouts)] = int32(len(out))
+	return out, from
 }
 
 // maxOSRVariants bounds the on-stack-replacement variants a tier-up
@@ -135,6 +140,24 @@ func (i *Instance) hot() bool {
 		}
 	}
 	return false
+}
+
+// hotFunc reports whether function fn alone has reached a tier-up
+// threshold: what the interpreter checks while a long call runs (reading
+// every function's counters there would cost a large module's calls
+// dearly).
+func (i *Instance) hotFunc(fn int) bool {
+	opts := &i.module.engine.opts
+	c := i.machine.Counters[fn]
+	if c[profilecounters.EntryCounter] >= opts.TierUpCalls {
+		return true
+	}
+	m := i.module
+	var back uint64
+	for _, r := range m.backEdges[m.backEdgesFrom[fn]:m.backEdgesFrom[fn+1]] {
+		back += c[r.slot]
+	}
+	return back >= opts.TierUpBackEdges
 }
 
 // afterCall runs at the end of an outermost call of a TierAuto instance
@@ -235,7 +258,7 @@ func (i *Instance) onStackReplace(fn, header int, regs []uint64, depth int, resu
 		return false, nil
 	}
 	if !a.started {
-		if i.hot() {
+		if i.hotFunc(fn) {
 			i.startTierUp()
 		}
 		return false, nil

@@ -337,8 +337,10 @@ type Module struct {
 	compiled   *compiledModule
 	compileErr error
 	// backEdges lists, for TierAuto, the counters of every backward
-	// branch (see autotier.go).
-	backEdges []counterRef
+	// branch, those of function fn from backEdgesFrom[fn] up to
+	// backEdgesFrom[fn+1] (see autotier.go).
+	backEdges     []counterRef
+	backEdgesFrom []int32
 }
 
 // Load verifies m and loads a copy of it: later changes to m do not affect
@@ -367,7 +369,7 @@ func (e *Engine) LoadContext(ctx context.Context, m *bytecode.Module) (*Module, 
 	}
 	mod := &Module{engine: e, prog: prog}
 	if e.opts.Tier == TierAuto {
-		mod.backEdges = backwardEdges(prog)
+		mod.backEdges, mod.backEdgesFrom = backwardEdges(prog)
 	} else if e.opts.Tier != TierInterp {
 		mod.compiled, mod.compileErr = compileModule(ctx, prog, e.compileConfig(e.opts.Tier, nil))
 		if mod.compileErr != nil && ctx.Err() != nil {
