@@ -16,7 +16,7 @@ const (
 	CtxMaxDepth     = 72  // frames allowed
 	CtxFuncTable    = 80  // address of the entry-point table, one word per function
 	CtxExitStub     = 88  // address of the shared exit stub
-	CtxCounterTable = 96  // address of the edge-counter table, one word per function
+	CtxCounterTable = 96  // address of the instance's edge counters (see Options.CounterBase)
 	CtxExitCode     = 104 // uint32: why compiled code stopped
 	CtxExitArg      = 108 // uint32: trap kind, host import, runtime function
 	CtxExitFunc     = 112 // uint32: function of the exit site

@@ -128,9 +128,11 @@ func (e *encoder) location(r mir.Reg) (obj.Addr, error) {
 }
 
 type encoder struct {
-	a     *assembler
-	f     *mir.Func
-	frame frame
+	// counterBase is Options.CounterBase.
+	counterBase int
+	a           *assembler
+	f           *mir.Func
+	frame       frame
 	// labels of the blocks of the current chunk (nil for the others), and
 	// the layout order
 	labels []*obj.Prog
@@ -199,6 +201,10 @@ type Options struct {
 	// take 32-bit displacements. A function that fits in one chunk is
 	// encoded exactly as if it were not chunked.
 	ChunkInstrs int
+	// CounterBase is where the function's edge counters start among the
+	// words the context's CounterTable addresses: OpCount increments word
+	// CounterBase+Aux, with one load of the context and one add to memory.
+	CounterBase int
 }
 
 // DefaultChunkInstrs is the default Options.ChunkInstrs.
@@ -223,7 +229,7 @@ func FuncOptions(f *mir.Func, opts Options) (*Code, error) {
 	a := getAssembler()
 	defer putAssembler(a)
 	e := &encoder{a: a, f: f, frame: layoutFrame(f), pool: &obj.LSym{Name: "pool"}, poolIndex: map[[2]uint64]int64{},
-		chunkInstrs: chunk}
+		chunkInstrs: chunk, counterBase: opts.CounterBase}
 	if err := e.encode(); err != nil {
 		return nil, fmt.Errorf("encode %s: %w", f.Name, err)
 	}

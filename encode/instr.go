@@ -171,8 +171,7 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 		e.op2(x86.AMOVQ, memIdxOp(mir.ScratchGPR, u[0], 8, 0), dst())
 	case mir.OpCount:
 		e.op2(x86.AMOVQ, ctxOp(CtxCounterTable), regOp(mir.ScratchGPR))
-		e.op2(x86.AMOVQ, memOp(mir.ScratchGPR, 8*int64(e.f.Index)), regOp(mir.ScratchGPR))
-		e.op2(x86.AADDQ, constOp(1), memOp(mir.ScratchGPR, 8*int64(in.Aux)))
+		e.op2(x86.AADDQ, constOp(1), memOp(mir.ScratchGPR, 8*(int64(e.counterBase)+int64(in.Aux))))
 	case mir.OpMOVQconst:
 		e.op2(x86.AMOVQ, constOp(in.Imm), dst())
 	case mir.OpNEGQ:

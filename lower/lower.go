@@ -50,6 +50,13 @@ type Options struct {
 	Profile *profilecounters.Profile
 	// Target lists the CPU features code may use.
 	Target Target
+	// Counters, when not nil, makes the code count edges as the plan says
+	// (profilecounters.ChordPlan): an OpCount for every counted slot, on
+	// its edge (in the jump's block, or a block of its own on a
+	// conditional edge), at the start of a block without successors for
+	// its exit edge, and in the entry block for the calls. The plan must
+	// be one of this function's layout.
+	Counters *profilecounters.ChordPlan
 	// Module holds what lowering needs to know about the whole module;
 	// nil computes it for this call. A caller lowering many functions of
 	// one module computes it once with NewModuleInfo, so that the work
@@ -144,12 +151,15 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 		layout = profilecounters.NewLayout(bf)
 		prof = layout.Profile(nil)
 	}
+	if c := opts.Counters; c != nil && (c.Layout() != layout) {
+		return nil, fmt.Errorf("lower func %s: the counter plan is not of the profile's layout", bf.Name)
+	}
 	info := opts.Module
 	if info == nil || info.m != m {
 		info = NewModuleInfo(m)
 	}
 	l := &lowerer{
-		m: m, bf: bf, layout: layout, prof: prof, target: opts.Target, info: info,
+		m: m, bf: bf, layout: layout, prof: prof, target: opts.Target, info: info, counters: opts.Counters,
 		f: mir.NewFunc(bf.Name, fn, Classes(bf.Sig.Params), Classes(bf.Sig.Results)),
 	}
 	l.memoryMoves = info.growsMemory
@@ -190,7 +200,9 @@ type lowerer struct {
 	layout *profilecounters.Layout
 	prof   *profilecounters.Profile
 	target Target
-	f      *mir.Func
+	// counters is the plan of the edges the code counts (nil: none).
+	counters *profilecounters.ChordPlan
+	f        *mir.Func
 
 	// memoryMoves is set when memory may be grown, so its base and length
 	// must be read again after calls.
@@ -270,6 +282,7 @@ func (l *lowerer) run() error {
 		l.emit(mir.Instr{Op: mir.OpArg, Defs: []mir.Reg{v}, Aux: int32(i), Pos: -1})
 		l.ssa.write(i, entry.ID, v)
 	}
+	l.count(profilecounters.EntryCounter)
 	l.loadMemoryState()
 
 	// One head block per reachable bytecode block.
@@ -391,13 +404,26 @@ func (l *lowerer) lowerEdge(e int) {
 	l.predArrived(l.layout.Edges[e].To)
 }
 
+// counted reports whether the code counts counter slot s.
+func (l *lowerer) counted(s int) bool {
+	return l.counters != nil && l.counters.Counted(s)
+}
+
+// count emits the increment of counter slot s into the current block if
+// the code counts it.
+func (l *lowerer) count(s int) {
+	if l.counted(s) {
+		l.emit(mir.Instr{Op: mir.OpCount, Aux: int32(s), Pos: int32(l.pc)})
+	}
+}
+
 // edgeTarget returns the mir block bytecode edge e should enter from the
 // branch at the current offset: the target's head, or, for a backward
 // branch, a new block that polls and then jumps to the head. freq is the
 // edge's frequency.
 func (l *lowerer) edgeTarget(e int, freq float64) (target int, viaPoll *mir.Block) {
 	to := l.layout.Edges[e].To
-	if l.layout.Blocks[to].Start > l.pc {
+	if l.layout.Blocks[to].Start > l.pc && !l.counted(profilecounters.EdgeCounter(e)) {
 		return l.head[to], nil
 	}
 	pb := l.newSealedBlock(freq)
@@ -416,7 +442,10 @@ func (l *lowerer) connect(from *mir.Block, e, target int, poll *mir.Block, prob 
 	l.ssa.seal(poll.ID)
 	saved, savedFreq := l.cur, l.curFreq
 	l.cur, l.curFreq = poll, poll.Freq
-	l.emit(mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
+	l.count(profilecounters.EdgeCounter(e))
+	if to := l.layout.Edges[e].To; l.layout.Blocks[to].Start <= l.pc {
+		l.emit(mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
+	}
 	l.emit(mir.Instr{Op: mir.OpJMP, Pos: int32(l.pc)})
 	l.f.AddEdge(poll.ID, l.head[l.layout.Edges[e].To], 1)
 	l.lowerEdge(e)
@@ -427,6 +456,7 @@ func (l *lowerer) connect(from *mir.Block, e, target int, poll *mir.Block, prob 
 // backward jump polls first.
 func (l *lowerer) jumpEdge(e int) {
 	to := l.layout.Edges[e].To
+	l.count(profilecounters.EdgeCounter(e))
 	if l.layout.Blocks[to].Start <= l.pc {
 		l.emit(mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
 	}
@@ -478,6 +508,11 @@ func (l *lowerer) lowerBlock(b int) error {
 	blk := &l.layout.Blocks[b]
 	l.cur = l.f.Blocks[l.head[b]]
 	l.curFreq = l.cur.Freq
+	if l.counters != nil {
+		if s := l.counters.ExitSlot(b); s >= 0 {
+			l.count(s)
+		}
+	}
 	for pc := blk.Start; pc < blk.End; pc++ {
 		if l.cur == nil {
 			// An earlier instruction always traps; the rest is dead.

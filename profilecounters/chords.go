@@ -1,0 +1,252 @@
+package profilecounters
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Counting in compiled code.
+//
+// Compiled code counts fewer edges than the interpreter: only the chords
+// of a spanning tree of the function's flow graph (Knuth and Stevenson's
+// optimal placement, as in Ball and Larus, "Optimally profiling and
+// tracing programs"). The flow graph is the block graph plus a virtual
+// exit node X, with an edge from every block that has no successor (it
+// returns or traps) to X and an edge from X to the entry block, the
+// function's calls. Every node conserves flow (what enters leaves), so
+// the counts of the tree's edges follow from those of the chords. The
+// tree is a maximum spanning tree by expected frequency, so the hot edges
+// go uncounted; the edge X -> entry is always a chord (the entry counter,
+// one increment per call), and so is every self-loop, which no tree
+// contains.
+//
+// Conservation fails where a call ends inside a block: a trap, a
+// cancellation, fuel running out, or a call that moved into another
+// activation (on-stack replacement). The counts derived then are off by
+// those few executions; negative results are clamped to zero. A profile
+// is a heuristic, so this is accepted.
+
+// ChordPlan says which edges of a function compiled code counts and
+// derives the others. Counter slots: EntryCounter, then EdgeCounter(e)
+// for every edge e of the layout (as the interpreter's), then one slot per
+// exit edge (ExitCounter). Only the slots of chords are incremented.
+type ChordPlan struct {
+	layout *Layout
+	// exitBlocks lists the blocks without successors, in block order;
+	// exit edge k leaves exitBlocks[k].
+	exitBlocks []int32
+	// exitOf maps a block to its exit edge plus one (0: none).
+	exitOf []int32
+	// chord is set for every counted slot.
+	chord []bool
+	// numChords counts the counted slots (the entry counter included).
+	numChords int
+}
+
+// splitCost is how much more counting an edge costs when it needs a block
+// of its own, relative to counting in an existing block.
+const splitCost = 1.5
+
+// NewChordPlan chooses the edges of l to count: the complement of a
+// maximum spanning tree, weighting each edge by its expected executions
+// under prof (nil: the static estimate), times splitCost for an edge
+// whose counter would need a block of its own.
+func NewChordPlan(l *Layout, prof *Profile) *ChordPlan {
+	if prof == nil || prof.Layout != l {
+		prof = l.Profile(nil)
+	}
+	nb := len(l.Blocks)
+	p := &ChordPlan{layout: l, exitOf: make([]int32, nb)}
+	for b := range l.Blocks {
+		if l.Blocks[b].NumEdges == 0 {
+			p.exitBlocks = append(p.exitBlocks, int32(b))
+			p.exitOf[b] = int32(len(p.exitBlocks))
+		}
+	}
+	p.chord = make([]bool, p.NumCounters())
+	p.chord[EntryCounter] = true
+	// Candidate tree edges, heaviest first: the layout's edges, then the
+	// exit edges. Node nb is X.
+	type cand struct {
+		slot     int32
+		from, to int32
+		weight   float64
+	}
+	cands := make([]cand, 0, len(l.Edges)+len(p.exitBlocks))
+	for e, ed := range l.Edges {
+		w := prof.BlockFreq[ed.From] * prof.EdgeProb[e]
+		if ed.Kind != EdgeJump && ed.Kind != EdgeFallthrough && ed.To > ed.From {
+			// Counting a forward edge of a branch or switch takes a block
+			// of its own and a jump; the others are counted in place (a
+			// backward edge has its poll block anyway).
+			w *= splitCost
+		}
+		cands = append(cands, cand{int32(EdgeCounter(e)), int32(ed.From), int32(ed.To), w})
+	}
+	for k, b := range p.exitBlocks {
+		cands = append(cands, cand{int32(p.ExitCounter(k)), b, int32(nb), prof.BlockFreq[b]})
+	}
+	// Ties keep the layout's order, so that the plan is deterministic.
+	slices.SortStableFunc(cands, func(x, y cand) int { return cmp.Compare(y.weight, x.weight) })
+	parent := make([]int32, nb+1)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for _, c := range cands {
+		a, b := find(c.from), find(c.to)
+		if a == b {
+			p.chord[c.slot] = true // closes a cycle (or is a self-loop)
+			continue
+		}
+		parent[a] = b
+	}
+	for _, c := range p.chord {
+		if c {
+			p.numChords++
+		}
+	}
+	return p
+}
+
+// Layout returns the layout the plan counts.
+func (p *ChordPlan) Layout() *Layout { return p.layout }
+
+// NumCounters returns the number of counter slots compiled code needs.
+func (p *ChordPlan) NumCounters() int { return p.layout.NumCounters() + len(p.exitBlocks) }
+
+// NumChords returns how many slots compiled code increments, the entry
+// counter included.
+func (p *ChordPlan) NumChords() int { return p.numChords }
+
+// ExitCounter returns the slot of exit edge k.
+func (p *ChordPlan) ExitCounter(k int) int { return p.layout.NumCounters() + k }
+
+// Counted reports whether compiled code increments slot.
+func (p *ChordPlan) Counted(slot int) bool { return p.chord[slot] }
+
+// ExitSlot returns the slot of the exit edge of block b, which has no
+// successors, or -1 when b has successors.
+func (p *ChordPlan) ExitSlot(b int) int {
+	if k := p.exitOf[b]; k > 0 {
+		return p.ExitCounter(int(k - 1))
+	}
+	return -1
+}
+
+// Reconstruct turns the counters compiled code kept (NumCounters slots,
+// chords filled in) into counters in the layout's form (Layout.NumCounters
+// slots: the entry counter and every edge, fall-through edges included),
+// deriving each tree edge from flow conservation: a node with one edge of
+// unknown count left determines it.
+func (p *ChordPlan) Reconstruct(counts []uint64) []uint64 {
+	l := p.layout
+	nb := len(l.Blocks)
+	n := p.NumCounters()
+	val := make([]int64, n)
+	known := make([]bool, n)
+	for s := range n {
+		if p.chord[s] {
+			val[s], known[s] = int64(counts[s]), true
+		}
+	}
+	// Incidence lists of the flow graph, X being node nb: slot, and
+	// whether the edge enters the node.
+	type inc struct {
+		slot int32
+		in   bool
+	}
+	deg := make([]int32, nb+2)
+	edge := func(s int) (from, to int) {
+		switch {
+		case s == EntryCounter:
+			return nb, 0
+		case s < l.NumCounters():
+			ed := &l.Edges[s-1]
+			return ed.From, ed.To
+		}
+		return int(p.exitBlocks[s-l.NumCounters()]), nb
+	}
+	for s := range n {
+		from, to := edge(s)
+		if from == to {
+			continue // a self-loop is a chord and cancels out
+		}
+		deg[from+1]++
+		deg[to+1]++
+	}
+	for v := 1; v < len(deg); v++ {
+		deg[v] += deg[v-1]
+	}
+	incs := make([]inc, deg[nb+1])
+	fill := slices.Clone(deg[:nb+1])
+	for s := range n {
+		from, to := edge(s)
+		if from == to {
+			continue
+		}
+		incs[fill[from]] = inc{int32(s), false}
+		fill[from]++
+		incs[fill[to]] = inc{int32(s), true}
+		fill[to]++
+	}
+	unknown := make([]int32, nb+1)
+	var queue []int32
+	for v := range nb + 1 {
+		for _, x := range incs[deg[v]:deg[v+1]] {
+			if !known[x.slot] {
+				unknown[v]++
+			}
+		}
+		if unknown[v] == 1 {
+			queue = append(queue, int32(v))
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if unknown[v] != 1 {
+			continue
+		}
+		// in - out over the known edges; the unknown edge balances it.
+		var net int64
+		missing := inc{slot: -1}
+		for _, x := range incs[deg[v]:deg[v+1]] {
+			switch {
+			case !known[x.slot]:
+				missing = x
+			case x.in:
+				net += val[x.slot]
+			default:
+				net -= val[x.slot]
+			}
+		}
+		s := missing.slot
+		if missing.in {
+			val[s] = -net
+		} else {
+			val[s] = net
+		}
+		known[s] = true
+		from, to := edge(int(s))
+		for _, w := range [2]int{from, to} {
+			unknown[w]--
+			if unknown[w] == 1 {
+				queue = append(queue, int32(w))
+			}
+		}
+	}
+	out := make([]uint64, l.NumCounters())
+	for s := range out {
+		if val[s] > 0 {
+			out[s] = uint64(val[s])
+		}
+	}
+	return out
+}
