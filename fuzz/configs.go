@@ -114,6 +114,9 @@ var configs = []config{
 	{"jit-auto-osr", "the auto tier with a synchronous tier-up once 16 backward branches are taken and frames offered every 8 polls: a loop of the first call moves into optimizing code at its header (on-stack replacement), with the call's fuel and depth", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-auto-osr", jit.Options{Tier: jit.TierAuto, SynchronousTierUp: true, TierUpCalls: 1 << 40, TierUpBackEdges: 16, OSRInterval: 8, CheckAllocations: true})
 	}},
+	{"jit-optimizing-counting", "the optimizing compiled tier with edge counting in the code (the chords of each function's flow graph), every allocation checked", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-optimizing-counting", jit.Options{Tier: jit.TierOptimizing, CountEdges: true, CheckAllocations: true})
+	}},
 	{"jit-optimizing-nomotion", "the optimizing compiled tier with parallel copy motion off, every allocation checked", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-optimizing-nomotion", jit.Options{Tier: jit.TierOptimizing, NoCopyMotion: true, CheckAllocations: true})
 	}},
@@ -420,6 +423,9 @@ func (h *harness) startJIT(name string, opts jit.Options) (*instance, error) {
 			// interpreted: right results, but a compiler failure.
 			if tErr := inst.TierUpError(); tErr != nil && !errors.Is(tErr, lower.ErrUnsupported) {
 				return nil, stageFailure(name, "%v", tErr)
+			}
+			if _, _, rErr := inst.Reoptimizations(); rErr != nil && !errors.Is(rErr, lower.ErrUnsupported) {
+				return nil, stageFailure(name, "%v", rErr)
 			}
 			return res, err
 		},

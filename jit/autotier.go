@@ -51,8 +51,8 @@ import (
 // knows the call depth.
 //
 // The unit is the instance's module: a function does not yet get a tier
-// of its own, and compiled code does not count edges (so an instance
-// tiers up once).
+// of its own. The tier-up's code counts its edges, and is compiled again
+// when its behaviour drifts (reoptimize.go).
 
 // counterRef names the counter of one edge: function, counter slot.
 type counterRef struct {
@@ -107,15 +107,21 @@ type autoTier struct {
 	err error
 	// elapsed is what the compile took.
 	elapsed time.Duration
+	// reopt is the re-optimization state once the instance has the
+	// tier-up's code (reoptimize.go); nil when its code does not count.
+	reopt *reoptimizer
 }
 
 // autoResult is a finished compile.
 type autoResult struct {
-	cm      *compiledModule
-	prog    *interp.Program // the module with the variants
-	osr     []osrEntry
-	err     error
-	elapsed time.Duration
+	cm   *compiledModule
+	prog *interp.Program // the module with the variants
+	osr  []osrEntry
+	// profiled holds the counts each function (not the variants) was
+	// compiled with, when the code counts its edges.
+	profiled [][]uint64
+	err      error
+	elapsed  time.Duration
 }
 
 // checkEvery is how many outermost calls pass between two hotness checks
@@ -164,7 +170,13 @@ func (i *Instance) hotFunc(fn int) bool {
 // that still interprets: it starts the compile when the instance is hot.
 func (i *Instance) afterCall() {
 	a := i.auto
-	if a == nil || a.started {
+	if a == nil {
+		return
+	}
+	if a.started {
+		if a.reopt != nil {
+			i.lookForDrift()
+		}
 		return
 	}
 	a.calls++
@@ -197,26 +209,31 @@ func (i *Instance) startTierUp() {
 			}
 			return nil // a variant: the static estimate
 		})
+		var profiled [][]uint64
+		if m.engine.opts.MaxReoptimizations >= 0 {
+			// The module's functions count; the on-stack-replacement
+			// variants do not (their calls never return to a look).
+			cfg.countFuncs = len(snapshot)
+			profiled = snapshot
+		}
 		cm, err := compileModule(context.Background(), prog, cfg)
-		a.done.Store(&autoResult{cm: cm, prog: prog, osr: osr, err: err, elapsed: time.Since(start)})
+		a.done.Store(&autoResult{cm: cm, prog: prog, osr: osr, profiled: profiled, err: err, elapsed: time.Since(start)})
 	}
-	if m.engine.opts.SynchronousTierUp {
-		compile()
-		return
-	}
-	go func() {
-		m.engine.compiles <- struct{}{}
-		defer func() { <-m.engine.compiles }()
-		compile()
-	}()
+	m.engine.runCompile(compile)
 }
 
 // beforeCall runs at the start of an outermost call of a TierAuto
 // instance: it switches to the code a finished compile produced.
 func (i *Instance) beforeCall() {
 	a := i.auto
-	if a == nil || i.compiled != nil {
-		return // not auto, or the instance was optimized meanwhile
+	if a == nil {
+		return
+	}
+	if i.compiled != nil {
+		if a.reopt != nil {
+			i.takeReoptimized()
+		}
+		return // the tier-up's code, or the instance was optimized meanwhile
 	}
 	if i.takeTierUp(); a.target != nil {
 		i.compiled, i.tier = a.target, TierOptimizing
@@ -246,6 +263,9 @@ func (i *Instance) takeTierUp() {
 	// holds their context and fuel.
 	ci.poll = i.machine.Poller()
 	a.target, a.osr = ci, r.osr
+	if r.profiled != nil {
+		a.reopt = newReoptimizer(r.prog, ci, r.profiled, i.module.engine.opts.reoptLookEvery)
+	}
 }
 
 // onStackReplace is the interpreter's Machine.OSR for a TierAuto
@@ -387,4 +407,18 @@ func (i *Instance) TierUpTime() time.Duration {
 		return 0
 	}
 	return i.auto.elapsed
+}
+
+// runCompile runs compile on the engine's pool of background compiles, or
+// on the calling goroutine with SynchronousTierUp.
+func (e *Engine) runCompile(compile func()) {
+	if e.opts.SynchronousTierUp {
+		compile()
+		return
+	}
+	go func() {
+		e.compiles <- struct{}{}
+		defer func() { <-e.compiles }()
+		compile()
+	}()
 }

@@ -24,6 +24,10 @@ type CompileStats struct {
 	Functions    int
 	Instructions int // bytecode instructions compiled
 	CodeBytes    int // machine code, constant pools and jump tables
+	// CountedEdges is the number of counters the code increments (the
+	// chords of each counting function's flow graph, its entry counter
+	// included); zero when the code does not count.
+	CountedEdges int
 	// Lower is SSA construction and instruction selection; OutOfSSA the
 	// translation out of SSA form (alloc.Destruct); Alloc the register
 	// allocation proper (the baseline's stack slots, or the optimizing
@@ -81,6 +85,13 @@ type compiledModule struct {
 	// (mir.TableEntries), shared by every instance: nothing writes the
 	// table after instantiation.
 	tableEntries []uint64
+	// plans says, for each function that counts its edges, which edges
+	// its code counts (nil: it does not count).
+	plans []*profilecounters.ChordPlan
+	// counterBase is where each counting function's counters start in an
+	// instance's counter words, counterWords their number.
+	counterBase  []int
+	counterWords int
 	stats        CompileStats
 }
 
@@ -111,9 +122,12 @@ type compileConfig struct {
 	// profile returns the profile function i is compiled with (nil: the
 	// static estimate).
 	profile func(i int) *profilecounters.Profile
-	naive   bool          // baseline: naive φ instantiation
-	sched   sched.Options // optimizing: options of the integrated pass
-	check   bool          // run alloc.CheckAllocation on every allocation
+	// countFuncs is the number of functions, from the first, whose code
+	// counts edges (see profilecounters.ChordPlan).
+	countFuncs int
+	naive      bool          // baseline: naive φ instantiation
+	sched      sched.Options // optimizing: options of the integrated pass
+	check      bool          // run alloc.CheckAllocation on every allocation
 	// pipeline is the optimizing tier's allocation pipeline.
 	pipeline Pipeline
 	// maxCompileBytes bounds EstimateCompileBytes per function (negative:
@@ -195,7 +209,19 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 			prof = prog.Layouts[i].Profile(nil)
 		}
 		start := time.Now()
-		mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info})
+		var plan *profilecounters.ChordPlan
+		if i < cfg.countFuncs {
+			plan = profilecounters.NewChordPlan(prof.Layout, prof)
+			cm.stats.CountedEdges += plan.NumChords()
+		}
+		cm.plans = append(cm.plans, plan)
+		cm.counterBase = append(cm.counterBase, cm.counterWords)
+		encOpts := cfg.encode
+		if plan != nil {
+			encOpts.CounterBase = cm.counterWords
+			cm.counterWords += plan.NumCounters()
+		}
+		mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: plan})
 		if err != nil {
 			return nil, err
 		}
@@ -219,7 +245,7 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 			return nil, fmt.Errorf("jit: compile %s: %w", f.Name, err)
 		}
 		start = time.Now()
-		code, err := encode.FuncOptions(af, cfg.encode)
+		code, err := encode.FuncOptions(af, encOpts)
 		if err != nil {
 			return nil, err
 		}

@@ -44,6 +44,12 @@ type compiledInstance struct {
 	// suspended holds, for each nesting depth of calls, the context of
 	// the compiled code a nested call suspended (see Call).
 	suspended []runtime.SavedState
+	// counterWords holds the counters of every function whose code
+	// counts its edges (cm.plans), function fn's in its plan's slots from
+	// cm.counterBase[fn]; compiled code reaches it through the context.
+	// counters[fn] is function fn's part (nil: it does not count).
+	counterWords []uint64
+	counters     [][]uint64
 }
 
 func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Config, stackBytes int,
@@ -71,7 +77,28 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 	}
 	c.setTable(table)
 	th.Ctx.MaxDepth = int64(cfg.MaxCallDepth)
+	if cm.counterWords > 0 {
+		c.counterWords = make([]uint64, cm.counterWords)
+		c.counters = make([][]uint64, len(cm.plans))
+		for fn, p := range cm.plans {
+			if p != nil {
+				b := cm.counterBase[fn]
+				c.counters[fn] = c.counterWords[b : b+p.NumCounters() : b+p.NumCounters()]
+			}
+		}
+		th.Ctx.CounterTable = uintptr(unsafe.Pointer(&c.counterWords[0]))
+	}
 	return c, nil
+}
+
+// edgeCounters returns function fn's counters in its layout's form (the
+// entry counter and every edge), derived from what its code counted, or
+// nil when its code does not count.
+func (c *compiledInstance) edgeCounters(fn int) []uint64 {
+	if fn >= len(c.counters) || c.counters[fn] == nil {
+		return nil
+	}
+	return c.cm.plans[fn].Reconstruct(c.counters[fn])
 }
 
 // setTable makes compiled code read the packed table entries, which must

@@ -109,9 +109,19 @@ type Options struct {
 	// calls into compiled code sooner and costs a little interpreter speed.
 	OSRInterval int
 	// ReoptimizeDrift is the profile drift distance (0..1, see
-	// profilecounters.Drift) beyond which a compiled function is compiled
-	// again (0: the default).
+	// profilecounters.Drift) beyond which a TierAuto instance's compiled
+	// code is compiled again with the counts its code made since (0: the
+	// default). See MaxReoptimizations.
 	ReoptimizeDrift float64
+	// MaxReoptimizations caps how often a TierAuto instance is compiled
+	// again after its tier-up (0: DefaultMaxReoptimizations; negative: never,
+	// and its compiled code does not count edges).
+	MaxReoptimizations int
+	// CountEdges makes the code that the baseline and optimizing tiers
+	// compile at load (and Instance.Optimize) count its edges, as
+	// TierAuto's compiles do, so that Instance.Stats and Instance.Profile
+	// see what it executes. Counting costs a few percent of run time.
+	CountEdges bool
 
 	// MaxCallDepth limits nested calls (default interp.DefaultMaxCallDepth).
 	MaxCallDepth int
@@ -222,6 +232,9 @@ type Options struct {
 	// chunkInstrs sets encode.Options.ChunkInstrs; tests make it tiny so
 	// that every function is encoded in many chunks.
 	chunkInstrs int
+	// reoptLookEvery, when positive, makes a TierAuto instance look for
+	// drift after every that many outermost calls, with no back-off (tests).
+	reoptLookEvery uint64
 }
 
 // Pipeline names a register allocation pipeline of the optimizing tier.
@@ -253,6 +266,9 @@ const (
 	DefaultTierUpCalls     = 1000
 	DefaultTierUpBackEdges = 10000
 	DefaultReoptimizeDrift = 0.25
+	// DefaultMaxReoptimizations bounds a TierAuto instance's compiles
+	// after its tier-up.
+	DefaultMaxReoptimizations = 4
 )
 
 // Engine loads modules under one set of options. It is safe for
@@ -291,6 +307,9 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	if opts.ReoptimizeDrift == 0 {
 		opts.ReoptimizeDrift = DefaultReoptimizeDrift
+	}
+	if opts.MaxReoptimizations == 0 {
+		opts.MaxReoptimizations = DefaultMaxReoptimizations
 	}
 	if opts.MaxCallDepth == 0 {
 		opts.MaxCallDepth = interp.DefaultMaxCallDepth
@@ -371,7 +390,11 @@ func (e *Engine) LoadContext(ctx context.Context, m *bytecode.Module) (*Module, 
 	if e.opts.Tier == TierAuto {
 		mod.backEdges, mod.backEdgesFrom = backwardEdges(prog)
 	} else if e.opts.Tier != TierInterp {
-		mod.compiled, mod.compileErr = compileModule(ctx, prog, e.compileConfig(e.opts.Tier, nil))
+		cfg := e.compileConfig(e.opts.Tier, nil)
+		if e.opts.CountEdges {
+			cfg.countFuncs = len(prog.Module.Funcs)
+		}
+		mod.compiled, mod.compileErr = compileModule(ctx, prog, cfg)
 		if mod.compileErr != nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("jit: load: %w", mod.compileErr)
 		}

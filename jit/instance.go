@@ -31,7 +31,10 @@ type Instance struct {
 	shared *sharedMemory
 	hold   memoryHold
 	// auto is the tier-up state of a TierAuto instance (autotier.go).
-	auto     *autoTier
+	auto *autoTier
+	// retired holds, per function, what compiled code that the instance
+	// no longer runs counted (reoptimize.go).
+	retired  [][]uint64
 	machine  *interp.Machine
 	compiled *compiledInstance // nil when the instance runs interpreted
 	tier     Tier
@@ -176,6 +179,9 @@ func (i *Instance) Optimize() error {
 	cfg := m.engine.compileConfig(TierOptimizing, func(fn int) *profilecounters.Profile {
 		return m.prog.Layouts[fn].Profile(counters[fn])
 	})
+	if m.engine.opts.CountEdges {
+		cfg.countFuncs = len(m.prog.Module.Funcs)
+	}
 	cm, err := compileModule(context.Background(), m.prog, cfg)
 	if err != nil {
 		return fmt.Errorf("jit: optimize: %w", err)
@@ -183,6 +189,9 @@ func (i *Instance) Optimize() error {
 	ci, err := newCompiledInstance(m.prog, cm, i.cfg, m.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table)
 	if err != nil {
 		return fmt.Errorf("jit: optimize: %w", err)
+	}
+	if i.compiled != nil {
+		i.retire(i.compiled)
 	}
 	i.compiled, i.tier = ci, TierOptimizing
 	if i.auto != nil {

@@ -31,14 +31,15 @@ type EdgeStats struct {
 // Stats returns per-function statistics in function index order. Call it
 // when no call is running on the instance on another goroutine (from the
 // calling goroutine, or from a host function, is fine). Calls, edge counts
-// and instruction counts are those of the interpreter; compiled code does
-// not count yet, so a module compiled at load reports zeros.
+// and instruction counts are the interpreter's plus those of compiled code
+// that counts (a TierAuto instance's, or with Options.CountEdges); code
+// compiled without counting adds nothing.
 func (i *Instance) Stats() []FuncStats {
 	prog := i.module.prog
 	out := make([]FuncStats, len(prog.Module.Funcs))
 	for fi, f := range prog.Module.Funcs {
 		layout := prog.Layouts[fi]
-		counters := i.machine.Counters[fi]
+		counters := i.allCounters(fi)
 		counts := layout.EdgeCounts(counters)
 		s := FuncStats{
 			Name: f.Name, Index: fi, Tier: i.tier,
@@ -63,5 +64,5 @@ func (i *Instance) Profile(name string) (*profilecounters.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return i.module.prog.Layouts[f.index].Profile(i.machine.Counters[f.index]), nil
+	return i.module.prog.Layouts[f.index].Profile(i.allCounters(f.index)), nil
 }

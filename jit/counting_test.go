@@ -1,0 +1,149 @@
+package jit
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/runtime"
+)
+
+// statsAfter runs calls of fn with args on a new instance of m under opts
+// and returns the instance's statistics.
+func statsAfter(t *testing.T, opts Options, m *bytecode.Module, fn string, args []uint64, calls int) []FuncStats {
+	t.Helper()
+	e := newEngine(t, opts)
+	mod, err := e.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Tier != TierInterp && opts.Tier != TierAuto && mod.Tier() != opts.Tier {
+		t.Fatalf("module runs in tier %s: %v", mod.Tier(), mod.CompileError())
+	}
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range calls {
+		if _, err := inst.Call(context.Background(), fn, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if opts.Tier == TierAuto && inst.Tier() != TierOptimizing {
+		t.Fatalf("no tier-up after %d calls", calls)
+	}
+	return inst.Stats()
+}
+
+// TestCompiledCountsMatchInterpreter checks counting in compiled code end
+// to end: code that counts only the chords of each function's flow graph,
+// with the other edges derived, reports the interpreter's counts exactly,
+// in both compiled tiers and after a tier-up that happened between calls.
+func TestCompiledCountsMatchInterpreter(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("compiled tiers are not supported on this platform")
+	}
+	configs := []struct {
+		name string
+		opts Options
+	}{
+		{"baseline", Options{Tier: TierBaseline, CountEdges: true}},
+		{"optimizing", Options{Tier: TierOptimizing, CountEdges: true, CheckAllocations: true}},
+		// Tier-up at the end of the first call (no on-stack replacement:
+		// the variants do not count).
+		{"auto", Options{Tier: TierAuto, SynchronousTierUp: true, TierUpCalls: 1, OSRInterval: 1 << 40, CheckAllocations: true}},
+	}
+	for _, k := range testprogs.Kernels() {
+		want := statsAfter(t, Options{Tier: TierInterp}, k.Module, k.Func, k.SmallArgs, 3)
+		for _, c := range configs {
+			got := statsAfter(t, c.opts, k.Module, k.Func, k.SmallArgs, 3)
+			for fn := range want {
+				w, g := want[fn], got[fn]
+				if g.Calls != w.Calls || g.Instructions != w.Instructions {
+					t.Errorf("%s %s %s: %d calls, %d instructions; want %d, %d", c.name, k.Name, w.Name, g.Calls, g.Instructions, w.Calls, w.Instructions)
+				}
+				if !slices.Equal(g.Edges, w.Edges) {
+					t.Errorf("%s %s %s: edges\n got %v\nwant %v", c.name, k.Name, w.Name, g.Edges, w.Edges)
+				}
+			}
+		}
+		// Without CountEdges compiled code adds nothing.
+		plain := statsAfter(t, Options{Tier: TierOptimizing}, k.Module, k.Func, k.SmallArgs, 3)
+		for fn := range plain {
+			if plain[fn].Calls != 0 {
+				t.Errorf("optimizing without counting %s %s: %d calls counted", k.Name, plain[fn].Name, plain[fn].Calls)
+			}
+		}
+	}
+}
+
+// TestCountedCodeUsesFewCounters checks that counting code increments
+// fewer counters than the interpreter keeps: the plan leaves a spanning
+// tree uncounted.
+func TestCountedCodeUsesFewCounters(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("compiled tiers are not supported on this platform")
+	}
+	e := newEngine(t, Options{Tier: TierOptimizing, CountEdges: true})
+	for _, k := range testprogs.Kernels() {
+		mod, err := e.Load(k.Module)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges := 0
+		for _, l := range mod.prog.Layouts {
+			edges += l.NumCounters()
+		}
+		if n := mod.CompileStats().CountedEdges; n == 0 || n >= edges {
+			t.Errorf("%s: %d counted edges of %d counters", k.Name, n, edges)
+		}
+	}
+}
+
+// BenchmarkCountingOverhead reports what counting edges costs compiled
+// code: each kernel in the optimizing tier with and without CountEdges,
+// timed in alternating rounds; counting-x-plain is the ratio of the times
+// (goal: at most 1.03).
+func BenchmarkCountingOverhead(b *testing.B) {
+	if !runtime.Supported() {
+		b.Skip("compiled tiers are not supported on this platform")
+	}
+	ctx := context.Background()
+	for _, k := range testprogs.Kernels() {
+		b.Run(k.Name, func(b *testing.B) {
+			want := k.Native(k.Args)
+			var fns [2]*Function
+			for i, count := range []bool{false, true} {
+				mod, err := newEngine(b, Options{Tier: TierOptimizing, CountEdges: count}).Load(k.Module)
+				if err != nil {
+					b.Fatal(err)
+				}
+				inst, err := mod.Instantiate(nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if fns[i], err = inst.Func(k.Func); err != nil {
+					b.Fatal(err)
+				}
+				if got, err := fns[i].Call(ctx, k.Args...); err != nil || !slices.Equal(got, want) {
+					b.Fatalf("%s (counting %v): %v %v, want %v", k.Name, count, got, err, want)
+				}
+			}
+			res := make([]uint64, len(want))
+			var times [2]time.Duration
+			for b.Loop() {
+				for i, fn := range fns {
+					start := time.Now()
+					if err := fn.CallInto(ctx, k.Args, res); err != nil {
+						b.Fatal(err)
+					}
+					times[i] += time.Since(start)
+				}
+			}
+			b.ReportMetric(float64(times[1])/float64(times[0]), "counting-x-plain")
+		})
+	}
+}
