@@ -385,11 +385,11 @@ func (l *lowerer) switchOn(in *bc.Instr, blk *profilecounters.Block) {
 	pDef := l.prof.EdgeProb[def]
 	freq := l.curFreq
 	l.emit(mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{idx}, Imm: int64(n), Pos: l.pos()})
-	defTarget, defPoll := l.edgeTarget(def, freq*pDef)
+	defTarget, defBlock := l.edgeTarget(def, freq*pDef)
 	table := l.newSealedBlock(freq * (1 - pDef))
 	from := l.cur
 	l.emit(mir.Instr{Op: mir.OpJCC, Cond: mir.CondAE, Pos: l.pos()})
-	l.connect(from, def, defTarget, defPoll, pDef)
+	l.connect(from, def, defTarget, defBlock, pDef)
 	l.f.AddEdge(from.ID, table.ID, 1-pDef)
 	l.ssa.seal(table.ID)
 
@@ -407,8 +407,8 @@ func (l *lowerer) switchOn(in *bc.Instr, blk *profilecounters.Block) {
 	l.emit(mir.Instr{Op: mir.OpJMPTABLE, Uses: []mir.Reg{idx}, Pos: l.pos()})
 	from = l.cur
 	for e := blk.FirstEdge; e < def; e++ {
-		target, poll := l.edgeTarget(e, table.Freq*prob(e))
-		l.connect(from, e, target, poll, prob(e))
+		target, eb := l.edgeTarget(e, table.Freq*prob(e))
+		l.connect(from, e, target, eb, prob(e))
 	}
 	l.cur = nil
 }

@@ -417,37 +417,44 @@ func (l *lowerer) count(s int) {
 	}
 }
 
+// backward reports whether bytecode edge e, leaving the branch at the
+// current offset, goes to a block at or before it: a loop's back edge,
+// which polls.
+func (l *lowerer) backward(e int) bool {
+	return l.layout.Blocks[l.layout.Edges[e].To].Start <= l.pc
+}
+
 // edgeTarget returns the mir block bytecode edge e should enter from the
-// branch at the current offset: the target's head, or, for a backward
-// branch, a new block that polls and then jumps to the head. freq is the
-// edge's frequency.
-func (l *lowerer) edgeTarget(e int, freq float64) (target int, viaPoll *mir.Block) {
-	to := l.layout.Edges[e].To
-	if l.layout.Blocks[to].Start > l.pc && !l.counted(profilecounters.EdgeCounter(e)) {
-		return l.head[to], nil
+// branch at the current offset: the target's head, or a new block of the
+// edge's own (edgeBlock) when the edge needs code, a poll for a backward
+// edge or the increment of a counted one. freq is the edge's frequency.
+func (l *lowerer) edgeTarget(e int, freq float64) (target int, edgeBlock *mir.Block) {
+	if !l.backward(e) && !l.counted(profilecounters.EdgeCounter(e)) {
+		return l.head[l.layout.Edges[e].To], nil
 	}
-	pb := l.newSealedBlock(freq)
-	return pb.ID, pb
+	eb := l.newSealedBlock(freq)
+	return eb.ID, eb
 }
 
 // connect adds the mir edge for bytecode edge e from the current block to
-// target (from edgeTarget), completing the poll block if there is one. The
-// current block's terminator must already be emitted.
-func (l *lowerer) connect(from *mir.Block, e, target int, poll *mir.Block, prob float64) {
+// target (from edgeTarget), completing the edge's block if there is one:
+// the count, the poll, the jump to the head. The current block's
+// terminator must already be emitted.
+func (l *lowerer) connect(from *mir.Block, e, target int, edgeBlock *mir.Block, prob float64) {
 	l.f.AddEdge(from.ID, target, prob)
-	if poll == nil {
+	if edgeBlock == nil {
 		l.lowerEdge(e)
 		return
 	}
-	l.ssa.seal(poll.ID)
+	l.ssa.seal(edgeBlock.ID)
 	saved, savedFreq := l.cur, l.curFreq
-	l.cur, l.curFreq = poll, poll.Freq
+	l.cur, l.curFreq = edgeBlock, edgeBlock.Freq
 	l.count(profilecounters.EdgeCounter(e))
-	if to := l.layout.Edges[e].To; l.layout.Blocks[to].Start <= l.pc {
+	if l.backward(e) {
 		l.emit(mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
 	}
 	l.emit(mir.Instr{Op: mir.OpJMP, Pos: int32(l.pc)})
-	l.f.AddEdge(poll.ID, l.head[l.layout.Edges[e].To], 1)
+	l.f.AddEdge(edgeBlock.ID, l.head[l.layout.Edges[e].To], 1)
 	l.lowerEdge(e)
 	l.cur, l.curFreq = saved, savedFreq
 }
@@ -457,7 +464,7 @@ func (l *lowerer) connect(from *mir.Block, e, target int, poll *mir.Block, prob 
 func (l *lowerer) jumpEdge(e int) {
 	to := l.layout.Edges[e].To
 	l.count(profilecounters.EdgeCounter(e))
-	if l.layout.Blocks[to].Start <= l.pc {
+	if l.backward(e) {
 		l.emit(mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
 	}
 	l.emit(mir.Instr{Op: mir.OpJMP, Pos: int32(l.pc)})
@@ -477,12 +484,12 @@ func (l *lowerer) branchEdges(cond mir.Cond, taken, notTaken int) {
 		pTaken = 0.5
 	}
 	freq := l.curFreq
-	tTarget, tPoll := l.edgeTarget(taken, freq*pTaken)
-	nTarget, nPoll := l.edgeTarget(notTaken, freq*(1-pTaken))
+	tTarget, tBlock := l.edgeTarget(taken, freq*pTaken)
+	nTarget, nBlock := l.edgeTarget(notTaken, freq*(1-pTaken))
 	from := l.cur
 	l.emit(mir.Instr{Op: mir.OpJCC, Cond: cond, Pos: int32(l.pc)})
-	l.connect(from, taken, tTarget, tPoll, pTaken)
-	l.connect(from, notTaken, nTarget, nPoll, 1-pTaken)
+	l.connect(from, taken, tTarget, tBlock, pTaken)
+	l.connect(from, notTaken, nTarget, nBlock, 1-pTaken)
 	l.cur = nil
 }
 
