@@ -63,12 +63,10 @@ type reoptimizer struct {
 	running bool
 	done    chan *autoResult
 	// count is the number of re-optimizations made, elapsed their total
-	// compile time, err the last failure, lastDrift the largest drift
-	// distance of the last window that was compared.
-	count     int
-	elapsed   time.Duration
-	err       error
-	lastDrift float64
+	// compile time, err the last failure.
+	count   int
+	elapsed time.Duration
+	err     error
 }
 
 // Look intervals, in outermost calls: after 1, 2, 4, ... calls, at most
@@ -120,19 +118,16 @@ func (i *Instance) lookForDrift() {
 	r.calls = 0
 	need := i.needSamples()
 	full, drifted := false, false
-	r.lastDrift = 0
 	for fn, prev := range r.profiled {
 		now := r.current.edgeCounters(fn)
 		if now == nil {
 			continue
 		}
-		start := r.windowStart[fn]
-		if start == nil {
-			start = make([]uint64, len(now))
-		}
-		window := make([]uint64, len(now))
-		for s := range now {
-			window[s] = now[s] - min(start[s], now[s])
+		window := slices.Clone(now)
+		if start := r.windowStart[fn]; start != nil {
+			for s := range window {
+				window[s] -= min(start[s], window[s]) // derived counts may dip
+			}
 		}
 		l := r.prog.Layouts[fn]
 		d := l.Drift(profilecounters.TakeSnapshot(prev), addCounts(slices.Clone(prev), window))
@@ -140,7 +135,6 @@ func (i *Instance) lookForDrift() {
 			continue
 		}
 		full = true
-		r.lastDrift = max(r.lastDrift, d.Distance)
 		r.window[fn], r.windowStart[fn] = window, now
 		if d.Distance > opts.ReoptimizeDrift {
 			drifted = true
@@ -159,13 +153,12 @@ func (i *Instance) lookForDrift() {
 	// A window that drifted may straddle the change of behaviour: the
 	// next full window, all after it, confirms the drift and steers the
 	// compile.
-	switch {
-	case drifted && r.confirming:
+	if drifted && r.confirming {
 		r.confirming = false
 		i.startReoptimize()
-	default:
-		r.confirming = drifted
+		return
 	}
+	r.confirming = drifted
 }
 
 // addCounts adds b to a, slot by slot, and returns a.
