@@ -363,20 +363,7 @@ func TestTierAutoTableChangeBeforeSwitch(t *testing.T) {
 	if !runtime.Supported() {
 		t.Skip("no compiled tiers on this platform")
 	}
-	src := `type unop (i64) -> (i64)
-table 2 export "tab"
-elem 0 inc
-
-func inc (i64) -> (i64)
-  i64.add r0, r0, 1
-  ret r0
-end
-
-func dbl (i64) -> (i64)
-  i64.add r0, r0, r0
-  ret r0
-end
-
+	src := "type unop (i64) -> (i64)\ntable 2 export \"tab\"\nelem 0 inc\n" + incDblSource + `
 func pick (i64 i64) -> (i64)
   regs i64
   i64.const r2, 0

@@ -36,23 +36,7 @@ func BenchmarkKernelTiers(b *testing.B) {
 				if cfg.name == "baseline" {
 					timed = i
 				}
-				mod, err := newEngine(b, cfg.opts).Load(k.Module)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if mod.Tier() != cfg.opts.Tier {
-					b.Fatalf("%s runs in %s: %v", k.Name, mod.Tier(), mod.CompileError())
-				}
-				inst, err := mod.Instantiate(nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if fns[i], err = inst.Func(k.Func); err != nil {
-					b.Fatal(err)
-				}
-				if got, err := fns[i].Call(ctx, k.Args...); err != nil || !slices.Equal(got, want) {
-					b.Fatalf("%s in %s: %v %v, want %v", k.Name, cfg.name, got, err, want)
-				}
+				fns[i] = kernelFunc(b, cfg.name, cfg.opts, k, want)
 			}
 			res := make([]uint64, len(want))
 			times := make(map[string]time.Duration, len(benchConfigs))
@@ -100,6 +84,31 @@ func BenchmarkKernelTiers(b *testing.B) {
 			b.ReportMetric(opt/float64(times["optimizing-separate"]), "optimizing-x-separate")
 		})
 	}
+}
+
+// kernelFunc loads kernel k under opts (configuration name), checks that
+// it runs in opts.Tier and answers want, and returns its function.
+func kernelFunc(b *testing.B, name string, opts Options, k testprogs.Kernel, want []uint64) *Function {
+	b.Helper()
+	mod, err := newEngine(b, opts).Load(k.Module)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if mod.Tier() != opts.Tier {
+		b.Fatalf("%s runs in %s: %v", k.Name, mod.Tier(), mod.CompileError())
+	}
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fn, err := inst.Func(k.Func)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got, err := fn.Call(context.Background(), k.Args...); err != nil || !slices.Equal(got, want) {
+		b.Fatalf("%s in %s: %v %v, want %v", k.Name, name, got, err, want)
+	}
+	return fn
 }
 
 // BenchmarkCompile reports each compiled tier's compile time per bytecode

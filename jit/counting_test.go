@@ -115,22 +115,9 @@ func BenchmarkCountingOverhead(b *testing.B) {
 	for _, k := range testprogs.Kernels() {
 		b.Run(k.Name, func(b *testing.B) {
 			want := k.Native(k.Args)
-			var fns [2]*Function
-			for i, count := range []bool{false, true} {
-				mod, err := newEngine(b, Options{Tier: TierOptimizing, CountEdges: count}).Load(k.Module)
-				if err != nil {
-					b.Fatal(err)
-				}
-				inst, err := mod.Instantiate(nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if fns[i], err = inst.Func(k.Func); err != nil {
-					b.Fatal(err)
-				}
-				if got, err := fns[i].Call(ctx, k.Args...); err != nil || !slices.Equal(got, want) {
-					b.Fatalf("%s (counting %v): %v %v, want %v", k.Name, count, got, err, want)
-				}
+			fns := [2]*Function{
+				kernelFunc(b, "optimizing", Options{Tier: TierOptimizing}, k, want),
+				kernelFunc(b, "optimizing counting", Options{Tier: TierOptimizing, CountEdges: true}, k, want),
 			}
 			res := make([]uint64, len(want))
 			var times [2]time.Duration

@@ -376,15 +376,9 @@ func TestInstantiateGlobalErrors(t *testing.T) {
 	}
 }
 
-// TestTableImport supplies an imported table's contents in every tier:
-// the element segments apply over them, call_indirect reaches the
-// imported entries and traps on the null ones, each instance has its own
-// table, and bad imports are refused.
-func TestTableImport(t *testing.T) {
-	src := `type unop (i64) -> (i64)
-table 4 import "env.table" export "tab"
-elem 3 dbl
-
+// incDblSource is the text of two functions of type unop (i64) -> (i64):
+// inc adds one, dbl doubles.
+const incDblSource = `
 func inc (i64) -> (i64)
   i64.add r0, r0, 1
   ret r0
@@ -394,7 +388,13 @@ func dbl (i64) -> (i64)
   i64.add r0, r0, r0
   ret r0
 end
+`
 
+// pickSource returns a module with inc and dbl (incDblSource) and an
+// exported pick(i, x) that calls table entry i with x, its table declared
+// by tableDecl (elem lines included).
+func pickSource(tableDecl string) string {
+	return "type unop (i64) -> (i64)\n" + tableDecl + "\n" + incDblSource + `
 func pick (i64 i64) -> (i64)
   call_indirect unop, r0 (r1) -> (r1)
   ret r1
@@ -402,6 +402,14 @@ end
 
 export "pick" pick
 `
+}
+
+// TestTableImport supplies an imported table's contents in every tier:
+// the element segments apply over them, call_indirect reaches the
+// imported entries and traps on the null ones, each instance has its own
+// table, and bad imports are refused.
+func TestTableImport(t *testing.T) {
+	src := pickSource("table 4 import \"env.table\" export \"tab\"\nelem 3 dbl")
 	for _, cfg := range tierConfigs {
 		t.Run(cfg.name, func(t *testing.T) {
 			mod, err := newEngine(t, cfg.opts).LoadText([]byte(src))

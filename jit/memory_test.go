@@ -312,27 +312,7 @@ func TestMemoryImportErrors(t *testing.T) {
 // TestSetTableEntry changes entries of an exported table and of an
 // imported one, in every tier and after Optimize.
 func TestSetTableEntry(t *testing.T) {
-	src := `type unop (i64) -> (i64)
-table 3 export "tab"
-elem 0 inc
-
-func inc (i64) -> (i64)
-  i64.add r0, r0, 1
-  ret r0
-end
-
-func dbl (i64) -> (i64)
-  i64.add r0, r0, r0
-  ret r0
-end
-
-func pick (i64 i64) -> (i64)
-  call_indirect unop, r0 (r1) -> (r1)
-  ret r1
-end
-
-export "pick" pick
-`
+	src := pickSource("table 3 export \"tab\"\nelem 0 inc")
 	ctx := context.Background()
 	for _, cfg := range tierConfigs {
 		t.Run(cfg.name, func(t *testing.T) {
