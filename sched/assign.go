@@ -228,14 +228,14 @@ func (a *allocator) candidate(v int32, r mir.Reg) SpillCandidate {
 	if !c.LiveOut {
 		return c
 	}
-	for _, n := range a.succN[a.b] {
+	for _, n := range a.succsOf(a.b) {
 		s := n.block
 		i := d.inIndex(s, v)
 		if i >= 0 {
-			dist := int(d.inInfo[s][i].dist) + 1
+			dist := int(d.inInfoOf(s)[i].dist) + 1
 			if c.ClosestDist < 0 || dist < c.ClosestDist {
 				c.ClosestDist = dist
-				c.ClosestWeight = a.f.Blocks[d.inInfo[s][i].closest].Freq
+				c.ClosestWeight = a.f.Blocks[d.inInfoOf(s)[i].closest].Freq
 			}
 		}
 		if !a.processed[s] {
@@ -243,7 +243,7 @@ func (a *allocator) candidate(v int32, r mir.Reg) SpillCandidate {
 		}
 		sl := SuccLocation{Block: s, Freq: n.freq, Live: i >= 0}
 		if i >= 0 {
-			sl.InReg = a.startLoc[s][i].isReg()
+			sl.InReg = a.startLocOf(s)[i].isReg()
 		}
 		// The candidates of one choice share one buffer.
 		start := len(a.succBuf) - len(c.Succs)

@@ -14,10 +14,15 @@ import (
 type dataflow struct {
 	f  *mir.Func
 	nv int
-	// liveIn and liveOut list each block's live virtual registers in
-	// increasing order; inInfo is parallel to liveIn.
-	liveIn, liveOut [][]int32
-	inInfo          [][]liveInInfo
+	// The live virtual registers of each block, in increasing order:
+	// block b's live-ins are inRegs[inStart[b]:inStart[b+1]] (liveInOf),
+	// described by the parallel inInfos; its live-outs outRegs from
+	// outStart (liveOutOf). Offsets rather than a slice per block: a
+	// function of a million blocks would spend tens of megabytes on slice
+	// headers.
+	inStart, outStart []int32
+	inRegs, outRegs   []int32
+	inInfos           []liveInInfo
 	// defInfo[instrBase[b]+i][k] describes def k of instruction i of block
 	// b (flattened: defStart[instrBase[b]+i] is the first def's index).
 	instrBase []int32
@@ -80,11 +85,9 @@ type dfScratch struct {
 	inPairs                                  []inRec
 	outPairs                                 []int32
 	inMark, outMark, dmark, dist, closest    []int32
-	queue, cnt, fill, predStart, preds       []int32
+	queue, fill, predStart, preds            []int32
 	count, countMark, later, outSet, appear  []int32
 	seen                                     []bool
-	inRegs, outRegs                          []int32
-	infos                                    []liveInInfo
 	pre, last, byPre, uf, loopWork           []int32
 	dfsStack                                 []dfsFrame
 }
@@ -245,19 +248,16 @@ func (d *dataflow) analyze(f *mir.Func) {
 	sc.queue = queue
 
 	// Per block lists, registers in increasing order.
-	d.liveIn = fit(d.liveIn, nb)
-	d.inInfo = fit(d.inInfo, nb)
-	d.liveOut = fit(d.liveOut, nb)
 	{
-		cnt := zeroed(sc.cnt, nb+1)
+		cnt := zeroed(d.inStart, nb+1)
 		for _, p := range inPairs {
 			cnt[p.b+1]++
 		}
 		for b := 0; b < nb; b++ {
 			cnt[b+1] += cnt[b]
 		}
-		regs := fit(sc.inRegs, len(inPairs))
-		infos := fit(sc.infos, len(inPairs))
+		regs := fit(d.inRegs, len(inPairs))
+		infos := fit(d.inInfos, len(inPairs))
 		fill := fit(sc.fill, nb)
 		copy(fill, cnt[:nb])
 		for _, p := range inPairs {
@@ -265,21 +265,17 @@ func (d *dataflow) analyze(f *mir.Func) {
 			infos[fill[p.b]] = liveInInfo{dist: p.dist, closest: p.closest}
 			fill[p.b]++
 		}
-		for b := 0; b < nb; b++ {
-			d.liveIn[b] = regs[cnt[b]:cnt[b+1]:cnt[b+1]]
-			d.inInfo[b] = infos[cnt[b]:cnt[b+1]:cnt[b+1]]
-		}
-		sc.inRegs, sc.infos, sc.fill = regs, infos, fill
+		d.inStart, d.inRegs, d.inInfos, sc.fill = cnt, regs, infos, fill
 	}
 	{
-		cnt := zeroed(sc.cnt, nb+1)
+		cnt := zeroed(d.outStart, nb+1)
 		for i := 0; i < len(outPairs); i += 2 {
 			cnt[outPairs[i]+1]++
 		}
 		for b := 0; b < nb; b++ {
 			cnt[b+1] += cnt[b]
 		}
-		regs := fit(sc.outRegs, len(outPairs)/2)
+		regs := fit(d.outRegs, len(outPairs)/2)
 		fill := fit(sc.fill, nb)
 		copy(fill, cnt[:nb])
 		for i := 0; i < len(outPairs); i += 2 {
@@ -287,10 +283,7 @@ func (d *dataflow) analyze(f *mir.Func) {
 			regs[fill[b]] = outPairs[i+1]
 			fill[b]++
 		}
-		for b := 0; b < nb; b++ {
-			d.liveOut[b] = regs[cnt[b]:cnt[b+1]:cnt[b+1]]
-		}
-		sc.outRegs, sc.fill, sc.cnt = regs, fill, cnt
+		d.outStart, d.outRegs, sc.fill = cnt, regs, fill
 	}
 
 	// Per definition and per live-in: uses left in the block, and whether
@@ -302,7 +295,7 @@ func (d *dataflow) analyze(f *mir.Func) {
 	count, countMark, later, outSet := sc.count, sc.countMark, sc.later, sc.outSet
 	for bi, b := range f.Blocks {
 		mark := int32(bi + 1)
-		for _, v := range d.liveOut[bi] {
+		for _, v := range d.liveOutOf(bi) {
 			outSet[v] = mark
 		}
 		base := d.instrBase[bi]
@@ -332,13 +325,13 @@ func (d *dataflow) analyze(f *mir.Func) {
 				count[v]++
 			}
 		}
-		for i, v := range d.liveIn[bi] {
+		for i, v := range d.liveInOf(bi) {
 			n := int32(0)
 			if countMark[v] == mark {
 				n = count[v]
 			}
-			d.inInfo[bi][i].uses = n
-			d.inInfo[bi][i].through = outSet[v] == mark && later[v] != mark
+			d.inInfoOf(bi)[i].uses = n
+			d.inInfoOf(bi)[i].through = outSet[v] == mark && later[v] != mark
 		}
 	}
 
@@ -391,7 +384,7 @@ func (d *dataflow) analyze(f *mir.Func) {
 			d.callerCost[v] += cost
 			d.avoid[v] |= d.fixed[bi]
 		}
-		for _, v := range d.liveIn[bi] {
+		for _, v := range d.liveInOf(bi) {
 			visit(v)
 		}
 		for _, in := range b.Instrs {
@@ -407,6 +400,37 @@ func (d *dataflow) analyze(f *mir.Func) {
 			d.avoid[v] = d.avoid[v].Remove(p)
 		}
 	}
+	// The working storage of a huge function is not kept for the next
+	// compile (see maxPooledInstrs): dropped now, it is not held while the
+	// pass runs. The live sets stay reachable through liveIn and liveOut.
+	if !pooledSize(f) {
+		d.sc = dfScratch{}
+	}
+}
+
+// span returns block b's part of buf, which holds every block's items in
+// block order: block b's from start[b] up to start[b+1].
+func span[T any](buf []T, start []int32, b int) []T {
+	lo, hi := start[b], start[b+1]
+	return buf[lo:hi:hi]
+}
+
+// liveInOf returns the virtual registers live into block b, in
+// increasing order.
+func (d *dataflow) liveInOf(b int) []int32 {
+	return span(d.inRegs, d.inStart, b)
+}
+
+// inInfoOf returns what is known of the registers live into block b,
+// parallel to liveInOf(b).
+func (d *dataflow) inInfoOf(b int) []liveInInfo {
+	return span(d.inInfos, d.inStart, b)
+}
+
+// liveOutOf returns the virtual registers live out of block b, in
+// increasing order.
+func (d *dataflow) liveOutOf(b int) []int32 {
+	return span(d.outRegs, d.outStart, b)
 }
 
 // transpose groups pairs by register: it returns start offsets per
@@ -445,7 +469,7 @@ func pinOrFixed(f *mir.Func, r mir.Reg, s mir.OperandSpec) mir.Reg {
 
 // inIndex returns the position of v in block b's live-in list, or -1.
 func (d *dataflow) inIndex(b int, v int32) int {
-	i, ok := slices.BinarySearch(d.liveIn[b], v)
+	i, ok := slices.BinarySearch(d.liveInOf(b), v)
 	if !ok {
 		return -1
 	}
@@ -454,7 +478,7 @@ func (d *dataflow) inIndex(b int, v int32) int {
 
 // outIndex returns the position of v in block b's live-out list, or -1.
 func (d *dataflow) outIndex(b int, v int32) int {
-	i, ok := slices.BinarySearch(d.liveOut[b], v)
+	i, ok := slices.BinarySearch(d.liveOutOf(b), v)
 	if !ok {
 		return -1
 	}

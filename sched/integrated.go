@@ -44,9 +44,12 @@ type allocator struct {
 	entryFreq      float64
 
 	processed []bool
-	startLoc  [][]loc  // per block, parallel to d.liveIn
-	endLoc    [][]loc  // per block, parallel to d.liveOut
-	endClean  [][]bool // per block, parallel to d.liveOut
+	// Where each block's live-ins are at its start (startBuf, parallel to
+	// the dataflow's inRegs: startLocOf), and its live-outs at its end
+	// (endBuf, parallel to outRegs: endLocOf), and whether their stack
+	// slots hold them there (cleanBuf: endCleanOf).
+	startBuf, endBuf []loc
+	cleanBuf         []bool
 	// headerHints caches the hints of the values live into each loop
 	// header (headerDone: computed).
 	headerHints []mir.RegSet
@@ -95,17 +98,16 @@ type allocator struct {
 	posBuf [][]int32
 	nbBuf  []int
 	nbSort []neighbour
-	// succN and predN list each block's distinct successors and
-	// predecessors with their edge frequencies (buildNeighbours); nbAt is
-	// its scratch.
-	succN, predN [][]neighbour
-	nbAt         []int32
+	// succList and predList hold each block's distinct successors and
+	// predecessors with their edge frequencies, block b's from
+	// succStart[b] and predStart[b] (buildNeighbours; succsOf, predsOf);
+	// nbAt is scratch.
+	succStart, predStart []int32
+	succList, predList   []neighbour
+	nbAt                 []int32
 	// sunk marks, per block, the live-in values reloaded at its top
 	// (sinkReloads); nil for a block with none.
 	sunk [][]bool
-	// Storage of the per-block location tables.
-	startBuf, endBuf []loc
-	cleanBuf         []bool
 	// regionCycles is each region's schedule length in the model, and
 	// regionBody the same without its terminator.
 	regionCycles, regionBody []int32
@@ -146,14 +148,14 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	a.gb = keep.gb
 	a.rs = keep.rs
 	a.vs, a.pref = keep.vs, keep.pref
-	a.processed, a.startLoc, a.endLoc, a.endClean = keep.processed, keep.startLoc, keep.endLoc, keep.endClean
+	a.processed = keep.processed
 	a.startBuf, a.endBuf, a.cleanBuf = keep.startBuf, keep.endBuf, keep.cleanBuf
 	a.regionCycles, a.regionBody = keep.regionCycles, keep.regionBody
 	a.headerHints, a.headerDone = keep.headerHints, keep.headerDone
 	a.usePos, a.useNext, a.instDone = keep.usePos, keep.useNext, keep.instDone
 	a.useBuf, a.defBuf, a.cands, a.succBuf, a.posBuf = keep.useBuf, keep.defBuf, keep.cands, keep.succBuf, keep.posBuf
 	a.nbBuf, a.nbSort, a.nbAt = keep.nbBuf, keep.nbSort, keep.nbAt
-	a.succN, a.predN = keep.succN, keep.predN
+	a.succStart, a.predStart, a.succList, a.predList = keep.succStart, keep.predStart, keep.succList, keep.predList
 	a.allowed = opts.Regs
 	// The allowed registers per class, in the order the pass tries them.
 	for c := range a.caller {
@@ -199,10 +201,16 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 // to the garbage collector rather than kept for the next compile.
 const maxPooledInstrs = 1 << 15
 
+// pooledSize reports whether the storage of f's compile is kept for the
+// next compile.
+func pooledSize(f *mir.Func) bool {
+	return len(f.VRegs) <= maxPooledInstrs && f.NumInstrs() <= maxPooledInstrs
+}
+
 // release returns the allocator to the pool. Nothing it returned may refer
 // to its storage.
 func (a *allocator) release() {
-	pool := a.f == nil || len(a.f.VRegs) <= maxPooledInstrs && a.f.NumInstrs() <= maxPooledInstrs
+	pool := a.f == nil || pooledSize(a.f)
 	a.f, a.out, a.block, a.code, a.origin, a.codes, a.origins = nil, nil, nil, nil, nil, nil, nil
 	a.opts = Options{}
 	a.gb.f = nil
@@ -255,25 +263,9 @@ func (a *allocator) setup() {
 	nb := len(f.Blocks)
 	a.processed = zeroed(a.processed, nb)
 	// Start and end locations of all blocks share three buffers.
-	nin, nout := 0, 0
-	for b := range nb {
-		nin += len(a.d.liveIn[b])
-		nout += len(a.d.liveOut[b])
-	}
-	a.startBuf = fit(a.startBuf, nin)
-	a.endBuf = fit(a.endBuf, nout)
-	a.cleanBuf = fit(a.cleanBuf, nout)
-	a.startLoc = fit(a.startLoc, nb)
-	a.endLoc = fit(a.endLoc, nb)
-	a.endClean = fit(a.endClean, nb)
-	nin, nout = 0, 0
-	for b := range nb {
-		n, m := len(a.d.liveIn[b]), len(a.d.liveOut[b])
-		a.startLoc[b] = a.startBuf[nin : nin+n : nin+n]
-		a.endLoc[b] = a.endBuf[nout : nout+m : nout+m]
-		a.endClean[b] = a.cleanBuf[nout : nout+m : nout+m]
-		nin, nout = nin+n, nout+m
-	}
+	a.startBuf = fit(a.startBuf, len(a.d.inRegs))
+	a.endBuf = fit(a.endBuf, len(a.d.outRegs))
+	a.cleanBuf = fit(a.cleanBuf, len(a.d.outRegs))
 	a.codes = make([][]*mir.Instr, nb)
 	a.origins = make([][]int32, nb)
 	if a.gb == nil {
@@ -284,6 +276,24 @@ func (a *allocator) setup() {
 	a.regionBody = zeroed(a.regionBody, nb)
 	a.headerHints = fit(a.headerHints, nb)
 	a.headerDone = zeroed(a.headerDone, nb)
+}
+
+// startLocOf returns where block b's live-ins are at its start, parallel
+// to the dataflow's liveInOf(b).
+func (a *allocator) startLocOf(b int) []loc {
+	return span(a.startBuf, a.d.inStart, b)
+}
+
+// endLocOf returns where block b's live-outs are at its end, parallel to
+// the dataflow's liveOutOf(b).
+func (a *allocator) endLocOf(b int) []loc {
+	return span(a.endBuf, a.d.outStart, b)
+}
+
+// endCleanOf returns, parallel to endLocOf(b), whether each live-out's
+// stack slot holds its value at block b's end.
+func (a *allocator) endCleanOf(b int) []bool {
+	return span(a.cleanBuf, a.d.outStart, b)
 }
 
 // touch makes v part of the region's state.
@@ -308,48 +318,67 @@ type neighbour struct {
 	edges int
 }
 
-// buildNeighbours fills succN and predN: every block's distinct
+// buildNeighbours fills the neighbour lists: every block's distinct
 // successors and predecessors, in the order of their first edge. A block
 // ending in a switch of thousands of cases, or a join of thousands of
 // predecessors, then costs the pass time linear in its edges.
 func (a *allocator) buildNeighbours() {
-	nb := len(a.f.Blocks)
-	a.succN, a.predN = fit(a.succN, nb), fit(a.predN, nb)
-	at := fit(a.nbAt, nb) // position of a block in the list being built, +1
-	for b := range at {
-		at[b] = 0
-	}
-	for p, pb := range a.f.Blocks {
-		list := a.succN[p][:0]
+	blocks := a.f.Blocks
+	nb := len(blocks)
+	at := zeroed(a.nbAt, nb) // position of a block in the list being built, +1
+	succStart := fit(a.succStart, nb+1)
+	succs := a.succList[:0]
+	for p, pb := range blocks {
+		succStart[p] = int32(len(succs))
+		first := len(succs)
 		for k, s := range pb.Succs {
 			if at[s] == 0 {
-				list = append(list, neighbour{block: s})
-				at[s] = int32(len(list))
+				succs = append(succs, neighbour{block: s})
+				at[s] = int32(len(succs) - first)
 			}
-			n := &list[at[s]-1]
+			n := &succs[first+int(at[s])-1]
 			n.freq += pb.Freq * pb.SuccProb[k]
 			n.edges++
 		}
-		for _, n := range list {
+		for _, n := range succs[first:] {
 			at[n.block] = 0
 		}
-		a.succN[p] = list
 	}
-	for s := range a.predN {
-		a.predN[s] = a.predN[s][:0]
+	succStart[nb] = int32(len(succs))
+	// Predecessors: the successor lists transposed, in block order.
+	predStart := zeroed(a.predStart, nb+1)
+	for _, n := range succs {
+		predStart[n.block+1]++
 	}
-	for p := range a.f.Blocks {
-		for _, n := range a.succN[p] {
-			a.predN[n.block] = append(a.predN[n.block], neighbour{block: p, freq: n.freq, edges: n.edges})
+	for b := range nb {
+		predStart[b+1] += predStart[b]
+	}
+	preds := fit(a.predList, len(succs))
+	fill := at // all zero again: the fill count of each block's list
+	for p := range nb {
+		for _, n := range succs[succStart[p]:succStart[p+1]] {
+			preds[predStart[n.block]+fill[n.block]] = neighbour{block: p, freq: n.freq, edges: n.edges}
+			fill[n.block]++
 		}
 	}
-	a.nbAt = at
+	clear(fill)
+	a.succStart, a.succList, a.predStart, a.predList, a.nbAt = succStart, succs, predStart, preds, at
+}
+
+// succsOf returns block b's distinct successors (buildNeighbours).
+func (a *allocator) succsOf(b int) []neighbour {
+	return span(a.succList, a.succStart, b)
+}
+
+// predsOf returns block b's distinct predecessors (buildNeighbours).
+func (a *allocator) predsOf(b int) []neighbour {
+	return span(a.predList, a.predStart, b)
 }
 
 // region runs the integrated scheduling and register assignment over block
 // b (thesis Fig 5.2).
 func (a *allocator) region(bi int) error {
-	if b := a.f.Blocks[bi]; len(b.Instrs) == 1 && len(a.d.liveIn[bi]) == 0 && b.Instrs[0].Op == mir.OpTRAP {
+	if b := a.f.Blocks[bi]; len(b.Instrs) == 1 && len(a.d.liveInOf(bi)) == 0 && b.Instrs[0].Op == mir.OpTRAP {
 		// A block that only traps (a failed check): nothing to allocate.
 		in := b.Instrs[0]
 		a.codes[bi] = []*mir.Instr{a.out.NewInstr(*in)}
@@ -370,8 +399,8 @@ func (a *allocator) region(bi int) error {
 	// should end.
 	for _, s := range a.block.Succs {
 		if s == bi {
-			for i, v := range d.liveIn[bi] {
-				if l := a.startLoc[bi][i]; l != locNone && d.outIndex(bi, v) >= 0 {
+			for i, v := range d.liveInOf(bi) {
+				if l := a.startLocOf(bi)[i]; l != locNone && d.outIndex(bi, v) >= 0 {
 					a.pref[v] = prependLoc(a.pref[v], l)
 				}
 			}
@@ -392,14 +421,14 @@ func (a *allocator) region(bi int) error {
 	}
 
 	// End locations.
-	out := d.liveOut[bi]
+	out := d.liveOutOf(bi)
 	for i, v := range out {
 		l := a.vs[v].loc
 		if a.vs[v].mark != a.regionMark || l == locNone {
 			return fmt.Errorf("%w: v%d is live out but has no location", errInternal, v)
 		}
-		a.endLoc[bi][i] = l
-		a.endClean[bi][i] = a.vs[v].clean || d.remat[v].ok
+		a.endLocOf(bi)[i] = l
+		a.endCleanOf(bi)[i] = a.vs[v].clean || d.remat[v].ok
 	}
 	a.codes[bi], a.origins[bi] = a.code, a.origin
 	return nil
@@ -419,7 +448,7 @@ func (a *allocator) beginRegion(bi int) {
 	a.buildUseLists(a.block.Instrs)
 	a.hinted = 0
 	if !a.opts.NoHints {
-		for _, list := range [2][]int32{a.d.liveIn[bi], a.d.liveOut[bi]} {
+		for _, list := range [2][]int32{a.d.liveInOf(bi), a.d.liveOutOf(bi)} {
 			for _, v := range list {
 				if h := a.vs[v].hint; h != mir.NoReg {
 					a.hinted = a.hinted.Add(h)
@@ -433,7 +462,7 @@ func (a *allocator) beginRegion(bi int) {
 			if !a.headerDone[h] {
 				a.headerDone[h] = true
 				var set mir.RegSet
-				for _, v := range a.d.liveIn[h] {
+				for _, v := range a.d.liveInOf(int(h)) {
 					if r := a.vs[v].hint; r != mir.NoReg {
 						set = set.Add(r)
 					}
@@ -492,14 +521,14 @@ func (a *allocator) processedNeighbours(list []neighbour) []int {
 // edge frequency (thesis §5.3.1).
 func (a *allocator) preferredLocations() {
 	bi, d := a.b, a.d
-	succs := a.processedNeighbours(a.succN[bi])
-	for _, v := range d.liveOut[bi] {
+	succs := a.processedNeighbours(a.succsOf(bi))
+	for _, v := range d.liveOutOf(bi) {
 		a.touch(v)
 	}
 	// A successor's live-ins are live out of the region.
 	for _, s := range succs {
-		for i, v := range d.liveIn[s] {
-			l := a.startLoc[s][i]
+		for i, v := range d.liveInOf(s) {
+			l := a.startLocOf(s)[i]
 			if !slices.Contains(a.pref[v], l) {
 				a.pref[v] = append(a.pref[v], l)
 			}
@@ -510,7 +539,7 @@ func (a *allocator) preferredLocations() {
 // outPositions fills pos with the position in block p's live-out list of
 // each register of in (sorted), or -1, by one merge of the two lists.
 func (a *allocator) outPositions(p int, in []int32, pos []int32) []int32 {
-	out := a.d.liveOut[p]
+	out := a.d.liveOutOf(p)
 	pos = fit(pos, len(in))
 	j := 0
 	for i, v := range in {
@@ -532,9 +561,9 @@ func (a *allocator) outPositions(p int, in []int32, pos []int32) []int32 {
 // register it has in another processed predecessor, or any register.
 func (a *allocator) startLocations() error {
 	bi, d := a.b, a.d
-	in := d.liveIn[bi]
-	infos := d.inInfo[bi]
-	starts := a.startLoc[bi]
+	in := d.liveInOf(bi)
+	infos := d.inInfoOf(bi)
+	starts := a.startLocOf(bi)
 	for i := range starts {
 		starts[i] = locNone
 	}
@@ -544,7 +573,7 @@ func (a *allocator) startLocations() error {
 	// use here, which runs exactly as often as a load on the edge would.
 	if ps := a.block.Preds; len(ps) == 1 && a.processed[ps[0]] {
 		p := ps[0]
-		out := d.liveOut[p]
+		out := d.liveOutOf(p)
 		j := 0
 		for i, v := range in {
 			for out[j] < v {
@@ -553,17 +582,17 @@ func (a *allocator) startLocations() error {
 			a.touch(v)
 			a.vs[v].usesLeft = infos[i].uses
 			a.vs[v].liveOut = infos[i].through
-			l := a.endLoc[p][j]
+			l := a.endLocOf(p)[j]
 			starts[i] = l
 			a.vs[v].loc = l
-			a.vs[v].clean = a.endClean[p][j]
+			a.vs[v].clean = a.endCleanOf(p)[j]
 			if l.isReg() {
 				a.holder[l] = v
 			}
 		}
 		return nil
 	}
-	preds := a.processedNeighbours(a.predN[bi])
+	preds := a.processedNeighbours(a.predsOf(bi))
 	// Where each live-in sits in each processed predecessor's live-outs.
 	a.posBuf = fit(a.posBuf, len(preds))
 	for k, p := range preds {
@@ -571,7 +600,7 @@ func (a *allocator) startLocations() error {
 	}
 	endAtK := func(k, i int) loc {
 		if j := a.posBuf[k][i]; j >= 0 {
-			return a.endLoc[preds[k]][j]
+			return a.endLocOf(preds[k])[j]
 		}
 		return locNone
 	}

@@ -45,13 +45,13 @@ func (a *allocator) secondPass() (*Result, error) {
 	pos := mir.PredPositions(out) // valid while edges are split
 	for p := 0; p < nb; p++ {
 		pb := f.Blocks[p]
-		at := a.nbAt // each successor's position in succN[p], plus one
-		for i, n := range a.succN[p] {
+		at := a.nbAt // each successor's position in succsOf(p), plus one
+		for i, n := range a.succsOf(p) {
 			at[n.block] = int32(i + 1)
 		}
 		var claimed mir.RegSet // see codeFitsSource
 		for k, s := range pb.Succs {
-			code, err := a.edgeCode(p, s, a.succN[p][at[s]-1])
+			code, err := a.edgeCode(p, s, a.succsOf(p)[at[s]-1])
 			if err != nil {
 				return nil, err
 			}
@@ -69,7 +69,7 @@ func (a *allocator) secondPass() (*Result, error) {
 				sb := out.Blocks[s]
 				sb.Instrs = append(code, sb.Instrs...)
 				org.Instr[s] = append(minusOnes(len(code)), org.Instr[s]...)
-			case !a.opts.NoEdgeHoisting && a.codeFitsSource(p, code, a.succN[p][at[s]-1], &claimed):
+			case !a.opts.NoEdgeHoisting && a.codeFitsSource(p, code, a.succsOf(p)[at[s]-1], &claimed):
 				// Before the predecessor's branch, instead of on a new
 				// block: see codeFitsSource.
 				t := len(ob.Instrs) - 1
@@ -108,10 +108,10 @@ func (a *allocator) edgeCode(p, s int, n neighbour) ([]*mir.Instr, error) {
 	fr := n.freq / float64(n.edges)
 	var moves []alloc.Move
 	var remats []*mir.Instr
-	out := d.liveOut[p]
+	out := d.liveOutOf(p)
 	j := 0
-	for i, v := range d.liveIn[s] {
-		to := a.startLoc[s][i]
+	for i, v := range d.liveInOf(s) {
+		to := a.startLocOf(s)[i]
 		for j < len(out) && out[j] < v {
 			j++
 		}
@@ -121,7 +121,7 @@ func (a *allocator) edgeCode(p, s int, n neighbour) ([]*mir.Instr, error) {
 		if s < len(a.sunk) && a.sunk[s] != nil && a.sunk[s][i] {
 			continue // reloaded at the top of s (sinkReloads)
 		}
-		from := a.endLoc[p][j]
+		from := a.endLocOf(p)[j]
 		if from == to {
 			continue
 		}
@@ -141,7 +141,7 @@ func (a *allocator) edgeCode(p, s int, n neighbour) ([]*mir.Instr, error) {
 			a.stats.EdgeLoads++
 			a.stats.WeightedEdgeLoads += fr
 		case from.isReg():
-			if a.endClean[p][j] {
+			if a.endCleanOf(p)[j] {
 				continue
 			}
 			moves = append(moves, alloc.Move{Dst: a.needHome(v), Src: from.reg()})
@@ -173,31 +173,27 @@ func (a *allocator) moveCopies(out *mir.Func, org *alloc.Origins) error {
 		a.stats.CopyMotion += time.Since(t0)
 		return nil
 	}
-	toRegs := func(locs [][]loc) [][]mir.Reg {
-		n := 0
-		for _, l := range locs[:nb] {
-			n += len(l)
-		}
-		buf := make([]mir.Reg, n)
-		rs := make([][]mir.Reg, nb)
-		for b, l := range locs[:nb] {
-			rs[b] = buf[:len(l):len(l)]
-			buf = buf[len(l):]
-			for i, x := range l {
-				switch {
-				case x.isReg():
-					rs[b][i] = x.reg()
-				case x == locNone:
-					rs[b][i] = mir.NoReg
-				default:
-					rs[b][i] = mir.SlotReg(0) // some memory location
-				}
+	// The pass takes a slice per block (views of the shared tables; built
+	// only when there is something to move).
+	toRegs := func(locs []loc, start []int32) [][]mir.Reg {
+		buf := make([]mir.Reg, start[nb])
+		for i, x := range locs[:start[nb]] {
+			switch {
+			case x.isReg():
+				buf[i] = x.reg()
+			case x == locNone:
+				buf[i] = mir.NoReg
+			default:
+				buf[i] = mir.SlotReg(0) // some memory location
 			}
 		}
-		return rs
+		return perBlock(buf, start, nb)
 	}
-	m := &alloc.CopyMotion{Func: out, Origins: org.Instr, LiveIn: a.d.liveIn[:nb], LiveOut: a.d.liveOut[:nb],
-		Start: toRegs(a.startLoc), End: toRegs(a.endLoc), EndClean: a.endClean[:nb]}
+	d := a.d
+	m := &alloc.CopyMotion{Func: out, Origins: org.Instr,
+		LiveIn: perBlock(d.inRegs, d.inStart, nb), LiveOut: perBlock(d.outRegs, d.outStart, nb),
+		Start: toRegs(a.startBuf, d.inStart), End: toRegs(a.endBuf, d.outStart),
+		EndClean: perBlock(a.cleanBuf, d.outStart, nb)}
 	st, err := alloc.MoveParallelCopies(m, alloc.MotionOptions{NoBlockMotion: a.opts.NoBlockMotion, Rand: a.opts.motionRand})
 	if err != nil {
 		return fmt.Errorf("%w: %v", errInternal, err)
@@ -205,17 +201,18 @@ func (a *allocator) moveCopies(out *mir.Func, org *alloc.Origins) error {
 	if len(st.Unsolved) > 0 {
 		return fmt.Errorf("%w: copy motion left copies on unsplittable edges %v", errInternal, st.Unsolved)
 	}
-	back := func(locs [][]loc, rs [][]mir.Reg) {
-		for b, l := range locs[:nb] {
-			for i, x := range l {
-				if x.isReg() {
-					l[i] = loc(rs[b][i])
+	// Registers back into the tables; the pass renames registers only.
+	back := func(locs []loc, start []int32, rs [][]mir.Reg) {
+		for b := range nb {
+			for i, r := range rs[b] {
+				if l := &locs[start[b]+int32(i)]; l.isReg() {
+					*l = loc(r)
 				}
 			}
 		}
 	}
-	back(a.startLoc, m.Start)
-	back(a.endLoc, m.End)
+	back(a.startBuf, d.inStart, m.Start)
+	back(a.endBuf, d.outStart, m.End)
 	s := &a.stats
 	s.MotionSplitsAvoided += st.SplitsBefore - st.SplitsAfter
 	s.MotionWeightedSplitsAvoided += st.WeightedSplitsBefore - st.WeightedSplitsAfter
@@ -239,7 +236,7 @@ func (a *allocator) hasEdgeRegisterMoves(nb int) bool {
 	for p := range nb {
 		for _, s := range a.f.Blocks[p].Succs {
 			a.edgeValues(p, s, func(i, j int) bool {
-				from, to := a.endLoc[p][j], a.startLoc[s][i]
+				from, to := a.endLocOf(p)[j], a.startLocOf(s)[i]
 				found = from != to && from.isReg() && to.isReg()
 				return !found
 			})
@@ -255,9 +252,9 @@ func (a *allocator) hasEdgeRegisterMoves(nb int) bool {
 // index i in s's live-in values and j in p's live-out values, until fn
 // returns false.
 func (a *allocator) edgeValues(p, s int, fn func(i, j int) bool) {
-	out := a.d.liveOut[p]
+	out := a.d.liveOutOf(p)
 	j := 0
-	for i, v := range a.d.liveIn[s] {
+	for i, v := range a.d.liveInOf(s) {
 		for j < len(out) && out[j] < v {
 			j++
 		}
@@ -316,7 +313,7 @@ func (a *allocator) codeFitsSource(p int, code []*mir.Instr, n neighbour, claime
 		return true
 	}
 	busy := *claimed
-	for _, l := range a.endLoc[p] {
+	for _, l := range a.endLocOf(p) {
 		if l.isReg() {
 			busy = busy.Add(l.reg())
 		}
@@ -359,7 +356,7 @@ func (a *allocator) sinkReloads() {
 	a.sunk = fit(a.sunk, nb)
 	for s := range nb {
 		a.sunk[s] = nil
-		in := d.liveIn[s]
+		in := d.liveInOf(s)
 		if a.opts.NoReloadSinking || len(f.Blocks[s].Preds) < 2 || len(in) == 0 {
 			continue
 		}
@@ -367,18 +364,18 @@ func (a *allocator) sinkReloads() {
 		sinkable := make([]bool, len(in))
 		actFreq := make([]float64, len(in))
 		for i, v := range in {
-			sinkable[i] = a.startLoc[s][i].isReg() && !d.remat[v].ok
+			sinkable[i] = a.startLocOf(s)[i].isReg() && !d.remat[v].ok
 		}
 		any := false
 		a.eachInEdgeValue(s, func(p, i, j int, n neighbour) {
-			from, to := a.endLoc[p][j], a.startLoc[s][i]
+			from, to := a.endLocOf(p)[j], a.startLocOf(s)[i]
 			if !to.isReg() {
 				return
 			}
 			if from != to {
 				actFreq[i] += n.freq
 			}
-			if from != locMem && !a.endClean[p][j] {
+			if from != locMem && !a.endCleanOf(p)[j] {
 				sinkable[i] = false
 			}
 		})
@@ -397,7 +394,7 @@ func (a *allocator) sinkReloads() {
 				gain += actFreq[i] - f.Blocks[s].Freq
 			}
 		}
-		for _, n := range a.predN[s] {
+		for _, n := range a.predsOf(s) {
 			p := n.block
 			if len(f.Blocks[p].Succs) == 1 && f.Blocks[p].Terminator().Op == mir.OpJMP {
 				continue // not critical: its code needs no block
@@ -417,7 +414,7 @@ func (a *allocator) sinkReloads() {
 // value live into s: i is its index in s's live-in values, j in p's
 // live-out values.
 func (a *allocator) eachInEdgeValue(s int, fn func(p, i, j int, n neighbour)) {
-	for _, n := range a.predN[s] {
+	for _, n := range a.predsOf(s) {
 		a.edgeValues(n.block, s, func(i, j int) bool {
 			fn(n.block, i, j, n)
 			return true
@@ -430,8 +427,8 @@ func (a *allocator) eachInEdgeValue(s int, fn func(p, i, j int, n neighbour)) {
 // marked in sunk (after).
 func (a *allocator) edgeActions(p, s int, sunk []bool) (before, after int) {
 	a.edgeValues(p, s, func(i, j int) bool {
-		from, to := a.endLoc[p][j], a.startLoc[s][i]
-		if from != to && (to.isReg() || from.isReg() && !a.endClean[p][j]) {
+		from, to := a.endLocOf(p)[j], a.startLocOf(s)[i]
+		if from != to && (to.isReg() || from.isReg() && !a.endCleanOf(p)[j]) {
 			before++
 			if !sunk[i] {
 				after++
@@ -446,14 +443,24 @@ func (a *allocator) edgeActions(p, s int, sunk []bool) (before, after int) {
 // sinkReloads marked.
 func (a *allocator) reloadAtTop(s int, sunk []bool, org *alloc.Origins) {
 	var code []*mir.Instr
-	for i, v := range a.d.liveIn[s] {
+	for i, v := range a.d.liveInOf(s) {
 		if !sunk[i] {
 			continue
 		}
-		code = append(code, a.out.NewInstr(mir.Instr{Op: mir.OpReload, Defs: []mir.Reg{a.startLoc[s][i].reg()}, Uses: []mir.Reg{a.vs[v].home}, Pos: -1}))
+		code = append(code, a.out.NewInstr(mir.Instr{Op: mir.OpReload, Defs: []mir.Reg{a.startLocOf(s)[i].reg()}, Uses: []mir.Reg{a.vs[v].home}, Pos: -1}))
 		a.stats.SunkReloads++
 	}
 	sb := a.out.Blocks[s]
 	sb.Instrs = append(code, sb.Instrs...)
 	org.Instr[s] = append(minusOnes(len(code)), org.Instr[s]...)
+}
+
+// perBlock returns the first nb blocks' slices of buf, block b's being
+// buf[start[b]:start[b+1]].
+func perBlock[T any](buf []T, start []int32, nb int) [][]T {
+	v := make([][]T, nb)
+	for b := range v {
+		v[b] = span(buf, start, b)
+	}
+	return v
 }

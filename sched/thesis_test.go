@@ -49,16 +49,16 @@ func vreg(t *testing.T, name string) int32 {
 func setStart(t *testing.T, a *allocator, b int, locs map[string]loc) {
 	t.Helper()
 	a.processed[b] = true
-	a.startLoc[b] = make([]loc, len(a.d.liveIn[b]))
-	for i := range a.startLoc[b] {
-		a.startLoc[b][i] = locMem
+	start := a.startLocOf(b)
+	for i := range start {
+		start[i] = locMem
 	}
 	for name, l := range locs {
 		i := a.d.inIndex(b, vreg(t, name))
 		if i < 0 {
 			t.Fatalf("%s is not live into b%d", name, b)
 		}
-		a.startLoc[b][i] = l
+		start[i] = l
 	}
 }
 
@@ -67,20 +67,18 @@ func setStart(t *testing.T, a *allocator, b int, locs map[string]loc) {
 func setEnd(t *testing.T, a *allocator, b int, locs map[string]loc) {
 	t.Helper()
 	a.processed[b] = true
-	n := len(a.d.liveOut[b])
-	a.endLoc[b] = make([]loc, n)
-	a.endClean[b] = make([]bool, n)
-	for i := range a.endLoc[b] {
-		a.endLoc[b][i] = locMem
-		a.endClean[b][i] = true
-		a.needHome(a.d.liveOut[b][i])
+	end, clean := a.endLocOf(b), a.endCleanOf(b)
+	for i := range end {
+		end[i] = locMem
+		clean[i] = true
+		a.needHome(a.d.liveOutOf(b)[i])
 	}
 	for name, l := range locs {
 		i := a.d.outIndex(b, vreg(t, name))
 		if i < 0 {
 			t.Fatalf("%s is not live out of b%d", name, b)
 		}
-		a.endLoc[b][i] = l
+		end[i] = l
 	}
 }
 
@@ -175,7 +173,7 @@ func TestFig5_4StartLocations(t *testing.T) {
 	want := map[string]loc{"v1": locMem, "v2": R3, "v3": R5}
 	for name, l := range want {
 		i := a.d.inIndex(3, vreg(t, name))
-		if got := a.startLoc[3][i]; got != l {
+		if got := a.startLocOf(3)[i]; got != l {
 			t.Errorf("%s starts in %s, want %s", name, locName(got), locName(l))
 		}
 	}
@@ -245,7 +243,7 @@ end
 	}
 	for name, l := range map[string]loc{"v1": R1, "v2": R3, "v3": R2} {
 		i := a.d.inIndex(4, vreg(t, name))
-		if got := a.startLoc[4][i]; got != l {
+		if got := a.startLocOf(4)[i]; got != l {
 			t.Errorf("%s starts in %s, want %s", name, locName(got), locName(l))
 		}
 	}
@@ -436,8 +434,8 @@ func TestFig5_12RegionOrder(t *testing.T) {
 				if i < 0 {
 					continue
 				}
-				from := a.endLoc[p][a.d.outIndex(p, x)]
-				if to := a.startLoc[s][i]; from != to {
+				from := a.endLocOf(p)[a.d.outIndex(p, x)]
+				if to := a.startLocOf(s)[i]; from != to {
 					moves++
 					where = append(where, "b"+string(rune('0'+p))+"->b"+string(rune('0'+s)))
 				}
@@ -624,7 +622,7 @@ func TestFig4_1PhaseOrdering(t *testing.T) {
 // succNeighbour returns block s's entry among block p's distinct
 // successors.
 func succNeighbour(a *allocator, p, s int) neighbour {
-	for _, n := range a.succN[p] {
+	for _, n := range a.succsOf(p) {
 		if n.block == s {
 			return n
 		}
