@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kiln-jit/kiln/mir"
 )
@@ -76,9 +77,12 @@ func BaselineNonSSAWithOrigins(g *mir.Func) (*mir.Func, *Origins, error) {
 	}
 	b := &baseline{f: g}
 	o := &Origins{Block: make([]int, len(g.Blocks)), Instr: make([][]int32, len(g.Blocks))}
+	// Each block is rewritten into reused buffers, then copied out at its
+	// size.
+	var out []*mir.Instr
+	var orig []int32
 	for _, blk := range g.Blocks {
-		out := make([]*mir.Instr, 0, 3*len(blk.Instrs))
-		orig := make([]int32, 0, cap(out))
+		out, orig = out[:0], orig[:0]
 		for k, in := range blk.Instrs {
 			start := len(out)
 			var at int
@@ -96,9 +100,9 @@ func BaselineNonSSAWithOrigins(g *mir.Func) (*mir.Func, *Origins, error) {
 				}
 			}
 		}
-		blk.Instrs = out
+		blk.Instrs = slices.Clone(out)
 		o.Block[blk.ID] = blk.ID
-		o.Instr[blk.ID] = orig
+		o.Instr[blk.ID] = slices.Clone(orig)
 	}
 	g.Form = mir.FormAllocated
 	g.Pins = nil // the pins are honoured: every operand is in its required register
@@ -211,12 +215,14 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, int, 
 			}
 		}
 	}
-	alloc := *in
-	alloc.Uses = useLoc
-	alloc.Defs = defLoc
-	out = append(out, f.NewInstr(alloc))
+	// The instruction itself is rewritten in place (the function is
+	// allocated in place): a copy would hold a second instruction per
+	// instruction while the function is rewritten.
+	defs := in.Defs
+	in.Uses, in.Defs = useLoc, defLoc
+	out = append(out, in)
 	at := len(out) - 1
-	for i, r := range in.Defs {
+	for i, r := range defs {
 		if r.IsVirtual() {
 			if out, err = b.move(out, slotOf(r), defLoc[i], in.Pos); err != nil {
 				return nil, -1, err

@@ -376,13 +376,22 @@ func (e *Engine) LoadContext(ctx context.Context, m *bytecode.Module) (*Module, 
 	if m == nil {
 		return nil, errors.New("jit: load: nil module")
 	}
+	return e.load(ctx, m, false)
+}
+
+// load loads m; owned says that nothing else refers to m (it was decoded
+// for this load), so that it need not be copied.
+func (e *Engine) load(ctx context.Context, m *bytecode.Module, owned bool) (*Module, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if err := e.checkLimits(m); err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	prog, err := interp.PrepareContext(ctx, m.Clone())
+	if !owned {
+		m = m.Clone()
+	}
+	prog, err := interp.PrepareContext(ctx, m)
 	if err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
@@ -461,7 +470,7 @@ func (e *Engine) LoadTextContext(ctx context.Context, src []byte) (*Module, erro
 	if err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	return e.LoadContext(ctx, m)
+	return e.load(ctx, m, true)
 }
 
 // LoadBinary decodes a module from the binary form and loads it.
@@ -478,7 +487,7 @@ func (e *Engine) LoadBinaryContext(ctx context.Context, b []byte) (*Module, erro
 	if err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	return e.LoadContext(ctx, m)
+	return e.load(ctx, m, true)
 }
 
 // Bytecode returns a copy of the module's bytecode.

@@ -132,7 +132,14 @@ func execute(ctx context.Context, src []byte, cfg config, stdin io.Reader, stdou
 	if err != nil {
 		return err
 	}
-	mod, err := cmdload.Load(ctx, func(ctx context.Context) (*jit.Module, error) { return engine.LoadContext(ctx, m) })
+	// The engine keeps its own copy of the module: dropping ours as the
+	// load starts lets the garbage collector take it while a large
+	// program compiles.
+	mod, err := cmdload.Load(ctx, func(ctx context.Context) (*jit.Module, error) {
+		own := m
+		m = nil
+		return engine.LoadContext(ctx, own)
+	})
 	if err != nil {
 		return cfg.explain(err)
 	}
