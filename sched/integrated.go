@@ -430,7 +430,7 @@ func (a *allocator) region(bi int) error {
 		a.endLocOf(bi)[i] = l
 		a.endCleanOf(bi)[i] = a.vs[v].clean || d.remat[v].ok
 	}
-	a.codes[bi], a.origins[bi] = a.code, a.origin
+	a.codes[bi], a.origins[bi] = slices.Clone(a.code), slices.Clone(a.origin)
 	return nil
 }
 
@@ -443,8 +443,9 @@ func (a *allocator) beginRegion(bi int) {
 		a.holder[i], a.reserved[i] = -1, -1
 	}
 	a.callsDone = 0
-	n := len(a.block.Instrs) + len(a.block.Instrs)/2 + 2
-	a.code, a.origin = make([]*mir.Instr, 0, n), make([]int32, 0, n)
+	// The region's code is built in reused buffers and copied out at its
+	// size when the region is done.
+	a.code, a.origin = a.code[:0], a.origin[:0]
 	a.buildUseLists(a.block.Instrs)
 	a.hinted = 0
 	if !a.opts.NoHints {
