@@ -82,19 +82,21 @@ type dfScratch struct {
 	expPairs, defPairs                       []dfPair
 	expMark, expIdx, defMark                 []int32
 	expStart, expBlocks, defStartV, defBlock []int32
-	inPairs                                  []inRec
-	outPairs                                 []int32
-	inMark, outMark, dmark, dist, closest    []int32
-	queue, fill, predStart, preds            []int32
-	count, countMark, later, outSet, appear  []int32
-	seen                                     []bool
-	pre, last, byPre, uf, loopWork           []int32
-	dfsStack                                 []dfsFrame
+	outs, outFill                            []int32
+	infos                                    []liveInInfo
+	// The searches' results, kept between the two rounds for a pooled
+	// function: register v's from recInEnd[v] and recOutEnd[v].
+	recIns, recOuts, recInEnd, recOutEnd    []int32
+	recInfos                                []liveInInfo
+	inMark, outMark, dmark, dist, closest   []int32
+	queue, fill, predStart, preds           []int32
+	count, countMark, later, outSet, appear []int32
+	seen                                    []bool
+	pre, last, byPre, uf, loopWork          []int32
+	dfsStack                                []dfsFrame
 }
 
 type dfPair struct{ b, v, n int32 }
-
-type inRec struct{ b, v, dist, closest int32 }
 
 // fit returns s with length n, reusing its storage when it can; the
 // contents are whatever the storage held.
@@ -186,22 +188,23 @@ func (d *dataflow) analyze(f *mir.Func) {
 	// Transpose to per-register lists.
 	sc.expStart, sc.expBlocks = transpose(expPairs, nv, sc.expStart, sc.expBlocks, &sc.fill)
 	sc.defStartV, sc.defBlock = transpose(defPairs, nv, sc.defStartV, sc.defBlock, &sc.fill)
-	expStart, expBlocks, defStart, defBlocks := sc.expStart, sc.expBlocks, sc.defStartV, sc.defBlock
+	if !pooledSize(f) {
+		sc.expPairs, sc.defPairs = nil, nil // not kept (see below)
+	}
 
 	// Liveness by exploring paths backwards from the exposed uses, one
 	// register at a time; a block is entered at most once per register, so
-	// the cost is linear in the size of the live sets.
-	inPairs := sc.inPairs[:0]
-	outPairs := sc.outPairs[:0] // block, register pairs
+	// the cost is linear in the size of the live sets. The searches run
+	// twice, counting each block's live registers and then filling its
+	// lists in place, rather than keeping every (block, register) pair in
+	// between: on a huge function those pairs outweigh the lists.
 	sc.inMark = zeroed(sc.inMark, nb)
 	sc.outMark = zeroed(sc.outMark, nb)
 	sc.dmark = zeroed(sc.dmark, nb)
 	sc.dist = fit(sc.dist, nb)
 	sc.closest = fit(sc.closest, nb)
-	inMark, outMark, dmark, dist, closest := sc.inMark, sc.outMark, sc.dmark, sc.dist, sc.closest
-	queue := sc.queue[:0]
-	// Predecessor lists in one compact array: the searches below touch
-	// them once per live block and register.
+	// Predecessor lists in one compact array: the searches touch them once
+	// per live block and register.
 	sc.predStart = fit(sc.predStart, nb+1)
 	sc.preds = sc.preds[:0]
 	for bi, b := range f.Blocks {
@@ -211,80 +214,61 @@ func (d *dataflow) analyze(f *mir.Func) {
 		}
 	}
 	sc.predStart[nb] = int32(len(sc.preds))
-	predStart, predList := sc.predStart, sc.preds
+	// The first searches count; a function small enough to keep its
+	// storage pooled also records their results for the second round, the
+	// others search again.
+	record := pooledSize(f)
+	sc.recIns, sc.recInfos, sc.recOuts = sc.recIns[:0], sc.recInfos[:0], sc.recOuts[:0]
+	sc.recInEnd, sc.recOutEnd = fit(sc.recInEnd, nv+1), fit(sc.recOutEnd, nv+1)
+	sc.recInEnd[0], sc.recOutEnd[0] = 0, 0
+	inStart, outStart := zeroed(d.inStart, nb+1), zeroed(d.outStart, nb+1)
 	for v := int32(0); v < int32(nv); v++ {
-		mark := v + 1
-		for _, b := range defBlocks[defStart[v]:defStart[v+1]] {
-			dmark[b] = mark
+		ins, infos, outs := sc.liveSearch(v, v+1)
+		for _, b := range ins {
+			inStart[b+1]++
 		}
-		// One breadth-first search backwards from the blocks with an
-		// exposed use finds the blocks v is live into and, in the order it
-		// finds them, each one's distance to the closest block with a use.
-		queue = queue[:0]
-		for _, b := range expBlocks[expStart[v]:expStart[v+1]] {
-			inMark[b] = mark
-			dist[b], closest[b] = 0, b
-			queue = append(queue, b)
+		for _, b := range outs {
+			outStart[b+1]++
 		}
-		for qi := 0; qi < len(queue); qi++ {
-			s := queue[qi]
-			for _, p := range predList[predStart[s]:predStart[s+1]] {
-				if outMark[p] != mark {
-					outMark[p] = mark
-					outPairs = append(outPairs, p, v)
-				}
-				if dmark[p] != mark && inMark[p] != mark {
-					inMark[p] = mark
-					dist[p], closest[p] = dist[s]+1, closest[s]
-					queue = append(queue, p)
-				}
-			}
-		}
-		for _, b := range queue {
-			inPairs = append(inPairs, inRec{b, v, dist[b], closest[b]})
+		if record {
+			sc.recIns, sc.recInfos = append(sc.recIns, ins...), append(sc.recInfos, infos...)
+			sc.recOuts = append(sc.recOuts, outs...)
+			sc.recInEnd[v+1], sc.recOutEnd[v+1] = int32(len(sc.recIns)), int32(len(sc.recOuts))
 		}
 	}
-	sc.inPairs, sc.outPairs = inPairs, outPairs
-	sc.queue = queue
-
-	// Per block lists, registers in increasing order.
-	{
-		cnt := zeroed(d.inStart, nb+1)
-		for _, p := range inPairs {
-			cnt[p.b+1]++
-		}
-		for b := 0; b < nb; b++ {
-			cnt[b+1] += cnt[b]
-		}
-		regs := fit(d.inRegs, len(inPairs))
-		infos := fit(d.inInfos, len(inPairs))
-		fill := fit(sc.fill, nb)
-		copy(fill, cnt[:nb])
-		for _, p := range inPairs {
-			regs[fill[p.b]] = p.v
-			infos[fill[p.b]] = liveInInfo{dist: p.dist, closest: p.closest}
-			fill[p.b]++
-		}
-		d.inStart, d.inRegs, d.inInfos, sc.fill = cnt, regs, infos, fill
+	for b := range nb {
+		inStart[b+1] += inStart[b]
+		outStart[b+1] += outStart[b]
 	}
-	{
-		cnt := zeroed(d.outStart, nb+1)
-		for i := 0; i < len(outPairs); i += 2 {
-			cnt[outPairs[i]+1]++
+	inRegs, inInfos := fit(d.inRegs, int(inStart[nb])), fit(d.inInfos, int(inStart[nb]))
+	outRegs := fit(d.outRegs, int(outStart[nb]))
+	inFill, outFill := fit(sc.fill, nb), fit(sc.outFill, nb)
+	copy(inFill, inStart[:nb])
+	copy(outFill, outStart[:nb])
+	for v := int32(0); v < int32(nv); v++ {
+		// Registers in increasing order per block.
+		var ins, outs []int32
+		var infos []liveInInfo
+		if record {
+			lo, hi := sc.recInEnd[v], sc.recInEnd[v+1]
+			ins, infos = sc.recIns[lo:hi], sc.recInfos[lo:hi]
+			outs = sc.recOuts[sc.recOutEnd[v]:sc.recOutEnd[v+1]]
+		} else {
+			ins, infos, outs = sc.liveSearch(v, int32(nv)+v+1)
 		}
-		for b := 0; b < nb; b++ {
-			cnt[b+1] += cnt[b]
+		for i, b := range ins {
+			inRegs[inFill[b]] = v
+			inInfos[inFill[b]] = infos[i]
+			inFill[b]++
 		}
-		regs := fit(d.outRegs, len(outPairs)/2)
-		fill := fit(sc.fill, nb)
-		copy(fill, cnt[:nb])
-		for i := 0; i < len(outPairs); i += 2 {
-			b := outPairs[i]
-			regs[fill[b]] = outPairs[i+1]
-			fill[b]++
+		for _, b := range outs {
+			outRegs[outFill[b]] = v
+			outFill[b]++
 		}
-		d.outStart, d.outRegs, sc.fill = cnt, regs, fill
 	}
+	d.inStart, d.inRegs, d.inInfos = inStart, inRegs, inInfos
+	d.outStart, d.outRegs = outStart, outRegs
+	sc.fill, sc.outFill = inFill, outFill
 
 	// Per definition and per live-in: uses left in the block, and whether
 	// the value reaches the block's end live. One backward walk per block.
@@ -413,6 +397,46 @@ func (d *dataflow) analyze(f *mir.Func) {
 func span[T any](buf []T, start []int32, b int) []T {
 	lo, hi := start[b], start[b+1]
 	return buf[lo:hi:hi]
+}
+
+// liveSearch finds the blocks register v is live into, in the order of a
+// breadth-first search backwards from the blocks with an exposed use,
+// with each one's distance to the closest block with a use and that
+// block (infos, parallel), and the blocks it is live out of. mark must
+// differ from every mark used before with the same tables. The lists are
+// valid until the next search.
+func (sc *dfScratch) liveSearch(v, mark int32) (ins []int32, infos []liveInInfo, outs []int32) {
+	inMark, outMark, dmark, dist, closest := sc.inMark, sc.outMark, sc.dmark, sc.dist, sc.closest
+	predStart, predList := sc.predStart, sc.preds
+	for _, b := range sc.defBlock[sc.defStartV[v]:sc.defStartV[v+1]] {
+		dmark[b] = mark
+	}
+	queue, outs := sc.queue[:0], sc.outs[:0]
+	for _, b := range sc.expBlocks[sc.expStart[v]:sc.expStart[v+1]] {
+		inMark[b] = mark
+		dist[b], closest[b] = 0, b
+		queue = append(queue, b)
+	}
+	for qi := 0; qi < len(queue); qi++ {
+		s := queue[qi]
+		for _, p := range predList[predStart[s]:predStart[s+1]] {
+			if outMark[p] != mark {
+				outMark[p] = mark
+				outs = append(outs, p)
+			}
+			if dmark[p] != mark && inMark[p] != mark {
+				inMark[p] = mark
+				dist[p], closest[p] = dist[s]+1, closest[s]
+				queue = append(queue, p)
+			}
+		}
+	}
+	infos = sc.infos[:0]
+	for _, b := range queue {
+		infos = append(infos, liveInInfo{dist: dist[b], closest: closest[b]})
+	}
+	sc.queue, sc.infos, sc.outs = queue, infos, outs
+	return queue, infos, outs
 }
 
 // liveInOf returns the virtual registers live into block b, in
