@@ -114,6 +114,10 @@ var configs = []config{
 	{"jit-auto-osr", "the auto tier with a synchronous tier-up once 16 backward branches are taken and frames offered every 8 polls: a loop of the first call moves into optimizing code at its header (on-stack replacement), with the call's fuel and depth", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-auto-osr", jit.Options{Tier: jit.TierAuto, SynchronousTierUp: true, TierUpCalls: 1 << 40, TierUpBackEdges: 16, OSRInterval: 8, CheckAllocations: true})
 	}},
+	{"jit-auto-reopt", "the auto tier re-optimizing on any drift: a synchronous tier-up after the first call, then a synchronous recompile with the latest counts whenever two looks in a row find a function's counts more than 1% away from the profile its code was compiled with (up to 8 times; generated programs that repeat their calls reach it)", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-auto-reopt", jit.Options{Tier: jit.TierAuto, SynchronousTierUp: true, TierUpCalls: 1, TierUpBackEdges: 8,
+			ReoptimizeDrift: 0.01, MaxReoptimizations: 8, CheckAllocations: true})
+	}},
 	{"jit-optimizing-counting", "the optimizing compiled tier with edge counting in the code (the chords of each function's flow graph), every allocation checked", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-optimizing-counting", jit.Options{Tier: jit.TierOptimizing, CountEdges: true, CheckAllocations: true})
 	}},
@@ -433,6 +437,10 @@ func (h *harness) startJIT(name string, opts jit.Options) (*instance, error) {
 		env:     env,
 		globals: func() ([]uint64, error) { return h.jitGlobals(inst) },
 		visible: visible,
+		reoptimizations: func() int {
+			n, _, _ := inst.Reoptimizations()
+			return n
+		},
 	}, nil
 }
 

@@ -2,7 +2,9 @@ package fuzz
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
+	"slices"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/interp"
@@ -256,6 +258,7 @@ func (g *generator) generate() (*Program, error) {
 		}
 		calls = append(calls, Call{Func: name, Args: args})
 	}
+	calls = repeatCalls(g.src.data, calls)
 	g.declareFeatures()
 	for i := range g.funcs {
 		g.genFunc(i)
@@ -1072,3 +1075,25 @@ func (fg *funcGen) pressure() {
 
 // interpPollInterval is how many polls run between checks of the context.
 const interpPollInterval = interp.PollInterval
+
+// repeatCalls returns, for one input in four, the calls made four to seven
+// times over, so that the code a tier change between calls installs
+// (tier-up, re-optimization once a profile drifts) runs too; else calls.
+// The choice hashes the input instead of drawing bytes from it, so that
+// existing inputs keep their meaning.
+func repeatCalls(data []byte, calls []Call) []Call {
+	h := fnv.New64a()
+	h.Write(data)
+	x := h.Sum64()
+	if x%4 != 0 {
+		return calls
+	}
+	times := 4 + int(x>>8%4)
+	out := make([]Call, 0, times*len(calls))
+	for range times {
+		for _, c := range calls {
+			out = append(out, Call{Func: c.Func, Args: slices.Clone(c.Args)})
+		}
+	}
+	return out
+}

@@ -148,6 +148,9 @@ type Result struct {
 	// Skipped says why a configuration could not run here (another
 	// platform, a missing CPU feature); such a configuration is no failure.
 	Skipped map[string]string
+	// Reoptimized counts, per configuration that did any, the times its
+	// instance compiled the module again on a drifted profile.
+	Reoptimized map[string]int
 }
 
 // Mismatch is the error Check returns when a configuration disagrees with
@@ -242,7 +245,7 @@ func Check(m *bytecode.Module, calls []Call, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Skipped: map[string]string{}}
+	res := &Result{Skipped: map[string]string{}, Reoptimized: map[string]int{}}
 	for i := range calls {
 		res.Outcomes = append(res.Outcomes, h.run(ref, i))
 	}
@@ -261,6 +264,11 @@ func Check(m *bytecode.Module, calls []Call, opts Options) (*Result, error) {
 			got := h.run(r, i)
 			if detail := h.compare(i, res.Outcomes[i], got, r.visible); detail != "" {
 				return res, &Mismatch{Config: c.name, Call: i, Func: calls[i].Func, Args: calls[i].Args, Detail: detail}
+			}
+		}
+		if r.reoptimizations != nil {
+			if n := r.reoptimizations(); n > 0 {
+				res.Reoptimized[c.name] = n
 			}
 		}
 	}
@@ -287,6 +295,9 @@ type instance struct {
 	// one; the others' values are not compared).
 	globals func() ([]uint64, error)
 	visible []bool
+	// reoptimizations returns how many times the instance compiled its
+	// module again on a drifted profile (nil: not a JIT configuration).
+	reoptimizations func() int
 }
 
 // config is one way of running a module.

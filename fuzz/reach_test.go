@@ -8,6 +8,7 @@ import (
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/floatbits"
+	"github.com/kiln-jit/kiln/runtime"
 )
 
 // TestGeneratorReach generates programs from random inputs and counts what
@@ -316,4 +317,40 @@ func immForm(op bytecode.Op, imm bool) string {
 		return fmt.Sprintf("%s with an immediate", op)
 	}
 	return fmt.Sprintf("%s with a register B", op)
+}
+
+// TestReoptimizationIsReached checks that generated programs drive the
+// re-optimizing configuration into recompiling and running re-optimized
+// code (those that repeat their calls), with every result still equal to
+// the reference's.
+func TestReoptimizationIsReached(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("compiled tiers are not supported on this platform")
+	}
+	n := 200
+	if testing.Short() {
+		n = 80
+	}
+	repeated, reached, total := 0, 0, 0
+	for _, data := range randomInputs(11, n, 4000) {
+		p, err := Generate(data, GenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Calls) > 3 {
+			repeated++
+		}
+		res, err := Check(p.Module, p.Calls, Options{Hosts: StandardHosts(), GlobalImports: p.GlobalImports, Configs: []string{"jit-auto-reopt"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := res.Reoptimized["jit-auto-reopt"]; k > 0 {
+			reached++
+			total += k
+		}
+	}
+	t.Logf("%d of %d programs repeat their calls; %d re-optimized (%d recompiles)", repeated, n, reached, total)
+	if repeated == 0 || reached == 0 {
+		t.Errorf("%d of %d programs repeat their calls and %d re-optimized: the configuration is not exercised", repeated, n, reached)
+	}
 }
