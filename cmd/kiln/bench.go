@@ -15,8 +15,9 @@ import (
 	"github.com/kiln-jit/kiln/jit"
 )
 
-// benchTiers are the tiers kiln bench compares, the reference first.
-var benchTiers = []jit.Tier{jit.TierInterp, jit.TierBaseline, jit.TierOptimizing}
+// benchTiers are the tiers kiln bench compares, the reference first; the
+// auto tier (the default) last, its calls including its tier-up.
+var benchTiers = []jit.Tier{jit.TierInterp, jit.TierBaseline, jit.TierOptimizing, jit.TierAuto}
 
 // benchRow is what kiln bench measured on one tier.
 type benchRow struct {
@@ -25,7 +26,7 @@ type benchRow struct {
 	stats   jit.CompileStats
 	calls   int
 	perCall time.Duration
-	note    string // why the tier was not measured
+	note    string // why the tier was not measured; for the auto tier, what its tier-up did
 }
 
 // cmdBench loads a module on every tier, checks that a function returns
@@ -128,6 +129,23 @@ func benchTier(ctx context.Context, tier jit.Tier, data []byte, fn string, argTe
 		row.calls++
 	}
 	row.perCall = time.Since(start) / time.Duration(row.calls)
+	if tier == jit.TierAuto {
+		// What the tier-up compiled, and when the code changed.
+		row.stats = inst.CompileStats()
+		row.note = fmt.Sprintf("now %s", inst.Tier())
+		if err := inst.TierUpError(); err != nil {
+			row.note += fmt.Sprintf(" (tier-up failed: %v)", err)
+		}
+		if k := inst.OSREntries(); k > 0 {
+			row.note += fmt.Sprintf(", %d on-stack replacements", k)
+		}
+		if k, _, err := inst.Reoptimizations(); k > 0 || err != nil {
+			row.note += fmt.Sprintf(", %d re-optimizations", k)
+			if err != nil {
+				row.note += fmt.Sprintf(" (last failed: %v)", err)
+			}
+		}
+	}
 	return row, first, nil
 }
 
@@ -138,7 +156,7 @@ func printBench(w io.Writer, rows []benchRow) {
 	fmt.Fprintln(tw, "tier\tload\tlower\tout of SSA\talloc\tencode\tinstall\tcalls\tper call\tx interp\t")
 	var ref time.Duration
 	for _, r := range rows {
-		if r.note != "" {
+		if r.note != "" && r.calls == 0 {
 			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t\t\t\t%s\n", r.tier, ms(r.load), r.note)
 			continue
 		}
@@ -150,8 +168,12 @@ func printBench(w io.Writer, rows []benchRow) {
 		if r.tier != jit.TierInterp {
 			stage = []string{ms(s.Lower), ms(s.OutOfSSA), ms(s.Alloc), ms(s.Encode), ms(s.Install)}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%.3f\t\n", r.tier, ms(r.load), stage[0], stage[1], stage[2],
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%.3f\t", r.tier, ms(r.load), stage[0], stage[1], stage[2],
 			stage[3], stage[4], r.calls, ms(r.perCall), float64(r.perCall)/float64(ref))
+		if r.note != "" {
+			fmt.Fprintf(tw, "  %s", r.note)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }

@@ -25,7 +25,9 @@
 // bench loads FILE on every tier, checks that -func returns the same
 // results on each, and calls it repeatedly for -time (or -n times) per
 // tier; it prints each tier's load time, the compile time of each stage,
-// the time per call and its ratio to the interpreter's.
+// the time per call and its ratio to the interpreter's. The auto tier
+// comes last: its calls include its tier-up, and its row ends with the
+// tier it reached.
 //
 // run takes the embedding API's safety options as flags (LIMITS above),
 // for running modules one does not trust:

@@ -305,18 +305,28 @@ func interrupt(t *testing.T, tierFlag string) {
 
 // TestBench runs kiln bench with a fixed number of calls and checks the
 // table: a header and one row per tier with the stage columns, the call
-// count and a ratio of 1 for the interpreter; and its usage errors.
+// count and a ratio of 1 for the interpreter, the auto tier's row saying
+// where its tier-up took it; and its usage errors.
 func TestBench(t *testing.T) {
 	status, out, errOut := kiln(t, "", "bench", "-n=3", "-func=hyp", "testdata/fact.kasm", "3", "4")
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || !strings.Contains(lines[0], "per call") {
+	if len(lines) != 5 || !strings.Contains(lines[0], "per call") {
 		t.Fatalf("table:\n%s", out)
 	}
-	for i, tier := range []string{"interp", "baseline", "optimizing"} {
+	for i, tier := range []string{"interp", "baseline", "optimizing", "auto"} {
 		f := strings.Fields(lines[i+1])
+		if tier == "auto" {
+			// The auto tier's row ends with the tier its instance runs
+			// in (four calls stay below the default tier-up threshold).
+			if n := len(f); n < 2 || f[n-2] != "now" || f[n-1] != "interp" {
+				t.Errorf("auto row %q: want it to end with the tier it reached", lines[i+1])
+				continue
+			}
+			f = f[:len(f)-2]
+		}
 		// tier, load (value, unit), five stages, calls, per call (value, unit), ratio
 		if len(f) < 10 || f[0] != tier || f[len(f)-4] != "3" {
 			t.Errorf("%s row %q", tier, lines[i+1])
