@@ -200,6 +200,7 @@ func (i *Instance) startTierUp() {
 		start := time.Now()
 		prog, osr, err := withOSRVariants(m, snapshot)
 		if err != nil {
+			m.notifyCompile(CompileTierUp, i, TierOptimizing, time.Since(start), nil, err)
 			a.done.Store(&autoResult{err: err, elapsed: time.Since(start)})
 			return
 		}
@@ -217,6 +218,7 @@ func (i *Instance) startTierUp() {
 			profiled = snapshot
 		}
 		cm, err := compileModule(context.Background(), prog, cfg)
+		m.notifyCompile(CompileTierUp, i, TierOptimizing, time.Since(start), cm, err)
 		a.done.Store(&autoResult{cm: cm, prog: prog, osr: osr, profiled: profiled, err: err, elapsed: time.Since(start)})
 	}
 	m.engine.runCompile(compile)

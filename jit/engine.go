@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"math"
 	goruntime "runtime"
+	"time"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/encode"
@@ -117,6 +118,16 @@ type Options struct {
 	// again after its tier-up (0: DefaultMaxReoptimizations; negative: never,
 	// and its compiled code does not count edges).
 	MaxReoptimizations int
+
+	// OnCompile, when set, is called after each compile of a module's code
+	// finishes, successful or not: at load, at a TierAuto instance's
+	// tier-up and re-optimizations, and for Instance.Optimize (see
+	// CompileEvent), for embedders that log or measure compiles. It runs on
+	// the goroutine that compiled: a background goroutine for tier-up and
+	// re-optimization (before the new code first runs, at the instance's
+	// next outermost call), the caller's for the others. It must be safe
+	// for concurrent use, return quickly and not call into the instance.
+	OnCompile func(CompileEvent)
 	// CountEdges makes the code that the baseline and optimizing tiers
 	// compile at load (and Instance.Optimize) count its edges, as
 	// TierAuto's compiles do, so that Instance.Stats and Instance.Profile
@@ -403,7 +414,9 @@ func (e *Engine) load(ctx context.Context, m *bytecode.Module, owned bool) (*Mod
 		if e.opts.CountEdges {
 			cfg.countFuncs = len(prog.Module.Funcs)
 		}
+		start := time.Now()
 		mod.compiled, mod.compileErr = compileModule(ctx, prog, cfg)
+		mod.notifyCompile(CompileAtLoad, nil, e.opts.Tier, time.Since(start), mod.compiled, mod.compileErr)
 		if mod.compileErr != nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("jit: load: %w", mod.compileErr)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/interp"
@@ -182,7 +183,9 @@ func (i *Instance) Optimize() error {
 	if m.engine.opts.CountEdges {
 		cfg.countFuncs = len(m.prog.Module.Funcs)
 	}
+	start := time.Now()
 	cm, err := compileModule(context.Background(), m.prog, cfg)
+	m.notifyCompile(CompileOptimize, i, TierOptimizing, time.Since(start), cm, err)
 	if err != nil {
 		return fmt.Errorf("jit: optimize: %w", err)
 	}

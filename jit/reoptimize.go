@@ -193,6 +193,7 @@ func (i *Instance) startReoptimize() {
 		})
 		cfg.countFuncs = len(profiled)
 		cm, err := compileModule(context.Background(), prog, cfg)
+		m.notifyCompile(CompileReoptimize, i, TierOptimizing, time.Since(start), cm, err)
 		r.done <- &autoResult{cm: cm, prog: prog, profiled: profiled, err: err, elapsed: time.Since(start)}
 	}
 	m.engine.runCompile(compile)
