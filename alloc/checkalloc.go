@@ -934,7 +934,7 @@ func effectClass(in *mir.Instr) uint8 {
 	info := in.Op.Info()
 	switch {
 	case info.Call || info.MayTrap || info.Terminator && info.SideEffects ||
-		in.Op == mir.OpCount || in.Op == mir.OpPoll || in.Op == mir.OpTRAP || in.Op == mir.OpRET:
+		in.Op == mir.OpCount || in.Op == mir.OpCountAdd || in.Op == mir.OpPoll || in.Op == mir.OpTRAP || in.Op == mir.OpRET:
 		return acBarrier
 	case info.Guarded:
 		return acGuarded

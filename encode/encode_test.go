@@ -315,7 +315,7 @@ func TestOpFormsRoundTrip(t *testing.T) {
 // expandedOps are the ops that encode to sequences (checked by
 // TestExpandedForms and, for their results, by running compiled code).
 var expandedOps = map[mir.Op]bool{
-	mir.OpPhi: true, mir.OpParCopy: true, mir.OpArg: true, mir.OpPoll: true, mir.OpCount: true,
+	mir.OpPhi: true, mir.OpParCopy: true, mir.OpArg: true, mir.OpPoll: true, mir.OpCount: true, mir.OpCountAdd: true,
 	mir.OpIDIVQ: true, mir.OpDIVQ: true, mir.OpSETCC: true, mir.OpMOVSDconst: true, mir.OpMINSD: true,
 	mir.OpMAXSD: true, mir.OpXORPDconst: true, mir.OpANDPDconst: true, mir.OpCVTUQ2SD: true,
 	mir.OpCVTTSD2SQsat: true, mir.OpCVTTSD2UQsat: true, mir.OpCVTTSD2UQ: true, mir.OpJMP: true,
@@ -351,6 +351,8 @@ func TestExpandedForms(t *testing.T) {
 		want string // mnemonics in order
 	}{
 		{ins(mir.OpIDIVQ, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "CQO IDIV"},
+		{ins(mir.OpCount, nil, nil, 0, 0), "MOV ADD"},
+		{ins(mir.OpCountAdd, nil, regs(mir.R9), 0, 0), "MOV ADD"},
 		{ins(mir.OpDIVQ, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "XOR DIV"},
 		{setL, "SETL MOVZX"},
 		{setFEQ, "MOV SETE MOVZX CMOVP"},

@@ -172,6 +172,9 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 	case mir.OpCount:
 		e.op2(x86.AMOVQ, ctxOp(CtxCounterTable), regOp(mir.ScratchGPR))
 		e.op2(x86.AADDQ, constOp(1), memOp(mir.ScratchGPR, 8*(int64(e.counterBase)+int64(in.Aux))))
+	case mir.OpCountAdd:
+		e.op2(x86.AMOVQ, ctxOp(CtxCounterTable), regOp(mir.ScratchGPR))
+		e.op2(x86.AADDQ, reg(0), memOp(mir.ScratchGPR, 8*(int64(e.counterBase)+int64(in.Aux))))
 	case mir.OpMOVQconst:
 		e.op2(x86.AMOVQ, constOp(in.Imm), dst())
 	case mir.OpNEGQ:

@@ -54,8 +54,13 @@ type Options struct {
 	// (profilecounters.ChordPlan): an OpCount for every counted slot, on
 	// its edge (in the jump's block, or a block of its own on a
 	// conditional edge), at the start of a block without successors for
-	// its exit edge, and in the entry block for the calls. The plan must
-	// be one of this function's layout.
+	// its exit edge, and in the entry block for the calls. A self-loop
+	// (an edge from a block to itself) is counted in a register instead:
+	// zero on entering the block, one more on each iteration, added to its
+	// counter (OpCountAdd) on each edge that leaves the block, so a tight
+	// loop pays a register increment rather than a memory one; a trap or
+	// cancellation inside the loop loses the iterations of that visit. The
+	// plan must be one of this function's layout.
 	Counters *profilecounters.ChordPlan
 	// Module holds what lowering needs to know about the whole module;
 	// nil computes it for this call. A caller lowering many functions of
@@ -202,6 +207,9 @@ type lowerer struct {
 	target Target
 	// counters is the plan of the edges the code counts (nil: none).
 	counters *profilecounters.ChordPlan
+	// loopVars lists, per bytecode block, the variables counting its
+	// self-loop edges in a register (Options.Counters).
+	loopVars [][]loopVar
 	f        *mir.Func
 
 	// memoryMoves is set when memory may be grown, so its base and length
@@ -266,8 +274,13 @@ func (l *lowerer) varClass(v int) mir.Class {
 func (l *lowerer) run() error {
 	l.compares = map[int]compareInfo{}
 	nvars := len(l.bf.Regs) + numMemoryVars
+	firstLoopVar := nvars
+	nvars += l.planLoopVars(nvars)
 	l.ssa.init(l, nvars)
 	l.ssa.stable = l.stableVars(nvars)
+	for x := firstLoopVar; x < nvars; x++ {
+		l.ssa.stable[x] = false
+	}
 
 	// The entry block: arguments, the memory base and length, then a jump
 	// to the first bytecode block.
@@ -284,6 +297,7 @@ func (l *lowerer) run() error {
 	}
 	l.count(profilecounters.EntryCounter)
 	l.loadMemoryState()
+	l.enterLoop(0)
 
 	// One head block per reachable bytecode block.
 	g := l.layout.Graph()
@@ -417,6 +431,63 @@ func (l *lowerer) count(s int) {
 	}
 }
 
+// loopVar is a variable counting self-loop edge edge of a bytecode block
+// in a register (see Options.Counters).
+type loopVar struct{ edge, x int }
+
+// planLoopVars gives every counted self-loop edge a variable, numbered
+// from first, and returns how many there are.
+func (l *lowerer) planLoopVars(first int) int {
+	l.loopVars = make([][]loopVar, len(l.layout.Blocks))
+	if l.counters == nil {
+		return 0
+	}
+	n := 0
+	for e, ed := range l.layout.Edges {
+		if ed.From == ed.To && l.counted(profilecounters.EdgeCounter(e)) {
+			l.loopVars[ed.From] = append(l.loopVars[ed.From], loopVar{edge: e, x: first + n})
+			n++
+		}
+	}
+	return n
+}
+
+// countEdge counts bytecode edge e in the current block, which the edge
+// alone reaches (its own block, or the block its jump ends): a self-loop
+// counted in a register adds one to its variable; an edge leaving a block
+// with such loops adds their variables to their counters; an edge
+// entering one starts its variables from zero; other counted edges
+// increment their counters.
+func (l *lowerer) countEdge(e int) {
+	ed := l.layout.Edges[e]
+	if ed.From == ed.To {
+		for _, lv := range l.loopVars[ed.From] {
+			if lv.edge == e {
+				next := l.newG()
+				l.emit(mir.Instr{Op: mir.OpLEAQ, Defs: []mir.Reg{next}, Uses: []mir.Reg{l.ssa.read(lv.x, l.cur.ID)}, Imm: 1, Pos: int32(l.pc)})
+				l.ssa.write(lv.x, l.cur.ID, next)
+				return
+			}
+		}
+		l.count(profilecounters.EdgeCounter(e))
+		return
+	}
+	for _, lv := range l.loopVars[ed.From] {
+		l.emit(mir.Instr{Op: mir.OpCountAdd, Uses: []mir.Reg{l.ssa.read(lv.x, l.cur.ID)},
+			Aux: int32(profilecounters.EdgeCounter(lv.edge)), Pos: int32(l.pc)})
+	}
+	l.count(profilecounters.EdgeCounter(e))
+	l.enterLoop(ed.To)
+}
+
+// enterLoop starts the loop variables of bytecode block b from zero at the
+// end of the current block, a predecessor of b's head.
+func (l *lowerer) enterLoop(b int) {
+	for _, lv := range l.loopVars[b] {
+		l.ssa.write(lv.x, l.cur.ID, l.zeroOf(mir.GPR))
+	}
+}
+
 // backward reports whether bytecode edge e, leaving the branch at the
 // current offset, goes to a block at or before it: a loop's back edge,
 // which polls.
@@ -429,7 +500,7 @@ func (l *lowerer) backward(e int) bool {
 // edge's own (edgeBlock) when the edge needs code, a poll for a backward
 // edge or the increment of a counted one. freq is the edge's frequency.
 func (l *lowerer) edgeTarget(e int, freq float64) (target int, edgeBlock *mir.Block) {
-	if !l.backward(e) && !l.counted(profilecounters.EdgeCounter(e)) {
+	if !l.backward(e) && !l.counted(profilecounters.EdgeCounter(e)) && len(l.loopVars[l.layout.Edges[e].From]) == 0 {
 		return l.head[l.layout.Edges[e].To], nil
 	}
 	eb := l.newSealedBlock(freq)
@@ -443,13 +514,20 @@ func (l *lowerer) edgeTarget(e int, freq float64) (target int, edgeBlock *mir.Bl
 func (l *lowerer) connect(from *mir.Block, e, target int, edgeBlock *mir.Block, prob float64) {
 	l.f.AddEdge(from.ID, target, prob)
 	if edgeBlock == nil {
+		// No code of its own: no count, and neither end counts a
+		// self-loop in a register, but the target's loop variables
+		// start from zero.
+		saved := l.cur
+		l.cur = from
+		l.enterLoop(l.layout.Edges[e].To)
+		l.cur = saved
 		l.lowerEdge(e)
 		return
 	}
 	l.ssa.seal(edgeBlock.ID)
 	saved, savedFreq := l.cur, l.curFreq
 	l.cur, l.curFreq = edgeBlock, edgeBlock.Freq
-	l.count(profilecounters.EdgeCounter(e))
+	l.countEdge(e)
 	if l.backward(e) {
 		l.emit(mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
 	}
@@ -463,7 +541,7 @@ func (l *lowerer) connect(from *mir.Block, e, target int, edgeBlock *mir.Block, 
 // backward jump polls first.
 func (l *lowerer) jumpEdge(e int) {
 	to := l.layout.Edges[e].To
-	l.count(profilecounters.EdgeCounter(e))
+	l.countEdge(e)
 	if l.backward(e) {
 		l.emit(mir.Instr{Op: mir.OpPoll, Pos: int32(l.pc)})
 	}

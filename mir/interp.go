@@ -181,7 +181,7 @@ func NewMachine(funcs []*Func, cfg interp.Config, hosts []interp.HostFunc, mem *
 				continue
 			}
 			for _, in := range b.Instrs {
-				if in != nil && in.Op == OpCount && int(in.Aux) > n && in.Aux < irMaxCounters {
+				if in != nil && (in.Op == OpCount || in.Op == OpCountAdd) && int(in.Aux) > n && in.Aux < irMaxCounters {
 					n = int(in.Aux)
 				}
 			}

@@ -214,7 +214,7 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 				}
 			}
 			fk, fw = irFlagsUndef, int32(ip)
-		case OpCount:
+		case OpCount, OpCountAdd:
 			var cnt []uint64
 			if f.index < len(m.Counters) {
 				cnt = m.Counters[f.index]
@@ -222,7 +222,15 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			if uint64(in.aux) >= uint64(len(cnt)) {
 				return m.fault(f, ip, "counter %d out of range (%d counters)", in.aux, len(cnt))
 			}
-			cnt[in.aux]++
+			if in.op == OpCount {
+				cnt[in.aux]++
+			} else {
+				a := regs[in.u0]
+				if !a.ok {
+					return m.faultUndef(f, ip, regs)
+				}
+				cnt[in.aux] += a.v
+			}
 			fk, fw = irFlagsUndef, int32(ip)
 
 		// Two-operand integer ALU, 64 and 32 bits (the 32-bit ops read

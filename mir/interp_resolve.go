@@ -713,7 +713,7 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 		if !bytecode.TrapKind(in.Aux).Valid() {
 			return out, fmt.Sprintf("unknown trap kind %d", in.Aux)
 		}
-	case OpCount:
+	case OpCount, OpCountAdd:
 		if in.Aux < 0 {
 			return out, fmt.Sprintf("negative counter %d", in.Aux)
 		}

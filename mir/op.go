@@ -16,16 +16,17 @@ const (
 	OpInvalid Op = iota
 
 	// IR pseudo-ops.
-	OpPhi     // Defs[0] = φ(Uses...), one use per predecessor, in Preds order
-	OpParCopy // Defs[i] = Uses[i] for all i at once
-	OpArg     // Defs[0] = argument Aux, in its calling-convention location
-	OpSpill   // slot Defs[0] = Uses[0] (register to stack slot)
-	OpReload  // Defs[0] = slot Uses[0]
-	OpCopy    // Defs[0] = Uses[0] (any class; a register move after allocation)
-	OpXchg    // swap two registers: Defs = (Uses[1], Uses[0])
-	OpCtxLoad // Defs[0] = a field of the execution context (Aux: CtxField)
-	OpPoll    // preemption/cancellation/fuel check at a backward branch
-	OpCount   // increments edge counter Aux
+	OpPhi      // Defs[0] = φ(Uses...), one use per predecessor, in Preds order
+	OpParCopy  // Defs[i] = Uses[i] for all i at once
+	OpArg      // Defs[0] = argument Aux, in its calling-convention location
+	OpSpill    // slot Defs[0] = Uses[0] (register to stack slot)
+	OpReload   // Defs[0] = slot Uses[0]
+	OpCopy     // Defs[0] = Uses[0] (any class; a register move after allocation)
+	OpXchg     // swap two registers: Defs = (Uses[1], Uses[0])
+	OpCtxLoad  // Defs[0] = a field of the execution context (Aux: CtxField)
+	OpPoll     // preemption/cancellation/fuel check at a backward branch
+	OpCount    // increments edge counter Aux
+	OpCountAdd // adds Uses[0] (a GPR) to edge counter Aux
 
 	// Integer moves and constants.
 	OpMOVQconst
@@ -466,6 +467,7 @@ func init() {
 	def(OpCtxLoad, OpInfo{Name: "CtxLoad", Defs: specs(gp()), Latency: LatLoad})
 	def(OpPoll, OpInfo{Name: "Poll", WritesFlags: true, MayTrap: true, SideEffects: true, Latency: LatALU})
 	def(OpCount, OpInfo{Name: "Count", WritesFlags: true, SideEffects: true, Latency: LatALU})
+	def(OpCountAdd, OpInfo{Name: "CountAdd", Uses: specs(gp()), WritesFlags: true, SideEffects: true, Latency: LatALU})
 
 	def(OpMOVQconst, OpInfo{Name: "MOVQconst", Defs: specs(gp()), HasImm: true, Latency: LatALU})
 	def(OpMOVQ2X, OpInfo{Name: "MOVQ2X", Defs: specs(xm()), Uses: specs(gp()), Latency: LatCvt})

@@ -275,7 +275,7 @@ func (p *txtPrinter) blockRef(id, nblocks int, what string) {
 // printed for it.
 func txtUsesAux(op Op) bool {
 	switch op {
-	case OpArg, OpCALL, OpCALLHOST, OpCALLRT, OpCALLIND, OpTRAP, OpTRAPCC, OpCtxLoad, OpCount, OpROUNDSD, OpROUNDSS,
+	case OpArg, OpCALL, OpCALLHOST, OpCALLRT, OpCALLIND, OpTRAP, OpTRAPCC, OpCtxLoad, OpCount, OpCountAdd, OpROUNDSD, OpROUNDSS,
 		OpGLOBALloadQ, OpGLOBALloadL, OpGLOBALloadSD, OpGLOBALloadSS,
 		OpGLOBALstoreQ, OpGLOBALstoreL, OpGLOBALstoreSD, OpGLOBALstoreSS:
 		return true

@@ -590,7 +590,7 @@ func (v *verifier) fields(in *Instr) error {
 		if !bytecode.TrapKind(in.Aux).Valid() {
 			return v.errf("unknown trap kind %d", in.Aux)
 		}
-	case OpCount:
+	case OpCount, OpCountAdd:
 		if in.Aux < 0 {
 			return v.errf("negative counter %d", in.Aux)
 		}

@@ -348,7 +348,7 @@ func (b *graphBuilder) instr(n int32, in *mir.Instr, lastBarrier *int32) {
 	}
 	// Memory and effects.
 	switch {
-	case info.Call || info.MayTrap || in.Op == mir.OpPoll || in.Op == mir.OpCount || in.Op == mir.OpRET ||
+	case info.Call || info.MayTrap || in.Op == mir.OpPoll || in.Op == mir.OpCount || in.Op == mir.OpCountAdd || in.Op == mir.OpRET ||
 		(info.SideEffects && !info.Stores):
 		b.edge(b.summary, n, 0)
 		b.edge(*lastBarrier, n, 0)
