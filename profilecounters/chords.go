@@ -18,7 +18,8 @@ import (
 // tree is a maximum spanning tree by expected frequency, so the hot edges
 // go uncounted; the edge X -> entry is always a chord (the entry counter,
 // one increment per call), and so is every self-loop, which no tree
-// contains.
+// contains (lower keeps a self-loop's count in a register while the loop
+// runs and adds it to its counter when the loop is left).
 //
 // Conservation fails where a call ends inside a block: a trap, a
 // cancellation, fuel running out, or a call that moved into another
