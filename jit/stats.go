@@ -33,7 +33,10 @@ type EdgeStats struct {
 // calling goroutine, or from a host function, is fine). Calls, edge counts
 // and instruction counts are the interpreter's plus those of compiled code
 // that counts (a TierAuto instance's, or with Options.CountEdges); code
-// compiled without counting adds nothing.
+// compiled without counting adds nothing. Compiled code adds a loop that
+// branches to itself (a self-loop) to its counts when the loop is left,
+// so counts read from a host function the loop calls miss the loop's
+// current visit.
 func (i *Instance) Stats() []FuncStats {
 	prog := i.module.prog
 	out := make([]FuncStats, len(prog.Module.Funcs))
