@@ -51,6 +51,12 @@ func checkGenerated(t *testing.T, data []byte) *Result {
 	}
 	opts := Options{Hosts: StandardHosts(), GlobalImports: p.GlobalImports}
 	res, err := Check(p.Module, p.Calls, opts)
+	if err == nil && p.Repeated != nil {
+		// The repeated calls, in the configurations they are for.
+		p = &Program{Module: p.Module, Calls: p.Repeated, GlobalImports: p.GlobalImports}
+		opts.Configs = RepeatConfigs
+		_, err = Check(p.Module, p.Calls, opts)
+	}
 	var mm *Mismatch
 	if errors.As(err, &mm) {
 		q := MinimizeMismatch(p, opts, mm, 2*time.Minute)

@@ -40,7 +40,17 @@ type Program struct {
 	// module's imported globals, by import name, as Options.GlobalImports
 	// takes them (nil when the module imports none).
 	GlobalImports map[string]uint64
+	// Repeated, for one program in four, is Calls made four to seven times
+	// over, for the configurations whose code changes between calls
+	// (RepeatConfigs: re-optimization once a profile drifts needs calls
+	// after the drift); nil for the others. Checking every configuration
+	// on it would make slow programs several times slower.
+	Repeated []Call
 }
+
+// RepeatConfigs are the configurations a program's Repeated calls are
+// meant for.
+var RepeatConfigs = []string{"jit-auto-reopt"}
 
 // Call is one call the harness makes: an exported function and its
 // arguments (f64 arguments as their bits; i32 and f32 arguments in the low
@@ -258,7 +268,6 @@ func (g *generator) generate() (*Program, error) {
 		}
 		calls = append(calls, Call{Func: name, Args: args})
 	}
-	calls = repeatCalls(g.src.data, calls)
 	g.declareFeatures()
 	for i := range g.funcs {
 		g.genFunc(i)
@@ -271,7 +280,7 @@ func (g *generator) generate() (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: generated an invalid module: %w", err)
 	}
-	p := &Program{Module: m, Calls: calls, GlobalImports: g.globalImports}
+	p := &Program{Module: m, Calls: calls, GlobalImports: g.globalImports, Repeated: repeatCalls(g.src.data, calls)}
 	return p, nil
 }
 
@@ -1077,16 +1086,15 @@ func (fg *funcGen) pressure() {
 const interpPollInterval = interp.PollInterval
 
 // repeatCalls returns, for one input in four, the calls made four to seven
-// times over, so that the code a tier change between calls installs
-// (tier-up, re-optimization once a profile drifts) runs too; else calls.
-// The choice hashes the input instead of drawing bytes from it, so that
-// existing inputs keep their meaning.
+// times over (Program.Repeated); else nil. The choice hashes the input
+// instead of drawing bytes from it, so that existing inputs keep their
+// meaning.
 func repeatCalls(data []byte, calls []Call) []Call {
 	h := fnv.New64a()
 	h.Write(data)
 	x := h.Sum64()
 	if x%4 != 0 {
-		return calls
+		return nil
 	}
 	times := 4 + int(x>>8%4)
 	out := make([]Call, 0, times*len(calls))
