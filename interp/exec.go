@@ -836,8 +836,17 @@ loop:
 				return err
 			}
 		}
-		if len(m.frames)+m.active >= m.cfg.MaxCallDepth {
+		if len(m.frames)+m.active+m.extDepth >= m.cfg.MaxCallDepth {
 			return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
+		}
+		if m.external != nil && m.external[in.a] {
+			if err := m.callExternal(st, in, int(in.a)); err != nil {
+				return err
+			}
+			regs = m.window(st.base)
+			st.mem = m.Memory.Bytes
+			in = next(in)
+			goto loop
 		}
 		f := st.f
 		callee := m.prog.funcs[in.a]
@@ -955,10 +964,19 @@ loop:
 		if idx >= uint64(len(m.table)) || m.table[idx].sig != in.d {
 			return m.indirectTrap(st.fn, st.pc(in), idx, in.d)
 		}
-		if len(m.frames)+m.active >= m.cfg.MaxCallDepth {
+		if len(m.frames)+m.active+m.extDepth >= m.cfg.MaxCallDepth {
 			return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
 		}
 		fn := int(m.table[idx].fn)
+		if m.external != nil && m.external[fn] {
+			if err := m.callExternal(st, in, fn); err != nil {
+				return err
+			}
+			regs = m.window(st.base)
+			st.mem = m.Memory.Bytes
+			in = next(in)
+			goto loop
+		}
 		f := st.f
 		callee := m.prog.funcs[fn]
 		newBase := st.base + f.nregs
@@ -1475,7 +1493,7 @@ func (m *Machine) osr(st *execState, regs unsafe.Pointer, header int) (bool, err
 	}
 	m.osrResults = m.osrResults[:f.nres]
 	frame := unsafe.Slice((*uint64)(regs), f.nregs)
-	return m.OSR(st.fn, header, frame, len(m.frames)+m.active, m.osrResults)
+	return m.OSR(st.fn, header, frame, len(m.frames)+m.active+m.extDepth, m.osrResults)
 }
 
 // pollAt runs the budget's slow path for the instruction at pc.
@@ -1551,4 +1569,38 @@ func TruncSatU(x float64) uint64 {
 		return math.MaxUint64
 	}
 	return uint64(x)
+}
+
+// callExternal makes the call in, of function fn, which runs outside the
+// machine (SetExternal): it passes the arguments and writes the results
+// as a call that returns does. The caller refreshes its register window
+// and memory view afterwards.
+func (m *Machine) callExternal(st *execState, in *inst, fn int) error {
+	f := st.f
+	args := f.lists[in.imm : in.imm+int64(in.b)]
+	dsts := f.lists[in.imm+int64(in.b) : in.imm+int64(in.b)+int64(in.c)]
+	top := st.base + f.nregs
+	if n := top + len(args) + len(dsts); n >= len(m.stack) && !m.ensureStack(n) {
+		return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
+	}
+	regs := m.window(st.base)
+	callArgs := m.stack[top : top+len(args)]
+	results := m.stack[top+len(args) : top+len(args)+len(dsts)]
+	for i, r := range args {
+		callArgs[i] = *reg(regs, r)
+	}
+	clear(results)
+	// Calls back into the machine set their frames up above the words
+	// just taken.
+	m.sp = top + len(args) + len(dsts)
+	if err := m.callOut(fn, callArgs, results, len(m.frames)+m.active+m.extDepth+1); err != nil {
+		return err
+	}
+	// A call back into the machine may have moved the stack: results
+	// still points at the words the callee wrote.
+	regs = m.window(st.base)
+	for i, r := range dsts {
+		*reg(regs, r) = results[i]
+	}
+	return nil
 }

@@ -146,6 +146,58 @@ type Machine struct {
 	// returns them. An error is the call's.
 	OSR        func(fn, header int, regs []uint64, depth int, results []uint64) (bool, error)
 	osrResults []uint64
+
+	// external marks the functions whose calls callOut runs (SetExternal);
+	// extDepth is the depth of the frames outside the machine that the
+	// innermost CallAt runs below.
+	external []bool
+	callOut  ExternalCall
+	extDepth int
+}
+
+// ExternalCall runs function fn outside the machine for a call the
+// machine's code makes (see Machine.SetExternal): with args, writing
+// results, as a frame at call depth depth (a call it makes is refused when
+// depth reaches Config.MaxCallDepth), under the machine's running call's
+// context and fuel (its Poller). Its error, a trap for instance, is the
+// call's.
+type ExternalCall func(fn int, args, results []uint64, depth int) error
+
+// SetExternal makes the machine's calls of every function marked in funcs
+// (indexed like the module's functions; call and call_indirect alike) run
+// through call instead of the interpreter: a module some of whose
+// functions run in compiled code. The machine does not count the entries
+// of those functions. nil funcs makes every function interpreted again.
+// It must not be used while a call runs on the machine.
+func (m *Machine) SetExternal(funcs []bool, call ExternalCall) error {
+	if funcs == nil {
+		m.external, m.callOut = nil, nil
+		return nil
+	}
+	if len(funcs) != len(m.prog.funcs) {
+		return fmt.Errorf("interp: %d external marks for %d functions", len(funcs), len(m.prog.funcs))
+	}
+	if call == nil {
+		return errors.New("interp: external functions without a call")
+	}
+	m.external, m.callOut = funcs, call
+	return nil
+}
+
+// CallAt runs function fn for code outside the machine (a compiled
+// function's call of an interpreted one) as a frame at call depth depth,
+// within the running call: under the Poller's current context and fuel,
+// which it does not reset. Traps, host panics and the machine's state on
+// the way out are as for Call.
+func (m *Machine) CallAt(fn int, args, results []uint64, depth int) (err error) {
+	if err := m.checkCall(fn, args, results); err != nil {
+		return err
+	}
+	s := callState{active: m.active, frames: len(m.frames), sp: m.sp, hostSite: m.hostSite, extDepth: m.extDepth, within: true}
+	m.extDepth = depth - 1 - len(m.frames) - m.active
+	m.hostSite = -1
+	defer m.leave(&s, &err)
+	return m.run(fn, args, results)
 }
 
 // Poller returns the machine's poller, which code that continues one of
@@ -217,15 +269,11 @@ func (m *Machine) Program() *Program { return m.prog }
 // if the unwound calls had returned. Memory and edge counters keep what the
 // unwound calls did, as they do after a trap.
 func (m *Machine) Call(ctx context.Context, fn int, args, results []uint64) (err error) {
-	if fn < 0 || fn >= len(m.prog.funcs) {
-		return fmt.Errorf("interp: function index %d out of range", fn)
+	if err := m.checkCall(fn, args, results); err != nil {
+		return err
 	}
 	f := m.prog.funcs[fn]
-	if len(args) != f.nparams || len(results) != f.nres {
-		return fmt.Errorf("interp: func %s takes %d arguments and returns %d results; got %d and %d",
-			f.name, f.nparams, f.nres, len(args), len(results))
-	}
-	s := callState{active: m.active, frames: len(m.frames), sp: m.sp, hostSite: m.hostSite}
+	s := callState{active: m.active, frames: len(m.frames), sp: m.sp, hostSite: m.hostSite, extDepth: m.extDepth}
 	s.outermost = m.active == 0
 	var kind bytecode.TrapKind
 	var cause error
@@ -240,6 +288,20 @@ func (m *Machine) Call(ctx context.Context, fn int, args, results []uint64) (err
 	return m.run(fn, args, results)
 }
 
+// checkCall checks a call's function index and the lengths of its
+// arguments and results.
+func (m *Machine) checkCall(fn int, args, results []uint64) error {
+	if fn < 0 || fn >= len(m.prog.funcs) {
+		return fmt.Errorf("interp: function index %d out of range", fn)
+	}
+	f := m.prog.funcs[fn]
+	if len(args) != f.nparams || len(results) != f.nres {
+		return fmt.Errorf("interp: func %s takes %d arguments and returns %d results; got %d and %d",
+			f.name, f.nparams, f.nres, len(args), len(results))
+	}
+	return nil
+}
+
 // callState is what Call saves for leave.
 type callState struct {
 	poll      PollState
@@ -248,6 +310,10 @@ type callState struct {
 	frames    int
 	sp        int
 	hostSite  int64
+	extDepth  int
+	// within is set for CallAt, which runs within the poller's running
+	// call.
+	within bool
 }
 
 // leave ends a Call: when the call is unwinding out of a host function it
@@ -260,7 +326,10 @@ func (m *Machine) leave(s *callState, err *error) {
 	m.frames = m.frames[:s.frames]
 	m.sp = s.sp
 	m.hostSite = s.hostSite
-	m.poll.Leave(s.poll, s.outermost)
+	m.extDepth = s.extDepth
+	if !s.within {
+		m.poll.Leave(s.poll, s.outermost)
+	}
 	if site < 0 || m.cfg.RecoverHostPanic == nil {
 		return
 	}
@@ -280,7 +349,7 @@ func (m *Machine) FuelLeft() int64 { return m.poll.FuelLeft() }
 func (m *Machine) run(fn int, args, results []uint64) error {
 	f := m.prog.funcs[fn]
 	base := m.sp
-	if len(m.frames)+m.active >= m.cfg.MaxCallDepth {
+	if len(m.frames)+m.active+m.extDepth >= m.cfg.MaxCallDepth {
 		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.name}
 	}
 	if !m.ensureStack(base + f.nregs) {

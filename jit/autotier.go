@@ -295,7 +295,7 @@ func (i *Instance) onStackReplace(fn, header int, regs []uint64, depth int, resu
 			continue
 		}
 		a.osrEntries++
-		err := a.target.callOSR(e.variant, regs, results, depth)
+		err := a.target.callWithin(e.variant, regs, results, depth)
 		var t *bytecode.Trap
 		if errors.As(err, &t) && int(t.Func) == e.variant {
 			// Report the trap where the original function has it.

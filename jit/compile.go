@@ -20,8 +20,12 @@ import (
 
 // CompileStats reports what compiling a module cost, stage by stage.
 type CompileStats struct {
-	Tier         Tier
+	Tier Tier
+	// Functions counts the functions compiled; Interpreted those left to
+	// the interpreter (Options.Interpreted, not run before a tier-up, or
+	// failed to compile at a tier-up: see Instance.Stats).
 	Functions    int
+	Interpreted  int
 	Instructions int // bytecode instructions compiled
 	CodeBytes    int // machine code, constant pools and jump tables
 	// CountedEdges is the number of counters the code increments (the
@@ -93,6 +97,15 @@ type compiledModule struct {
 	counterBase  []int
 	counterWords int
 	stats        CompileStats
+	// hostCount is the number of the module's own host imports; compiled
+	// code of a mixed module exits through host imports beyond them to
+	// run function stubImport - hostCount in the interpreter (mixed.go).
+	hostCount int
+	// stubs marks the functions compiled as stubs that run them in the
+	// interpreter, failed holds why one of them did not compile (nil
+	// for both when the module is not mixed).
+	stubs  []bool
+	failed []error
 }
 
 var (
@@ -125,9 +138,14 @@ type compileConfig struct {
 	// countFuncs is the number of functions, from the first, whose code
 	// counts edges (see profilecounters.ChordPlan).
 	countFuncs int
-	naive      bool          // baseline: naive φ instantiation
-	sched      sched.Options // optimizing: options of the integrated pass
-	check      bool          // run alloc.CheckAllocation on every allocation
+	// interpreted marks the functions (by index, of the module's own)
+	// that stay in the interpreter; fallback leaves a function whose
+	// compile fails there too instead of failing the module (mixed.go).
+	interpreted []bool
+	fallback    bool
+	naive       bool          // baseline: naive φ instantiation
+	sched       sched.Options // optimizing: options of the integrated pass
+	check       bool          // run alloc.CheckAllocation on every allocation
 	// pipeline is the optimizing tier's allocation pipeline.
 	pipeline Pipeline
 	// maxCompileBytes bounds EstimateCompileBytes per function (negative:
@@ -186,77 +204,51 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 	if _, err := exitStub(); err != nil {
 		return nil, err
 	}
-	m := prog.Module
-	cm := &compiledModule{hosts: lower.HostSigs(m), tableEntries: mir.TableEntries(m),
-		stats: CompileStats{Tier: cfg.tier, Functions: len(m.Funcs)}}
-	parts := make([]runtime.Part, len(m.Funcs))
-	info := lower.NewModuleInfo(m)
-	for _, f := range m.Funcs {
-		if err := cfg.checkCompileBytes(f); err != nil {
-			return nil, err
+	orig := prog.Module
+	// m is the module compiled: the prepared one, or for a mixed module
+	// one whose interpreted functions are stubs (mixed.go).
+	m := orig
+	info := lower.NewModuleInfo(orig)
+	mixed := cfg.interpreted != nil || cfg.fallback
+	cm := &compiledModule{hostCount: len(orig.Hosts), tableEntries: mir.TableEntries(orig),
+		stats: CompileStats{Tier: cfg.tier}}
+	if mixed {
+		m = withStubImports(orig)
+		info = info.StandIn(m)
+		cm.stubs = make([]bool, len(m.Funcs))
+		cm.failed = make([]error, len(m.Funcs))
+	}
+	cm.hosts = lower.HostSigs(m)
+	if !cfg.fallback {
+		for i, f := range orig.Funcs {
+			if cfg.interpreted == nil || !cfg.interpreted[i] {
+				if err := cfg.checkCompileBytes(f); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
-	for i, f := range m.Funcs {
+	parts := make([]runtime.Part, len(m.Funcs))
+	for i := range m.Funcs {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("jit: compile %s: %w", f.Name, err)
+			return nil, fmt.Errorf("jit: compile %s: %w", orig.Funcs[i].Name, err)
 		}
-		cm.stats.Instructions += len(f.Code)
-		var prof *profilecounters.Profile
-		if cfg.profile != nil {
-			prof = cfg.profile(i)
+		if mixed && cfg.interpreted != nil && i < len(cfg.interpreted) && cfg.interpreted[i] {
+			m.Funcs[i] = stubFunc(m, i)
+			cm.stubs[i] = true
 		}
-		if prof == nil {
-			prof = prog.Layouts[i].Profile(nil)
+		part, err := cm.compileFunc(ctx, prog, m, info, i, cfg)
+		if err != nil && cfg.fallback && !cm.stubs[i] && ctx.Err() == nil {
+			// The function stays interpreted; the others compile.
+			cm.failed[i] = fmt.Errorf("jit: compile %s: %w", orig.Funcs[i].Name, err)
+			m.Funcs[i] = stubFunc(m, i)
+			cm.stubs[i] = true
+			part, err = cm.compileFunc(ctx, prog, m, info, i, cfg)
 		}
-		start := time.Now()
-		var plan *profilecounters.ChordPlan
-		if i < cfg.countFuncs {
-			plan = profilecounters.NewChordPlan(prof.Layout, prof)
-			cm.stats.CountedEdges += plan.NumChords()
-		}
-		cm.plans = append(cm.plans, plan)
-		cm.counterBase = append(cm.counterBase, cm.counterWords)
-		encOpts := cfg.encode
-		if plan != nil {
-			encOpts.CounterBase = cm.counterWords
-			cm.counterWords += plan.NumCounters()
-		}
-		mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: plan})
 		if err != nil {
 			return nil, err
 		}
-		cm.stats.Lower += time.Since(start)
-		if err := cfg.checkLiveSets(f, mf); err != nil {
-			return nil, err
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("jit: compile %s: %w", f.Name, err)
-		}
-		// The SSA form is garbage once allocate has taken it out of SSA:
-		// nothing below refers to mf, so a large function's SSA form is
-		// not kept through encoding.
-		cm.params = append(cm.params, mf.Params)
-		cm.results = append(cm.results, mf.Results)
-		af, err := cm.allocate(mf, cfg)
-		if err != nil {
-			return nil, err
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("jit: compile %s: %w", f.Name, err)
-		}
-		start = time.Now()
-		code, err := encode.FuncOptions(af, encOpts)
-		if err != nil {
-			return nil, err
-		}
-		cm.stats.Encode += time.Since(start)
-		cm.funcs = append(cm.funcs, code)
-		relocs := make([]runtime.Reloc, len(code.Relocs))
-		for k, r := range code.Relocs {
-			relocs[k] = runtime.Reloc{Offset: r.Offset, Target: r.Target}
-		}
-		parts[i] = runtime.Part{Bytes: code.Bytes, Relocs: relocs}
-		cm.stats.CodeBytes += len(code.Bytes)
+		parts[i] = part
 	}
 	for i := range m.Funcs {
 		cm.args = append(cm.args, mir.ArgLocations(cm.params[i], true))
@@ -305,6 +297,86 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 		}
 	}
 	return cm, nil
+}
+
+// compileFunc compiles function i of m (the prepared module, or its
+// stand-in with stubs), accounting the time and size in cm.stats, and
+// returns its code for installation.
+func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program, m *bytecode.Module, info *lower.ModuleInfo, i int, cfg compileConfig) (runtime.Part, error) {
+	f := m.Funcs[i]
+	stub := cm.stubs != nil && cm.stubs[i]
+	if !stub {
+		if err := cfg.checkCompileBytes(f); err != nil {
+			return runtime.Part{}, err
+		}
+	}
+	var prof *profilecounters.Profile
+	if cfg.profile != nil && !stub {
+		prof = cfg.profile(i)
+	}
+	if prof == nil && !stub {
+		prof = prog.Layouts[i].Profile(nil)
+	}
+	start := time.Now()
+	var plan *profilecounters.ChordPlan
+	if i < cfg.countFuncs && !stub {
+		plan = profilecounters.NewChordPlan(prof.Layout, prof)
+	}
+	mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: plan})
+	if err != nil {
+		return runtime.Part{}, err
+	}
+	lowered := time.Since(start)
+	if err := cfg.checkLiveSets(f, mf); err != nil {
+		return runtime.Part{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return runtime.Part{}, fmt.Errorf("jit: compile %s: %w", f.Name, err)
+	}
+	params, results := mf.Params, mf.Results
+	// The SSA form is garbage once allocate has taken it out of SSA:
+	// nothing below refers to mf, so a large function's SSA form is not
+	// kept through encoding.
+	af, err := cm.allocate(mf, cfg)
+	if err != nil {
+		return runtime.Part{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return runtime.Part{}, fmt.Errorf("jit: compile %s: %w", f.Name, err)
+	}
+	start = time.Now()
+	encOpts := cfg.encode
+	if plan != nil {
+		encOpts.CounterBase = cm.counterWords
+	}
+	code, err := encode.FuncOptions(af, encOpts)
+	if err != nil {
+		return runtime.Part{}, err
+	}
+	// Nothing fails below: account the function.
+	cm.stats.Lower += lowered
+	cm.stats.Encode += time.Since(start)
+	if stub {
+		cm.stats.Interpreted++
+	} else {
+		cm.stats.Functions++
+		cm.stats.Instructions += len(f.Code)
+	}
+	cm.plans = append(cm.plans, plan)
+	cm.counterBase = append(cm.counterBase, cm.counterWords)
+	if plan != nil {
+		cm.stats.CountedEdges += plan.NumChords()
+		cm.counterWords += plan.NumCounters()
+	}
+	cm.params = append(cm.params, params)
+	cm.results = append(cm.results, results)
+	cm.funcs = append(cm.funcs, code)
+	relocs := make([]runtime.Reloc, len(code.Relocs))
+	for k, r := range code.Relocs {
+		relocs[k] = runtime.Reloc{Offset: r.Offset, Target: r.Target}
+	}
+	cm.stats.CodeBytes += len(code.Bytes)
+	return runtime.Part{Bytes: code.Bytes, Relocs: relocs}, nil
 }
 
 // allocate takes an SSA function out of SSA form and allocates its

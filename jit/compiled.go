@@ -50,6 +50,9 @@ type compiledInstance struct {
 	// counters[fn] is function fn's part (nil: it does not count).
 	counterWords []uint64
 	counters     [][]uint64
+	// interpret runs a function of a mixed module in the interpreter for
+	// its stub (mixed.go); nil when every function is compiled.
+	interpret interp.ExternalCall
 }
 
 func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Config, stackBytes int,
@@ -178,15 +181,16 @@ func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uin
 	return c.call(ctx, fn, args, results, -1)
 }
 
-// callOSR runs fn, an on-stack-replacement variant (see autotier.go), as
-// the rest of an interpreter frame whose calls are checked against call
-// depth depth, within the interpreter's running call: under its context
-// and with its fuel, which the instance's poller shares.
-func (c *compiledInstance) callOSR(fn int, args, results []uint64, depth int) error {
+// callWithin runs fn for the interpreter, as a frame at call depth depth
+// within its running call: under its context and with its fuel, which the
+// instance's poller shares. fn is an on-stack-replacement variant (see
+// autotier.go) that continues an interpreter frame, or a compiled function
+// of a mixed module that the interpreter calls (mixed.go).
+func (c *compiledInstance) callWithin(fn int, args, results []uint64, depth int) error {
 	return c.call(c.poll.Context(), fn, args, results, int64(depth))
 }
 
-// call is Call, or callOSR when osrDepth >= 0.
+// call is Call, or callWithin when osrDepth >= 0.
 func (c *compiledInstance) call(ctx context.Context, fn int, args, results []uint64, osrDepth int64) (err error) {
 	prog := c.prog
 	if fn < 0 || fn >= len(prog.Module.Funcs) {
@@ -242,7 +246,7 @@ type compiledCall struct {
 	poll      interp.PollState
 	outermost bool
 	// pollOutermost is outermost, except for a call the interpreter
-	// continues in compiled code (callOSR).
+	// continues in compiled code (callWithin).
 	pollOutermost bool
 	active        int
 	depth         int64
@@ -341,6 +345,11 @@ func (c *compiledInstance) run(fn int, results []uint64, sp uintptr) error {
 			}
 		case encode.ExitHost:
 			if err := c.hostCall(int(x.ExitArg)); err != nil {
+				if int(x.ExitArg) >= c.cm.hostCount {
+					// A stub's: the interpreted function's error, a
+					// trap for instance, is the call's as it is.
+					return err
+				}
 				t := cm.trapAt(prog, bytecode.TrapHostError, x.ExitFunc, x.ExitSite)
 				t.Cause = err
 				return t
@@ -359,9 +368,11 @@ func (c *compiledInstance) run(fn int, results []uint64, sp uintptr) error {
 }
 
 // hostCall runs host import h with the arguments of the suspended call
-// and puts its results where the compiled code expects them.
+// and puts its results where the compiled code expects them. A host
+// import beyond the module's own is the stub of an interpreted function
+// of a mixed module (mixed.go), which runs in the interpreter.
 func (c *compiledInstance) hostCall(h int) error {
-	if h < 0 || h >= len(c.hosts) {
+	if h < 0 || h >= len(c.hosts) && (c.interpret == nil || !c.cm.isStub(h-c.cm.hostCount)) {
 		return fmt.Errorf("jit: host import %d out of range", h)
 	}
 	x := &c.thread.Ctx
@@ -401,9 +412,13 @@ func (c *compiledInstance) callHost(h int, sp uintptr, args, results []uint64) e
 	// suspended code's registers and exit state itself (Call). inHost
 	// tells Call's deferred function that a panic came out of the host
 	// function.
-	c.inHost = true
-	err = c.hosts[h](c.poll.Context(), args, results)
-	c.inHost = false
+	if fn := h - c.cm.hostCount; fn >= 0 {
+		err = c.interpret(fn, args, results, int(c.thread.Ctx.Depth))
+	} else {
+		c.inHost = true
+		err = c.hosts[h](c.poll.Context(), args, results)
+		c.inHost = false
+	}
 	if err != nil {
 		return err
 	}

@@ -128,6 +128,17 @@ type Options struct {
 	// next outermost call), the caller's for the others. It must be safe
 	// for concurrent use, return quickly and not call into the instance.
 	OnCompile func(CompileEvent)
+	// Interpreted, when set, is asked for each function of a module as it
+	// loads, by name: a function it returns true for stays in the
+	// interpreter in every tier, and the compiled tiers (at load, at a
+	// TierAuto tier-up, Instance.Optimize) compile the others. Compiled
+	// code and the interpreter call each other across the boundary with
+	// the results, traps, fuel, cancellation and host calls of a module
+	// run in one tier (see mixed.go), at the cost of an exit to Go per
+	// crossing. For a function too large or too rarely run to be worth
+	// compiling, or to debug one function in the interpreter.
+	Interpreted func(name string) bool
+
 	// CountEdges makes the code that the baseline and optimizing tiers
 	// compile at load (and Instance.Optimize) count its edges, as
 	// TierAuto's compiles do, so that Instance.Stats and Instance.Profile
@@ -371,6 +382,9 @@ type Module struct {
 	// backEdgesFrom[fn+1] (see autotier.go).
 	backEdges     []counterRef
 	backEdgesFrom []int32
+	// interpreted marks the functions Options.Interpreted keeps in the
+	// interpreter (nil: none).
+	interpreted []bool
 }
 
 // Load verifies m and loads a copy of it: later changes to m do not affect
@@ -407,6 +421,16 @@ func (e *Engine) load(ctx context.Context, m *bytecode.Module, owned bool) (*Mod
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
 	mod := &Module{engine: e, prog: prog}
+	if keep := e.opts.Interpreted; keep != nil {
+		for fn, f := range prog.Module.Funcs {
+			if keep(f.Name) {
+				if mod.interpreted == nil {
+					mod.interpreted = make([]bool, len(prog.Module.Funcs))
+				}
+				mod.interpreted[fn] = true
+			}
+		}
+	}
 	if e.opts.Tier == TierAuto {
 		mod.backEdges, mod.backEdgesFrom = backwardEdges(prog)
 	} else if e.opts.Tier != TierInterp {
@@ -414,6 +438,7 @@ func (e *Engine) load(ctx context.Context, m *bytecode.Module, owned bool) (*Mod
 		if e.opts.CountEdges {
 			cfg.countFuncs = len(prog.Module.Funcs)
 		}
+		cfg.interpreted = mod.interpreted
 		start := time.Now()
 		mod.compiled, mod.compileErr = compileModule(ctx, prog, cfg)
 		mod.notifyCompile(CompileAtLoad, nil, e.opts.Tier, time.Since(start), mod.compiled, mod.compileErr)

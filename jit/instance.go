@@ -128,6 +128,9 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	}
 	if m.compiled != nil {
 		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem, mach.Globals(), inst.table)
+		if err == nil {
+			err = inst.attach(inst.compiled)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("jit: instantiate: %w", err)
 		}
@@ -183,6 +186,7 @@ func (i *Instance) Optimize() error {
 	if m.engine.opts.CountEdges {
 		cfg.countFuncs = len(m.prog.Module.Funcs)
 	}
+	cfg.interpreted = m.interpreted
 	start := time.Now()
 	cm, err := compileModule(context.Background(), m.prog, cfg)
 	m.notifyCompile(CompileOptimize, i, TierOptimizing, time.Since(start), cm, err)
@@ -190,6 +194,9 @@ func (i *Instance) Optimize() error {
 		return fmt.Errorf("jit: optimize: %w", err)
 	}
 	ci, err := newCompiledInstance(m.prog, cm, i.cfg, m.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table)
+	if err == nil {
+		err = i.attach(ci)
+	}
 	if err != nil {
 		return fmt.Errorf("jit: optimize: %w", err)
 	}

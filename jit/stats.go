@@ -6,8 +6,14 @@ import "github.com/kiln-jit/kiln/profilecounters"
 type FuncStats struct {
 	Name  string
 	Index int
-	// Tier is the tier the function currently runs in.
+	// Tier is the tier the function currently runs in: the instance's,
+	// or TierInterp for a function that stays interpreted while the rest
+	// of the module is compiled (Options.Interpreted; at a TierAuto
+	// tier-up, a function that has not run yet or failed to compile).
 	Tier Tier
+	// CompileError is why the function's last compile failed, leaving it
+	// interpreted (a TierAuto tier-up or re-optimization), or nil.
+	CompileError error
 	// Calls counts the calls of the function.
 	Calls uint64
 	// Instructions estimates the bytecode instructions executed in the
@@ -46,8 +52,12 @@ func (i *Instance) Stats() []FuncStats {
 		counts := layout.EdgeCounts(counters)
 		s := FuncStats{
 			Name: f.Name, Index: fi, Tier: i.tier,
+			CompileError: i.compileError(fi),
 			Calls:        counters[profilecounters.EntryCounter],
 			Instructions: layout.ExecutedInstructions(counters),
+		}
+		if i.compiled != nil && i.compiled.cm.isStub(fi) {
+			s.Tier = TierInterp
 		}
 		for e, ed := range layout.Edges {
 			s.Edges = append(s.Edges, EdgeStats{
@@ -68,4 +78,13 @@ func (i *Instance) Profile(name string) (*profilecounters.Profile, error) {
 		return nil, err
 	}
 	return i.module.prog.Layouts[f.index].Profile(i.allCounters(f.index)), nil
+}
+
+// compileError returns why the instance's compiled code left function fn
+// interpreted because it did not compile, or nil.
+func (i *Instance) compileError(fn int) error {
+	if i.compiled == nil || i.compiled.cm.failed == nil {
+		return nil
+	}
+	return i.compiled.cm.failed[fn]
 }

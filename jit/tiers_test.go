@@ -3,6 +3,7 @@ package jit
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"testing"
 
 	"github.com/kiln-jit/kiln/bytecode"
@@ -38,6 +39,18 @@ var tierConfigs = []tierConfig{
 	// Tier-up after every instance's first call: the first call of each
 	// instance is interpreted, the later ones run optimized code.
 	{"auto", Options{Tier: TierAuto, SynchronousTierUp: true, TierUpCalls: 1, CheckAllocations: true}},
+	// Mixed modules: about half the functions (by a hash of the name)
+	// stay interpreted and call compiled code and back.
+	{"baseline-mixed", Options{Tier: TierBaseline, Interpreted: halfByName}},
+	{"optimizing-mixed", Options{Tier: TierOptimizing, CheckAllocations: true, Interpreted: halfByName}},
+}
+
+// halfByName keeps about half the functions of a module interpreted, by a
+// hash of their names.
+func halfByName(name string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return h.Sum32()&1 == 0
 }
 
 // benchConfigs are the configurations the benchmarks compare: the tiers
@@ -48,7 +61,7 @@ var benchConfigs = tierConfigs[:6]
 func (c tierConfig) with(o Options) Options {
 	o.Tier, o.NaiveOutOfSSA, o.SourceOrderSchedule = c.opts.Tier, c.opts.NaiveOutOfSSA, c.opts.SourceOrderSchedule
 	o.Pipeline, o.chunkInstrs, o.SpillHeuristic = c.opts.Pipeline, c.opts.chunkInstrs, c.opts.SpillHeuristic
-	o.NoSpillPlacement = c.opts.NoSpillPlacement
+	o.NoSpillPlacement, o.Interpreted = c.opts.NoSpillPlacement, c.opts.Interpreted
 	o.SynchronousTierUp, o.TierUpCalls = c.opts.SynchronousTierUp, c.opts.TierUpCalls
 	o.CheckAllocations = true
 	return o

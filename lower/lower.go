@@ -96,6 +96,18 @@ func NewModuleInfo(m *bc.Module) *ModuleInfo {
 	return &ModuleInfo{m: m, growsMemory: moduleGrowsMemory(m), tableLen: mir.TableLength(m), typeIDs: m.TypeIDs()}
 }
 
+// StandIn returns the module facts of i's module for m, a module that
+// stands in for it: the same memory, table and signatures, with some
+// functions replaced by calls out of the module (to code that runs them
+// elsewhere, the interpreter for instance) through host imports added
+// after its own. Memory moves in m exactly when it does in i's module:
+// the functions run elsewhere are its functions.
+func (i *ModuleInfo) StandIn(m *bc.Module) *ModuleInfo {
+	c := *i
+	c.m = m
+	return &c
+}
+
 // Module lowers every function of a verified module with the static
 // estimate. The returned functions are indexed like m.Funcs.
 func Module(m *bc.Module, target Target) ([]*mir.Func, error) {

@@ -1,0 +1,292 @@
+package jit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kiln-jit/kiln/bytecode"
+)
+
+// mixedSource is a module whose functions call each other in every way
+// (call, call_indirect, recursion through two functions, a host function
+// that calls back into the instance), trap, grow memory and use
+// globals and i32 values: TestMixedModules runs it with every subset of
+// its functions interpreted.
+const mixedSource = `
+memory 1 4
+type unop (i64) -> (i64)
+table 3
+elem 0 leaf twice
+global acc i64 mut = 0
+host note (i64) -> (i64)
+host back (i64) -> (i64)
+
+; leaf(x): x+1, counted in acc; traps (divide by zero) at x = 40.
+func leaf (i64) -> (i64)
+  regs i64
+  global.get r1, acc
+  i64.add r1, r1, r0
+  global.set acc, r1
+  i64.sub r1, r0, 40
+  br.ne r1, 0, ok
+  i64.div_s r0, r0, r1
+ok:
+  i64.add r0, r0, 1
+  ret r0
+end
+
+; twice(x) = leaf(leaf(x)), the second through the table.
+func twice (i64) -> (i64)
+  regs i64
+  call leaf (r0) -> (r0)
+  i64.const r1, 0
+  call_indirect unop, r1 (r0) -> (r0)
+  ret r0
+end
+
+; ping(n) and pong(n) recurse through each other n deep; pong stores
+; its depth in memory and grows it once.
+func ping (i64) -> (i64)
+  regs i64
+  br.eq r0, 0, base
+  i64.sub r1, r0, 1
+  call pong (r1) -> (r1)
+  i64.add r1, r1, 1
+  ret r1
+base:
+  ret r0
+end
+
+func pong (i64) -> (i64)
+  regs i64
+  i64.store [r0+8], r0
+  br.ne r0, 7, rec
+  i64.const r1, 1
+  memory.grow r1, r1
+rec:
+  call ping (r0) -> (r0)
+  i64.add r0, r0, 2
+  ret r0
+end
+
+; narrow(x): an i32 round trip through a call.
+func narrow32 (i32) -> (i32)
+  i32.add r0, r0, 5
+  ret r0
+end
+
+; main(x): a loop of n = x mod 50 iterations calling twice and note, then
+; ping(x mod 30), narrow32 and back(x) (which calls main2 through the
+; instance), and finally the table entry x mod 3 (the third is null).
+func main (i64) -> (i64)
+  regs i64 i64 i64 i32
+  i64.rem_u r1, r0, 50
+  i64.const r2, 0
+loop:
+  br.eq r1, 0, done
+  call twice (r1) -> (r3)
+  i64.add r2, r2, r3
+  call_host note (r2) -> (r3)
+  i64.sub r1, r1, 1
+  jump loop
+done:
+  i64.rem_u r1, r0, 30
+  call ping (r1) -> (r3)
+  i64.add r2, r2, r3
+  i32.wrap_i64 r4, r0
+  call narrow32 (r4) -> (r4)
+  i64.extend_i32_u r3, r4
+  i64.add r2, r2, r3
+  call_host back (r0) -> (r3)
+  i64.add r2, r2, r3
+  i64.rem_u r1, r0, 3
+  call_indirect unop, r1 (r2) -> (r2)
+  ret r2
+end
+
+; main2(x) = twice(x) + ping(3), called back by the host.
+func main2 (i64) -> (i64)
+  regs i64
+  call twice (r0) -> (r0)
+  i64.const r1, 3
+  call ping (r1) -> (r1)
+  i64.add r0, r0, r1
+  ret r0
+end
+
+export "main" main
+export "main2" main2
+export "ping" ping
+`
+
+// mixedRun is what one call of mixedSource did.
+type mixedRun struct {
+	results []uint64
+	err     string
+	notes   []uint64
+	mem     []byte
+	acc     uint64
+}
+
+// runMixed runs main(x) (and a deep ping) on a fresh instance of mod and
+// records everything observable.
+func runMixed(t *testing.T, mod *Module, ctx context.Context, fn string, x uint64) mixedRun {
+	t.Helper()
+	var run mixedRun
+	inst, err := mod.Instantiate(Imports{
+		"note": RawHost([]bytecode.Type{bytecode.I64}, []bytecode.Type{bytecode.I64},
+			func(c *Caller, args, results []uint64) error {
+				run.notes = append(run.notes, args[0])
+				results[0] = args[0] ^ 0x55
+				return nil
+			}),
+		"back": RawHost([]bytecode.Type{bytecode.I64}, []bytecode.Type{bytecode.I64},
+			func(c *Caller, args, results []uint64) error {
+				if args[0]%11 == 5 {
+					return errors.New("back refuses")
+				}
+				r, err := c.Call("main2", args[0]%40)
+				if err != nil {
+					return err
+				}
+				results[0] = r[0]
+				return nil
+			}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.results, err = inst.Call(ctx, fn, x)
+	if err != nil {
+		run.err = err.Error()
+		var tr *bytecode.Trap
+		if errors.As(err, &tr) {
+			run.err = fmt.Sprintf("%s in %s at %d", tr.Kind, tr.FuncName, tr.Offset)
+		}
+	}
+	run.mem = slices.Clone(inst.Memory())
+	run.acc = inst.machine.Globals()[0]
+	return run
+}
+
+func (r mixedRun) String() string {
+	return fmt.Sprintf("results %v err %q notes %d acc %d mem %d bytes", r.results, r.err, len(r.notes), r.acc, len(r.mem))
+}
+
+func (r mixedRun) equal(o mixedRun) bool {
+	return slices.Equal(r.results, o.results) && r.err == o.err && slices.Equal(r.notes, o.notes) &&
+		slices.Equal(r.mem, o.mem) && r.acc == o.acc
+}
+
+// TestMixedModules runs mixedSource with every subset of its functions
+// interpreted, in both compiled tiers, under fuel and call-depth limits,
+// and requires exactly the interpreter's results, traps (kind, function,
+// offset), host calls, memory and globals.
+func TestMixedModules(t *testing.T) {
+	funcs := []string{"leaf", "twice", "ping", "pong", "narrow32", "main", "main2"}
+	inputs := []uint64{0, 1, 12, 13, 16, 29, 44, 49, 98, 1<<32 + 3}
+	limits := []Options{{}, {Fuel: 120}, {MaxCallDepth: 20}}
+	ctx := context.Background()
+	for _, lim := range limits {
+		ref, err := newEngine(t, Options{Tier: TierInterp, Fuel: lim.Fuel, MaxCallDepth: lim.MaxCallDepth}).LoadText([]byte(mixedSource))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[uint64]mixedRun{}
+		for _, x := range inputs {
+			want[x] = runMixed(t, ref, ctx, "main", x)
+			t.Logf("fuel %d depth %d main(%d): %s", lim.Fuel, lim.MaxCallDepth, x, want[x])
+		}
+		for _, tier := range []Tier{TierBaseline, TierOptimizing} {
+			for set := range 1 << len(funcs) {
+				if set%3 != 0 && tier == TierBaseline {
+					continue // the baseline sees a third of the subsets
+				}
+				keep := func(name string) bool {
+					i := slices.Index(funcs, name)
+					return set&(1<<i) != 0
+				}
+				opts := Options{Tier: tier, Fuel: lim.Fuel, MaxCallDepth: lim.MaxCallDepth, Interpreted: keep, CheckAllocations: true}
+				mod, err := newEngine(t, opts).LoadText([]byte(mixedSource))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := mod.CompileStats().Interpreted; got != bitCount(set) {
+					t.Fatalf("set %b: %d functions interpreted, want %d", set, got, bitCount(set))
+				}
+				for _, x := range inputs {
+					if got := runMixed(t, mod, ctx, "main", x); !got.equal(want[x]) {
+						t.Fatalf("%s, fuel %d, depth %d, interpreted %s: main(%d):\n got %s\nwant %s",
+							tier, lim.Fuel, lim.MaxCallDepth, names(funcs, set), x, got, want[x])
+					}
+				}
+			}
+		}
+	}
+}
+
+func bitCount(set int) int {
+	n := 0
+	for ; set != 0; set &= set - 1 {
+		n++
+	}
+	return n
+}
+
+func names(funcs []string, set int) string {
+	var out []string
+	for i, f := range funcs {
+		if set&(1<<i) != 0 {
+			out = append(out, f)
+		}
+	}
+	return "[" + strings.Join(out, " ") + "]"
+}
+
+// TestMixedModuleCancel cancels a call that loops through interpreted and
+// compiled functions, and checks that Stats reports each function's tier.
+func TestMixedModuleCancel(t *testing.T) {
+	src := `
+func spin (i64) -> (i64)
+again:
+  call step (r0) -> (r0)
+  jump again
+end
+func step (i64) -> (i64)
+  i64.add r0, r0, 1
+  ret r0
+end
+export "spin" spin
+`
+	for _, interpreted := range []string{"spin", "step"} {
+		mod, err := newEngine(t, Options{Tier: TierOptimizing, Interpreted: func(n string) bool { return n == interpreted }}).LoadText([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := mod.Instantiate(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		_, err = inst.Call(ctx, "spin", 0)
+		cancel()
+		var tr *bytecode.Trap
+		if !errors.As(err, &tr) || tr.Kind != bytecode.TrapInterrupted {
+			t.Fatalf("%s interpreted: spin returned %v; want an interrupted trap", interpreted, err)
+		}
+		for _, s := range inst.Stats() {
+			want := TierOptimizing
+			if s.Name == interpreted {
+				want = TierInterp
+			}
+			if s.Tier != want {
+				t.Errorf("%s interpreted: Stats says %s runs in %s", interpreted, s.Name, s.Tier)
+			}
+		}
+	}
+}
