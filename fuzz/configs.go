@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 
 	"github.com/kiln-jit/kiln/alloc"
@@ -117,6 +118,13 @@ var configs = []config{
 	{"jit-auto-reopt", "the auto tier re-optimizing on any drift: a synchronous tier-up after the first call, then a synchronous recompile with the latest counts whenever two looks in a row find a function's counts more than 1% away from the profile its code was compiled with (up to 8 times; generated programs that repeat their calls reach it)", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-auto-reopt", jit.Options{Tier: jit.TierAuto, SynchronousTierUp: true, TierUpCalls: 1, TierUpBackEdges: 8,
 			ReoptimizeDrift: 0.01, MaxReoptimizations: 8, CheckAllocations: true})
+	}},
+	{"jit-optimizing-mixed", "the optimizing compiled tier with about half the functions (chosen by a hash of their names and the module's size) left in the interpreter: compiled code and the interpreter call each other, every allocation checked", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-optimizing-mixed", jit.Options{Tier: jit.TierOptimizing, Interpreted: h.someFuncs(), CheckAllocations: true})
+	}},
+	{"jit-auto-mixed", "jit-auto-osr with about half the functions kept in the interpreter (as jit-optimizing-mixed): the tier-up compiles the others that have run, on-stack replacement enters a mixed module", func(h *harness) (*instance, error) {
+		return h.startJIT("jit-auto-mixed", jit.Options{Tier: jit.TierAuto, SynchronousTierUp: true, TierUpCalls: 1 << 40, TierUpBackEdges: 16, OSRInterval: 8,
+			Interpreted: h.someFuncs(), CheckAllocations: true})
 	}},
 	{"jit-optimizing-counting", "the optimizing compiled tier with edge counting in the code (the chords of each function's flow graph), every allocation checked", func(h *harness) (*instance, error) {
 		return h.startJIT("jit-optimizing-counting", jit.Options{Tier: jit.TierOptimizing, CountEdges: true, CheckAllocations: true})
@@ -376,6 +384,21 @@ type loweredModule struct {
 // values of imported globals. Only exported globals can be read through
 // the embedding API, so only they are compared; an exported table's
 // entries are checked once, before the first call.
+// someFuncs returns an Options.Interpreted that picks about half of the
+// module's functions, by a hash of each name and the module's size, so
+// that which functions are picked varies from program to program.
+func (h *harness) someFuncs() func(string) bool {
+	size := 0
+	for _, f := range h.m.Funcs {
+		size += len(f.Code)
+	}
+	return func(name string) bool {
+		x := fnv.New32a()
+		fmt.Fprintf(x, "%s/%d", name, size)
+		return x.Sum32()>>7&1 == 0
+	}
+}
+
 func (h *harness) startJIT(name string, opts jit.Options) (*instance, error) {
 	if opts.Tier != jit.TierInterp && !runtime.Supported() {
 		return nil, &skipError{"compiled tiers are not supported on this platform"}

@@ -1493,6 +1493,9 @@ func (m *Machine) osr(st *execState, regs unsafe.Pointer, header int) (bool, err
 	}
 	m.osrResults = m.osrResults[:f.nres]
 	frame := unsafe.Slice((*uint64)(regs), f.nregs)
+	// Calls back into the machine (a mixed module's interpreted
+	// functions) set their frames up above this one.
+	m.sp = st.base + f.nregs
 	return m.OSR(st.fn, header, frame, len(m.frames)+m.active+m.extDepth, m.osrResults)
 }
 

@@ -50,9 +50,12 @@ import (
 // that calls back into the instance nests in the compiled code, which
 // knows the call depth.
 //
-// The unit is the instance's module: a function does not yet get a tier
-// of its own. The tier-up's code counts its edges, and is compiled again
-// when its behaviour drifts (reoptimize.go).
+// The tier-up compiles the functions that have run; the others stay in
+// the interpreter (a mixed module, mixed.go), as does a function whose
+// compile fails (Instance.Stats reports its error), and join the compiled
+// code when they get hot, at a re-optimization. The tier-up's code counts
+// its edges, and is compiled again when its behaviour drifts
+// (reoptimize.go).
 
 // counterRef names the counter of one edge: function, counter slot.
 type counterRef struct {
@@ -210,6 +213,9 @@ func (i *Instance) startTierUp() {
 			}
 			return nil // a variant: the static estimate
 		})
+		// Only the functions that have run are compiled; a compile that
+		// fails leaves its function interpreted (mixed.go).
+		cfg.interpreted, cfg.fallback = m.notRun(snapshot), true
 		var profiled [][]uint64
 		if m.engine.opts.MaxReoptimizations >= 0 {
 			// The module's functions count; the on-stack-replacement
@@ -262,9 +268,21 @@ func (i *Instance) takeTierUp() {
 		return
 	}
 	// The compiled code continues the interpreter's calls: one poller
-	// holds their context and fuel.
+	// holds their context and fuel. The interpreter's calls of compiled
+	// functions go to the compiled code from now on, and a variant that
+	// did not compile is not entered.
 	ci.poll = i.machine.Poller()
-	a.target, a.osr = ci, r.osr
+	if err := i.attach(ci); err != nil {
+		a.err = fmt.Errorf("jit: tier-up: %w", err)
+		return
+	}
+	osr := r.osr[:0:0]
+	for _, e := range r.osr {
+		if !r.cm.isStub(e.variant) {
+			osr = append(osr, e)
+		}
+	}
+	a.target, a.osr = ci, osr
 	if r.profiled != nil {
 		a.reopt = newReoptimizer(r.prog, ci, r.profiled, i.module.engine.opts.reoptLookEvery)
 	}
@@ -330,8 +348,8 @@ func withOSRVariants(m *Module, counters [][]uint64) (*interp.Program, []osrEntr
 	seen := map[[2]int]int{}
 	for _, r := range m.backEdges {
 		c := counters[r.fn][r.slot]
-		if c == 0 {
-			continue
+		if c == 0 || m.interpreted != nil && m.interpreted[r.fn] {
+			continue // not run, or kept in the interpreter
 		}
 		l := m.prog.Layouts[r.fn]
 		header := l.Blocks[l.Edges[r.slot-1].To].Start
@@ -423,4 +441,20 @@ func (e *Engine) runCompile(compile func()) {
 		defer func() { <-e.compiles }()
 		compile()
 	}()
+}
+
+// notRun returns which functions the tier-up leaves in the interpreter:
+// those Options.Interpreted names and those the counts show never ran (nil
+// when none).
+func (m *Module) notRun(counts [][]uint64) []bool {
+	var out []bool
+	for fn, c := range counts {
+		if c[profilecounters.EntryCounter] == 0 || m.interpreted != nil && m.interpreted[fn] {
+			if out == nil {
+				out = make([]bool, len(counts))
+			}
+			out[fn] = true
+		}
+	}
+	return out
 }

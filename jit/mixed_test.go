@@ -290,3 +290,98 @@ export "spin" spin
 		}
 	}
 }
+
+// TestTierUpLeavesUnrunFunctionsInterpreted tiers up during a long call:
+// the tier-up compiles the functions that have run, the loop moves into
+// compiled code by on-stack replacement, and a function first called
+// after that (so left interpreted) runs in the interpreter above the
+// frames the moved loop's callers still have there. Later calls make it
+// hot, and a re-optimization compiles it too.
+func TestTierUpLeavesUnrunFunctionsInterpreted(t *testing.T) {
+	src := `
+func outer (i64) -> (i64)
+  regs i64
+  i64.const r1, 12345
+  call hot (r0) -> (r0)
+  i64.add r0, r0, r1
+  ret r0
+end
+
+func hot (i64) -> (i64)
+  regs i64 i64
+loop:
+  br.eq r0, 0, done
+  i64.add r1, r1, r0
+  br.ne r0, 3, skip
+  call cold (r1) -> (r2)
+  i64.add r1, r1, r2
+skip:
+  i64.sub r0, r0, 1
+  jump loop
+done:
+  ret r1
+end
+
+func cold (i64) -> (i64)
+  regs i64 i64
+  i64.const r1, 999
+  i64.const r2, 777
+  i64.add r0, r0, r1
+  i64.add r0, r0, r2
+  ret r0
+end
+
+export "outer" outer
+`
+	want := func(n uint64) uint64 {
+		var s uint64
+		for i := n; i > 0; i-- {
+			s += i
+			if i == 3 {
+				s += s + 999 + 777
+			}
+		}
+		return s + 12345
+	}
+	mod, err := newEngine(t, Options{SynchronousTierUp: true, TierUpCalls: 4, TierUpBackEdges: 100, OSRInterval: 16,
+		CheckAllocations: true, reoptLookEvery: 1}).LoadText([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tiers := func() map[string]Tier {
+		out := map[string]Tier{}
+		for _, s := range inst.Stats() {
+			out[s.Name] = s.Tier
+		}
+		return out
+	}
+	const n = 100000
+	if got, err := inst.Call(ctx, "outer", n); err != nil || got[0] != want(n) {
+		t.Fatalf("outer(%d) = %v, %v; want %d", n, got, err, want(n))
+	}
+	if inst.OSREntries() == 0 {
+		t.Fatal("no on-stack replacement: the test needs the loop to move")
+	}
+	if got, err := inst.Call(ctx, "outer", 10); err != nil || got[0] != want(10) {
+		t.Fatalf("outer(10) = %v, %v; want %d", got, err, want(10))
+	}
+	if tr := tiers(); tr["hot"] != TierOptimizing || tr["outer"] != TierOptimizing || tr["cold"] != TierInterp {
+		t.Fatalf("after the tier-up: tiers %v; want cold alone interpreted", tr)
+	}
+	for k := uint64(0); k < 20; k++ {
+		if got, err := inst.Call(ctx, "outer", 10+k); err != nil || got[0] != want(10+k) {
+			t.Fatalf("outer(%d) = %v, %v; want %d", 10+k, got, err, want(10+k))
+		}
+	}
+	if tr := tiers(); tr["cold"] != TierOptimizing {
+		t.Fatalf("after cold got hot: tiers %v; want every function compiled", tr)
+	}
+	if count, _, err := inst.Reoptimizations(); count == 0 || err != nil {
+		t.Fatalf("%d re-optimizations (%v); want cold's", count, err)
+	}
+}

@@ -116,6 +116,10 @@ func (i *Instance) lookForDrift() {
 		return
 	}
 	r.calls = 0
+	if i.interpretedGotHot() {
+		i.startReoptimize()
+		return
+	}
 	need := i.needSamples()
 	full, drifted := false, false
 	for fn, prev := range r.profiled {
@@ -161,6 +165,22 @@ func (i *Instance) lookForDrift() {
 	r.confirming = drifted
 }
 
+// interpretedGotHot reports whether a function the instance's code left
+// interpreted, because it had not run at the tier-up, has reached a
+// tier-up threshold since: a re-optimization compiles it.
+func (i *Instance) interpretedGotHot() bool {
+	cm, m := i.auto.reopt.current.cm, i.module
+	if cm.stubs == nil {
+		return false
+	}
+	for fn := range m.prog.Module.Funcs {
+		if cm.stubs[fn] && cm.failed[fn] == nil && (m.interpreted == nil || !m.interpreted[fn]) && i.hotFunc(fn) {
+			return true
+		}
+	}
+	return false
+}
+
 // addCounts adds b to a, slot by slot, and returns a.
 func addCounts(a, b []uint64) []uint64 {
 	for s := range a {
@@ -183,6 +203,23 @@ func (i *Instance) startReoptimize() {
 		}
 	}
 	m, prog := i.module, r.prog
+	// The interpreted functions that got hot join the compiled code,
+	// steered by what the interpreter counted.
+	cm := r.current.cm
+	var interpreted []bool
+	if cm.stubs != nil {
+		interpreted = make([]bool, len(profiled))
+		for fn := range profiled {
+			if !cm.isStub(fn) {
+				continue
+			}
+			if m.interpreted != nil && m.interpreted[fn] || cm.failed[fn] != nil || !i.hotFunc(fn) {
+				interpreted[fn] = true
+			} else {
+				profiled[fn] = slices.Clone(i.machine.Counters[fn])
+			}
+		}
+	}
 	compile := func() {
 		start := time.Now()
 		cfg := m.engine.compileConfig(TierOptimizing, func(fn int) *profilecounters.Profile {
@@ -192,6 +229,7 @@ func (i *Instance) startReoptimize() {
 			return nil
 		})
 		cfg.countFuncs = len(profiled)
+		cfg.interpreted, cfg.fallback = interpreted, true
 		cm, err := compileModule(context.Background(), prog, cfg)
 		m.notifyCompile(CompileReoptimize, i, TierOptimizing, time.Since(start), cm, err)
 		r.done <- &autoResult{cm: cm, prog: prog, profiled: profiled, err: err, elapsed: time.Since(start)}
@@ -229,6 +267,10 @@ func (i *Instance) takeReoptimized() {
 		return
 	}
 	ci.poll = r.current.poll
+	if err := i.attach(ci); err != nil {
+		r.err = fmt.Errorf("jit: re-optimize: %w", err)
+		return
+	}
 	i.retire(r.current)
 	i.compiled = ci
 	r.reset(ci, res.profiled)
