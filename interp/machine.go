@@ -168,7 +168,9 @@ type ExternalCall func(fn int, args, results []uint64, depth int) error
 // through call instead of the interpreter: a module some of whose
 // functions run in compiled code. The machine does not count the entries
 // of those functions. nil funcs makes every function interpreted again.
-// It must not be used while a call runs on the machine.
+// It may be called between calls, or by a hook of a running call
+// (Machine.OSR) on the machine's goroutine: the calls made after it take
+// the new marks, frames already running finish where they are.
 func (m *Machine) SetExternal(funcs []bool, call ExternalCall) error {
 	if funcs == nil {
 		m.external, m.callOut = nil, nil

@@ -57,8 +57,12 @@ func (s CompileStats) Total() time.Duration {
 // compiled, and the time of each stage.
 func (s CompileStats) String() string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
-	out := fmt.Sprintf("compile: tier %s, %d functions, %d instructions, %d bytes of code in %s (lower %s, out of SSA %s, alloc %s",
-		s.Tier, s.Functions, s.Instructions, s.CodeBytes, ms(s.Total()), ms(s.Lower), ms(s.OutOfSSA), ms(s.Alloc))
+	interpreted := ""
+	if s.Interpreted > 0 {
+		interpreted = fmt.Sprintf(" (%d left interpreted)", s.Interpreted)
+	}
+	out := fmt.Sprintf("compile: tier %s, %d functions%s, %d instructions, %d bytes of code in %s (lower %s, out of SSA %s, alloc %s",
+		s.Tier, s.Functions, interpreted, s.Instructions, s.CodeBytes, ms(s.Total()), ms(s.Lower), ms(s.OutOfSSA), ms(s.Alloc))
 	if s.Check > 0 {
 		out += ", check " + ms(s.Check)
 	}

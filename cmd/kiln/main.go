@@ -1,6 +1,6 @@
 // Command kiln runs, assembles, disassembles and verifies kiln bytecode.
 //
-//	kiln run [-tier=auto|interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
+//	kiln run [-tier=auto|interp|baseline|optimizing] [-func=main] [-stats] [-interpreted=F,...] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
 //	kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
 //	kiln dump -html=OUT.html [-tier=baseline|optimizing] [-func=NAME] [-profile] FILE [ARG...]
 //	kiln bench [-func=main] [-time=1s] [-n=N] FILE [ARG...]
@@ -104,7 +104,7 @@ func main() {
 }
 
 const usage = `usage:
-  kiln run [-tier=auto|interp|baseline|optimizing] [-func=main] [-stats] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
+  kiln run [-tier=auto|interp|baseline|optimizing] [-func=main] [-stats] [-interpreted=F,...] [-perf-map] [-jitdump] [-global NAME=VALUE]... [LIMITS] FILE [ARG...]
   kiln dump -stage=bytecode|ssa|nonssa|alloc|sched|asm [-tier=baseline|optimizing] [-func=NAME] FILE
   kiln dump -html=OUT.html [-tier=baseline|optimizing] [-func=NAME] [-profile] FILE [ARG...]
   kiln bench [-func=main] [-time=1s] [-n=N] FILE [ARG...]
@@ -285,6 +285,11 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.opts.MaxFunctions, "max-functions", 0, "most functions in the module (0: the format's limit)")
 	fs.IntVar(&f.opts.MaxFunctionInstrs, "max-function-instrs", 0, "most instructions in one function (0: the format's limit)")
 	fs.IntVar(&f.opts.MaxRegisters, "max-registers", 0, "most registers in one function (0: the format's limit)")
+	fs.Func("interpreted", "comma-separated functions that stay in the interpreter while the others are compiled", func(v string) error {
+		names := strings.Split(v, ",")
+		f.opts.Interpreted = func(name string) bool { return slices.Contains(names, name) }
+		return nil
+	})
 	fs.Func("global", "value of an imported global, as NAME=VALUE (repeatable)", func(v string) error {
 		f.globals = append(f.globals, v)
 		return nil
@@ -426,6 +431,13 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		if d := inst.TierUpTime(); d > 0 {
 			fmt.Fprintf(stderr, "tier-up: compiled in %.1f ms, %d on-stack replacements\n", float64(d.Microseconds())/1e3, inst.OSREntries())
+		}
+		if n, d, err := inst.Reoptimizations(); n > 0 || err != nil {
+			fmt.Fprintf(stderr, "re-optimizations: %d in %.1f ms", n, float64(d.Microseconds())/1e3)
+			if err != nil {
+				fmt.Fprintf(stderr, ", the last failed: %v", err)
+			}
+			fmt.Fprintln(stderr)
 		}
 		printStats(stderr, inst)
 	}
@@ -580,6 +592,9 @@ func standardHosts(mod *jit.Module, in *bufio.Reader, out *bufio.Writer) (jit.Im
 func printStats(w io.Writer, inst *jit.Instance) {
 	for _, s := range inst.Stats() {
 		fmt.Fprintf(w, "func %s: tier %s, %d calls, %d instructions\n", s.Name, s.Tier, s.Calls, s.Instructions)
+		if s.CompileError != nil {
+			fmt.Fprintf(w, "  left interpreted: %v\n", s.CompileError)
+		}
 		var parts []string
 		for _, e := range s.Edges {
 			if e.Count > 0 {
