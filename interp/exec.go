@@ -1491,12 +1491,16 @@ func (m *Machine) osr(st *execState, regs unsafe.Pointer, header int) (bool, err
 	if cap(m.osrResults) < f.nres {
 		m.osrResults = make([]uint64, f.nres)
 	}
-	m.osrResults = m.osrResults[:f.nres]
+	results := m.osrResults[:f.nres]
 	frame := unsafe.Slice((*uint64)(regs), f.nregs)
 	// Calls back into the machine (a mixed module's interpreted
-	// functions) set their frames up above this one.
+	// functions) set their frames up above this one, and may offer
+	// frames of their own, which can replace the buffer: the results are
+	// in this call's.
 	m.sp = st.base + f.nregs
-	return m.OSR(st.fn, header, frame, len(m.frames)+m.active+m.extDepth, m.osrResults)
+	done, err := m.OSR(st.fn, header, frame, len(m.frames)+m.active+m.extDepth, results)
+	m.osrResults = results
+	return done, err
 }
 
 // pollAt runs the budget's slow path for the instruction at pc.

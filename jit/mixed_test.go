@@ -385,3 +385,68 @@ export "outer" outer
 		t.Fatalf("%d re-optimizations (%v); want cold's", count, err)
 	}
 }
+
+// TestOSRAroundInterpretedLoops moves a loop into compiled code, which
+// then calls an interpreted function that takes backward branches of its
+// own (and is offered for on-stack replacement too, with more results
+// than the moved frame's): the moved call still returns its own results.
+func TestOSRAroundInterpretedLoops(t *testing.T) {
+	src := `
+func main (i64) -> (i64)
+  regs i64 i64 i64 i64
+  i64.add r4, r0, 0
+warm:
+  br.eq r0, 0, second
+  i64.add r1, r1, r0
+  i64.sub r0, r0, 1
+  jump warm
+second:
+  br.eq r4, 0, done
+  call two (r4) -> (r2, r3)
+  i64.add r1, r1, r2
+  i64.add r1, r1, r3
+  i64.sub r4, r4, 1
+  jump second
+done:
+  ret r1
+end
+
+func two (i64) -> (i64 i64)
+  regs i64 i64 i64
+  i64.and r1, r0, 7
+inner:
+  br.eq r1, 0, out
+  i64.add r2, r2, r0
+  i64.sub r1, r1, 1
+  jump inner
+out:
+  i64.mul r3, r0, 3
+  ret r2, r3
+end
+
+export "main" main
+`
+	want := func(n uint64) uint64 {
+		s := n * (n + 1) / 2
+		for i := n; i > 0; i-- {
+			s += i*(i&7) + 3*i
+		}
+		return s
+	}
+	mod, err := newEngine(t, Options{SynchronousTierUp: true, TierUpCalls: 1 << 40, TierUpBackEdges: 64, OSRInterval: 4,
+		CheckAllocations: true, Interpreted: func(n string) bool { return n == "two" }}).LoadText([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 5000
+	if got, err := inst.Call(context.Background(), "main", n); err != nil || got[0] != want(n) {
+		t.Fatalf("main(%d) = %v, %v; want %d", n, got, err, want(n))
+	}
+	if inst.OSREntries() == 0 {
+		t.Fatal("no on-stack replacement: the test needs main's loop to move")
+	}
+}
