@@ -287,8 +287,19 @@ func (m *Machine) Call(ctx context.Context, fn int, args, results []uint64) (err
 	if kind != bytecode.TrapNone {
 		return &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: f.name, Cause: cause}
 	}
+	if m.external != nil && m.external[fn] {
+		// A function that runs outside the machine (SetExternal), as a
+		// call made by the innermost frame.
+		return m.callOut(fn, args, results, len(m.frames)+m.active+m.extDepth+1)
+	}
 	return m.run(fn, args, results)
 }
+
+// InHostCall reports whether the innermost code running on the machine is
+// a host function its interpreted code called: a call back into the
+// instance then belongs on the machine (Call), whose frames set its
+// depth.
+func (m *Machine) InHostCall() bool { return m.hostSite >= 0 }
 
 // checkCall checks a call's function index and the lengths of its
 // arguments and results.

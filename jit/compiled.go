@@ -228,7 +228,9 @@ func (c *compiledInstance) call(ctx context.Context, fn int, args, results []uin
 	}
 	var kind bytecode.TrapKind
 	var cause error
-	s.poll, kind, cause = c.poll.Enter(ctx, s.pollOutermost, c.cfg.Fuel)
+	if s.within = osrDepth >= 0; !s.within {
+		s.poll, kind, cause = c.poll.Enter(ctx, s.pollOutermost, c.cfg.Fuel)
+	}
 	c.inHost = false
 	// One deferred function restores the instance whether the call
 	// returns or a host function's panic unwinds it (the host function
@@ -248,10 +250,15 @@ type compiledCall struct {
 	// pollOutermost is outermost, except for a call the interpreter
 	// continues in compiled code (callWithin).
 	pollOutermost bool
-	active        int
-	depth         int64
-	hostTop       int
-	inHost        bool
+	// within is set for callWithin: the call runs within the
+	// interpreter's, with its poller's context and budget as they are
+	// (the budget carries on through every exit), so it neither enters
+	// nor leaves the poller.
+	within  bool
+	active  int
+	depth   int64
+	hostTop int
+	inHost  bool
 }
 
 // leave ends a Call: when the call is unwinding out of a host function it
@@ -267,7 +274,9 @@ func (c *compiledInstance) leave(s *compiledCall, err *error) {
 	if !s.outermost {
 		x.Restore(c.suspended[s.active])
 	}
-	c.poll.Leave(s.poll, s.pollOutermost)
+	if !s.within {
+		c.poll.Leave(s.poll, s.pollOutermost)
+	}
 	goruntime.KeepAlive(c.cm.code)
 	if !inHost || c.cfg.RecoverHostPanic == nil {
 		return

@@ -305,6 +305,12 @@ func (i *Instance) callNested(ctx context.Context, fn int, args, results []uint6
 	d := i.callerDepth
 	var err error
 	switch {
+	case i.machine.InHostCall():
+		// A host function that interpreted code called (a mixed
+		// module's) calls back: the call nests in the interpreter,
+		// whose frames know the depth; it runs a compiled function in
+		// the compiled code.
+		err = i.machine.Call(ctx, fn, args, results)
 	case i.compiled != nil:
 		err = i.compiled.Call(ctx, fn, args, results)
 	case i.auto != nil && i.auto.target != nil && i.auto.target.active > 0:

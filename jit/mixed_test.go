@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/runtime"
 )
 
 // mixedSource is a module whose functions call each other in every way
@@ -50,7 +52,8 @@ func twice (i64) -> (i64)
 end
 
 ; ping(n) and pong(n) recurse through each other n deep; pong stores
-; its depth in memory and grows it once.
+; its depth in memory, grows it once, and at depth 2 calls back (whose
+; nested calls are checked against the depth of the frames below).
 func ping (i64) -> (i64)
   regs i64
   br.eq r0, 0, base
@@ -65,9 +68,12 @@ end
 func pong (i64) -> (i64)
   regs i64
   i64.store [r0+8], r0
-  br.ne r0, 7, rec
+  br.ne r0, 7, back
   i64.const r1, 1
   memory.grow r1, r1
+back:
+  br.ne r0, 2, rec
+  call_host back (r0) -> (r1)
 rec:
   call ping (r0) -> (r0)
   i64.add r0, r0, 2
@@ -81,8 +87,8 @@ func narrow32 (i32) -> (i32)
 end
 
 ; main(x): a loop of n = x mod 50 iterations calling twice and note, then
-; ping(x mod 30), narrow32 and back(x) (which calls main2 through the
-; instance), and finally the table entry x mod 3 (the third is null).
+; back(x) (which calls main2 through the instance), ping(x mod 30),
+; narrow32, and finally the table entry x mod 3 (the third is null).
 func main (i64) -> (i64)
   regs i64 i64 i64 i32
   i64.rem_u r1, r0, 50
@@ -95,6 +101,8 @@ loop:
   i64.sub r1, r1, 1
   jump loop
 done:
+  call_host back (r0) -> (r3)
+  i64.add r2, r2, r3
   i64.rem_u r1, r0, 30
   call ping (r1) -> (r3)
   i64.add r2, r2, r3
@@ -102,19 +110,16 @@ done:
   call narrow32 (r4) -> (r4)
   i64.extend_i32_u r3, r4
   i64.add r2, r2, r3
-  call_host back (r0) -> (r3)
-  i64.add r2, r2, r3
   i64.rem_u r1, r0, 3
   call_indirect unop, r1 (r2) -> (r2)
   ret r2
 end
 
-; main2(x) = twice(x) + ping(3), called back by the host.
+; main2(x) = twice(x) + ping(x), called back by the host.
 func main2 (i64) -> (i64)
   regs i64
+  call ping (r0) -> (r1)
   call twice (r0) -> (r0)
-  i64.const r1, 3
-  call ping (r1) -> (r1)
   i64.add r0, r0, r1
   ret r0
 end
@@ -133,15 +138,26 @@ type mixedRun struct {
 	acc     uint64
 }
 
-// runMixed runs main(x) (and a deep ping) on a fresh instance of mod and
-// records everything observable.
+// runMixed runs fn(x) on a fresh instance of mod and records everything
+// observable.
 func runMixed(t *testing.T, mod *Module, ctx context.Context, fn string, x uint64) mixedRun {
 	t.Helper()
-	var run mixedRun
+	inst, notes := mixedInstance(t, mod)
+	return inst.callMixed(ctx, notes, fn, x)
+}
+
+// mixedInst is an instance of mixedSource and the arguments of its note
+// calls.
+type mixedInst struct{ *Instance }
+
+// mixedInstance instantiates mod (mixedSource) with its host functions;
+// notes collects the arguments of note's calls.
+func mixedInstance(t testing.TB, mod *Module) (mixedInst, *[]uint64) {
+	notes := new([]uint64)
 	inst, err := mod.Instantiate(Imports{
 		"note": RawHost([]bytecode.Type{bytecode.I64}, []bytecode.Type{bytecode.I64},
 			func(c *Caller, args, results []uint64) error {
-				run.notes = append(run.notes, args[0])
+				*notes = append(*notes, args[0])
 				results[0] = args[0] ^ 0x55
 				return nil
 			}),
@@ -161,6 +177,14 @@ func runMixed(t *testing.T, mod *Module, ctx context.Context, fn string, x uint6
 	if err != nil {
 		t.Fatal(err)
 	}
+	return mixedInst{inst}, notes
+}
+
+// callMixed calls fn(x) and records its outcome, the note calls made
+// since the last one, memory and the global acc.
+func (inst mixedInst) callMixed(ctx context.Context, notes *[]uint64, fn string, x uint64) mixedRun {
+	var run mixedRun
+	var err error
 	run.results, err = inst.Call(ctx, fn, x)
 	if err != nil {
 		run.err = err.Error()
@@ -169,6 +193,7 @@ func runMixed(t *testing.T, mod *Module, ctx context.Context, fn string, x uint6
 			run.err = fmt.Sprintf("%s in %s at %d", tr.Kind, tr.FuncName, tr.Offset)
 		}
 	}
+	run.notes, *notes = *notes, nil
 	run.mem = slices.Clone(inst.Memory())
 	run.acc = inst.machine.Globals()[0]
 	return run
@@ -189,7 +214,7 @@ func (r mixedRun) equal(o mixedRun) bool {
 // offset), host calls, memory and globals.
 func TestMixedModules(t *testing.T) {
 	funcs := []string{"leaf", "twice", "ping", "pong", "narrow32", "main", "main2"}
-	inputs := []uint64{0, 1, 12, 13, 16, 29, 44, 49, 98, 1<<32 + 3}
+	inputs := []uint64{0, 1, 9, 10, 12, 13, 16, 29, 44, 49, 98, 1<<32 + 3}
 	limits := []Options{{}, {Fuel: 120}, {MaxCallDepth: 20}}
 	ctx := context.Background()
 	for _, lim := range limits {
@@ -200,7 +225,6 @@ func TestMixedModules(t *testing.T) {
 		want := map[uint64]mixedRun{}
 		for _, x := range inputs {
 			want[x] = runMixed(t, ref, ctx, "main", x)
-			t.Logf("fuel %d depth %d main(%d): %s", lim.Fuel, lim.MaxCallDepth, x, want[x])
 		}
 		for _, tier := range []Tier{TierBaseline, TierOptimizing} {
 			for set := range 1 << len(funcs) {
@@ -448,5 +472,117 @@ export "main" main
 	}
 	if inst.OSREntries() == 0 {
 		t.Fatal("no on-stack replacement: the test needs main's loop to move")
+	}
+}
+
+// TestMixedConcurrentTierUp runs an instance of mixedSource on each of
+// four goroutines in the default tier with background compiles and some
+// functions kept interpreted, and compares every call with an
+// interpreted instance making the same calls (run it with -race).
+func TestMixedConcurrentTierUp(t *testing.T) {
+	ctx := context.Background()
+	ref, err := newEngine(t, Options{Tier: TierInterp}).LoadText([]byte(mixedSource))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := newEngine(t, Options{Tier: TierAuto, TierUpCalls: 3, TierUpBackEdges: 50,
+		Interpreted: func(n string) bool { return n == "pong" || n == "narrow32" }}).LoadText([]byte(mixedSource))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []uint64{0, 1, 12, 13, 16, 29, 44}
+	const calls = 200
+	input := func(g, k int) uint64 { return inputs[(g+k)%len(inputs)] }
+	want := make([][]mixedRun, 4)
+	for g := range want {
+		inst, notes := mixedInstance(t, ref)
+		for k := range calls {
+			want[g] = append(want[g], inst.callMixed(ctx, notes, "main", input(g, k)))
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	tiers := make([]Tier, 4)
+	for g := range 4 {
+		inst, notes := mixedInstance(t, mod)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range calls {
+				if got := inst.callMixed(ctx, notes, "main", input(g, k)); !got.equal(want[g][k]) {
+					errs <- fmt.Sprintf("instance %d, call %d: main(%d): got %s, want %s", g, k, input(g, k), got, want[g][k])
+					return
+				}
+			}
+			tiers[g] = inst.Tier()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	t.Logf("tiers reached: %v", tiers)
+}
+
+// BenchmarkMixedCalls measures what a call across the boundary of a mixed
+// module costs: a loop making a million calls of a small function, with
+// both compiled (optimizing), the callee interpreted, the caller
+// interpreted, and both interpreted, in one process. Metrics: ns/call of
+// each, and each one's ratio to both interpreted.
+func BenchmarkMixedCalls(b *testing.B) {
+	if !runtime.Supported() {
+		b.Skip("no compiled tiers on this platform")
+	}
+	src := `
+func main (i64) -> (i64)
+  regs i64
+loop:
+  br.eq r0, 0, done
+  call inc (r1) -> (r1)
+  i64.sub r0, r0, 1
+  jump loop
+done:
+  ret r1
+end
+func inc (i64) -> (i64)
+  i64.add r0, r0, 1
+  ret r0
+end
+export "main" main
+`
+	const n = 1_000_000
+	configs := []struct {
+		name string
+		opts Options
+	}{
+		{"interp", Options{Tier: TierInterp}},
+		{"compiled", Options{Tier: TierOptimizing}},
+		{"callee-interpreted", Options{Tier: TierOptimizing, Interpreted: func(s string) bool { return s == "inc" }}},
+		{"caller-interpreted", Options{Tier: TierOptimizing, Interpreted: func(s string) bool { return s == "main" }}},
+	}
+	perCall := make([]float64, len(configs))
+	for b.Loop() {
+		for i, c := range configs {
+			mod, err := newEngine(b, c.opts).LoadText([]byte(src))
+			if err != nil {
+				b.Fatal(err)
+			}
+			inst, err := mod.Instantiate(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			if got, err := inst.Call(context.Background(), "main", n); err != nil || got[0] != n {
+				b.Fatalf("%s: main = %v, %v", c.name, got, err)
+			}
+			perCall[i] += float64(time.Since(start).Nanoseconds()) / n
+		}
+	}
+	for i, c := range configs {
+		b.ReportMetric(perCall[i]/float64(b.N), c.name+"-ns/call")
+		if i > 0 {
+			b.ReportMetric(perCall[i]/perCall[0], c.name+"/interp")
+		}
 	}
 }
