@@ -348,7 +348,7 @@ func withOSRVariants(m *Module, counters [][]uint64) (*interp.Program, []osrEntr
 	seen := map[[2]int]int{}
 	for _, r := range m.backEdges {
 		c := counters[r.fn][r.slot]
-		if c == 0 || m.interpreted != nil && m.interpreted[r.fn] {
+		if c == 0 || m.keptInterpreted(int(r.fn)) {
 			continue // not run, or kept in the interpreter
 		}
 		l := m.prog.Layouts[r.fn]
@@ -449,7 +449,7 @@ func (e *Engine) runCompile(compile func()) {
 func (m *Module) notRun(counts [][]uint64) []bool {
 	var out []bool
 	for fn, c := range counts {
-		if c[profilecounters.EntryCounter] == 0 || m.interpreted != nil && m.interpreted[fn] {
+		if c[profilecounters.EntryCounter] == 0 || m.keptInterpreted(fn) {
 			if out == nil {
 				out = make([]bool, len(counts))
 			}
@@ -457,4 +457,10 @@ func (m *Module) notRun(counts [][]uint64) []bool {
 		}
 	}
 	return out
+}
+
+// keptInterpreted reports whether Options.Interpreted keeps function fn in
+// the interpreter.
+func (m *Module) keptInterpreted(fn int) bool {
+	return fn < len(m.interpreted) && m.interpreted[fn]
 }

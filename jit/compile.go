@@ -223,13 +223,17 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 		cm.failed = make([]error, len(m.Funcs))
 	}
 	cm.hosts = lower.HostSigs(m)
-	if !cfg.fallback {
-		for i, f := range orig.Funcs {
-			if cfg.interpreted == nil || !cfg.interpreted[i] {
-				if err := cfg.checkCompileBytes(f); err != nil {
-					return nil, err
-				}
+	// The compile memory bound is checked before anything compiles: a
+	// function over it fails the module, or with fallback stays
+	// interpreted.
+	for i, f := range orig.Funcs {
+		if i < len(cfg.interpreted) && cfg.interpreted[i] {
+			cm.stub(m, i, nil)
+		} else if err := cfg.checkCompileBytes(f); err != nil {
+			if !cfg.fallback {
+				return nil, err
 			}
+			cm.stub(m, i, err)
 		}
 	}
 	parts := make([]runtime.Part, len(m.Funcs))
@@ -237,16 +241,10 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("jit: compile %s: %w", orig.Funcs[i].Name, err)
 		}
-		if mixed && cfg.interpreted != nil && i < len(cfg.interpreted) && cfg.interpreted[i] {
-			m.Funcs[i] = stubFunc(m, i)
-			cm.stubs[i] = true
-		}
 		part, err := cm.compileFunc(ctx, prog, m, info, i, cfg)
 		if err != nil && cfg.fallback && !cm.stubs[i] && ctx.Err() == nil {
 			// The function stays interpreted; the others compile.
-			cm.failed[i] = fmt.Errorf("jit: compile %s: %w", orig.Funcs[i].Name, err)
-			m.Funcs[i] = stubFunc(m, i)
-			cm.stubs[i] = true
+			cm.stub(m, i, err)
 			part, err = cm.compileFunc(ctx, prog, m, info, i, cfg)
 		}
 		if err != nil {
@@ -303,17 +301,24 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 	return cm, nil
 }
 
+// stub makes function i of m (the stand-in of a mixed module) a stub that
+// runs it in the interpreter; err, if not nil, is the compile failure
+// that leaves it there.
+func (cm *compiledModule) stub(m *bytecode.Module, i int, err error) {
+	m.Funcs[i] = stubFunc(m, i)
+	cm.stubs[i] = true
+	if err != nil {
+		cm.failed[i] = fmt.Errorf("jit: compile %s: %w", m.Funcs[i].Name, err)
+	}
+}
+
 // compileFunc compiles function i of m (the prepared module, or its
-// stand-in with stubs), accounting the time and size in cm.stats, and
-// returns its code for installation.
+// stand-in with stubs; the compile memory bound already checked),
+// accounting the time and size in cm.stats, and returns its code for
+// installation.
 func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program, m *bytecode.Module, info *lower.ModuleInfo, i int, cfg compileConfig) (runtime.Part, error) {
 	f := m.Funcs[i]
-	stub := cm.stubs != nil && cm.stubs[i]
-	if !stub {
-		if err := cfg.checkCompileBytes(f); err != nil {
-			return runtime.Part{}, err
-		}
-	}
+	stub := cm.isStub(i)
 	var prof *profilecounters.Profile
 	if cfg.profile != nil && !stub {
 		prof = cfg.profile(i)

@@ -166,19 +166,23 @@ func (i *Instance) lookForDrift() {
 }
 
 // interpretedGotHot reports whether a function the instance's code left
-// interpreted, because it had not run at the tier-up, has reached a
-// tier-up threshold since: a re-optimization compiles it.
+// interpreted may now join it (joins).
 func (i *Instance) interpretedGotHot() bool {
-	cm, m := i.auto.reopt.current.cm, i.module
-	if cm.stubs == nil {
-		return false
-	}
-	for fn := range m.prog.Module.Funcs {
-		if cm.stubs[fn] && cm.failed[fn] == nil && (m.interpreted == nil || !m.interpreted[fn]) && i.hotFunc(fn) {
+	cm := i.auto.reopt.current.cm
+	for fn := range i.module.prog.Module.Funcs {
+		if i.joins(cm, fn) {
 			return true
 		}
 	}
 	return false
+}
+
+// joins reports whether function fn, which cm left interpreted because it
+// had not run at the tier-up, has reached a tier-up threshold since: a
+// re-optimization compiles it. Functions Options.Interpreted keeps and
+// functions that failed to compile stay interpreted.
+func (i *Instance) joins(cm *compiledModule, fn int) bool {
+	return cm.isStub(fn) && cm.failed[fn] == nil && !i.module.keptInterpreted(fn) && i.hotFunc(fn)
 }
 
 // addCounts adds b to a, slot by slot, and returns a.
@@ -210,13 +214,10 @@ func (i *Instance) startReoptimize() {
 	if cm.stubs != nil {
 		interpreted = make([]bool, len(profiled))
 		for fn := range profiled {
-			if !cm.isStub(fn) {
-				continue
-			}
-			if m.interpreted != nil && m.interpreted[fn] || cm.failed[fn] != nil || !i.hotFunc(fn) {
-				interpreted[fn] = true
-			} else {
+			if i.joins(cm, fn) {
 				profiled[fn] = slices.Clone(i.machine.Counters[fn])
+			} else {
+				interpreted[fn] = cm.isStub(fn)
 			}
 		}
 	}
