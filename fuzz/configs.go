@@ -379,11 +379,6 @@ type loweredModule struct {
 	err   error
 }
 
-// startJIT loads the module into an engine with opts (and the harness's
-// limits) and instantiates it with the harness's host functions and
-// values of imported globals. Only exported globals can be read through
-// the embedding API, so only they are compared; an exported table's
-// entries are checked once, before the first call.
 // someFuncs returns an Options.Interpreted that picks about half of the
 // module's functions, by a hash of each name and the module's size, so
 // that which functions are picked varies from program to program.
@@ -399,6 +394,11 @@ func (h *harness) someFuncs() func(string) bool {
 	}
 }
 
+// startJIT loads the module into an engine with opts (and the harness's
+// limits) and instantiates it with the harness's host functions and
+// values of imported globals. Only exported globals can be read through
+// the embedding API, so only they are compared; an exported table's
+// entries are checked once, before the first call.
 func (h *harness) startJIT(name string, opts jit.Options) (*instance, error) {
 	if opts.Tier != jit.TierInterp && !runtime.Supported() {
 		return nil, &skipError{"compiled tiers are not supported on this platform"}
