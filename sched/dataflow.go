@@ -309,13 +309,14 @@ func (d *dataflow) analyze(f *mir.Func) {
 				count[v]++
 			}
 		}
+		infos := d.inInfoOf(bi)
 		for i, v := range d.liveInOf(bi) {
 			n := int32(0)
 			if countMark[v] == mark {
 				n = count[v]
 			}
-			d.inInfoOf(bi)[i].uses = n
-			d.inInfoOf(bi)[i].through = outSet[v] == mark && later[v] != mark
+			infos[i].uses = n
+			infos[i].through = outSet[v] == mark && later[v] != mark
 		}
 	}
 
@@ -386,7 +387,7 @@ func (d *dataflow) analyze(f *mir.Func) {
 	}
 	// The working storage of a huge function is not kept for the next
 	// compile (see maxPooledInstrs): dropped now, it is not held while the
-	// pass runs. The live sets stay reachable through liveIn and liveOut.
+	// pass runs. The live sets are the dataflow's own (inRegs, outRegs).
 	if !pooledSize(f) {
 		d.sc = dfScratch{}
 	}

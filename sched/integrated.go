@@ -399,8 +399,9 @@ func (a *allocator) region(bi int) error {
 	// should end.
 	for _, s := range a.block.Succs {
 		if s == bi {
+			starts := a.startLocOf(bi)
 			for i, v := range d.liveInOf(bi) {
-				if l := a.startLocOf(bi)[i]; l != locNone && d.outIndex(bi, v) >= 0 {
+				if l := starts[i]; l != locNone && d.outIndex(bi, v) >= 0 {
 					a.pref[v] = prependLoc(a.pref[v], l)
 				}
 			}
@@ -421,14 +422,14 @@ func (a *allocator) region(bi int) error {
 	}
 
 	// End locations.
-	out := d.liveOutOf(bi)
-	for i, v := range out {
+	ends, cleans := a.endLocOf(bi), a.endCleanOf(bi)
+	for i, v := range d.liveOutOf(bi) {
 		l := a.vs[v].loc
 		if a.vs[v].mark != a.regionMark || l == locNone {
 			return fmt.Errorf("%w: v%d is live out but has no location", errInternal, v)
 		}
-		a.endLocOf(bi)[i] = l
-		a.endCleanOf(bi)[i] = a.vs[v].clean || d.remat[v].ok
+		ends[i] = l
+		cleans[i] = a.vs[v].clean || d.remat[v].ok
 	}
 	a.codes[bi], a.origins[bi] = slices.Clone(a.code), slices.Clone(a.origin)
 	return nil
@@ -574,7 +575,7 @@ func (a *allocator) startLocations() error {
 	// use here, which runs exactly as often as a load on the edge would.
 	if ps := a.block.Preds; len(ps) == 1 && a.processed[ps[0]] {
 		p := ps[0]
-		out := d.liveOutOf(p)
+		out, ends, cleans := d.liveOutOf(p), a.endLocOf(p), a.endCleanOf(p)
 		j := 0
 		for i, v := range in {
 			for out[j] < v {
@@ -583,10 +584,10 @@ func (a *allocator) startLocations() error {
 			a.touch(v)
 			a.vs[v].usesLeft = infos[i].uses
 			a.vs[v].liveOut = infos[i].through
-			l := a.endLocOf(p)[j]
+			l := ends[j]
 			starts[i] = l
 			a.vs[v].loc = l
-			a.vs[v].clean = a.endCleanOf(p)[j]
+			a.vs[v].clean = cleans[j]
 			if l.isReg() {
 				a.holder[l] = v
 			}

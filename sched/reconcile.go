@@ -45,13 +45,14 @@ func (a *allocator) secondPass() (*Result, error) {
 	pos := mir.PredPositions(out) // valid while edges are split
 	for p := 0; p < nb; p++ {
 		pb := f.Blocks[p]
-		at := a.nbAt // each successor's position in succsOf(p), plus one
-		for i, n := range a.succsOf(p) {
+		at := a.nbAt // each successor's position in succs, plus one
+		succs := a.succsOf(p)
+		for i, n := range succs {
 			at[n.block] = int32(i + 1)
 		}
 		var claimed mir.RegSet // see codeFitsSource
 		for k, s := range pb.Succs {
-			code, err := a.edgeCode(p, s, a.succsOf(p)[at[s]-1])
+			code, err := a.edgeCode(p, s, succs[at[s]-1])
 			if err != nil {
 				return nil, err
 			}
@@ -69,7 +70,7 @@ func (a *allocator) secondPass() (*Result, error) {
 				sb := out.Blocks[s]
 				sb.Instrs = append(code, sb.Instrs...)
 				org.Instr[s] = append(minusOnes(len(code)), org.Instr[s]...)
-			case !a.opts.NoEdgeHoisting && a.codeFitsSource(p, code, a.succsOf(p)[at[s]-1], &claimed):
+			case !a.opts.NoEdgeHoisting && a.codeFitsSource(p, code, succs[at[s]-1], &claimed):
 				// Before the predecessor's branch, instead of on a new
 				// block: see codeFitsSource.
 				t := len(ob.Instrs) - 1
