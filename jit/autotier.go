@@ -362,7 +362,10 @@ func withOSRVariants(m *Module, counters [][]uint64) (*interp.Program, []osrEntr
 		loops = append(loops, hot{int(r.fn), header, c})
 	}
 	slices.SortStableFunc(loops, func(x, y hot) int { return cmp.Compare(y.count, x.count) })
-	bm := m.prog.Module.Clone()
+	bm, err := m.fullModule()
+	if err != nil {
+		return nil, nil, fmt.Errorf("on-stack-replacement variants: %w", err)
+	}
 	var osr []osrEntry
 	for _, h := range loops {
 		if len(osr) == maxOSRVariants {

@@ -160,6 +160,9 @@ type compileConfig struct {
 	// perfMap and jitDump write the installed functions to the perf map
 	// file and the jitdump file.
 	perfMap, jitDump bool
+	// code is the packed code of a loaded module's functions, for a
+	// program whose module keeps none (nil: the module holds its code).
+	code *moduleCode
 }
 
 // bytesPerLiveEntry is what one entry of a block's live-in or live-out set
@@ -172,11 +175,11 @@ const bytesPerLiveEntry = 64
 // quadratically with the function's size (loop counters live across deep
 // nests of inner loops). Counting stops at the bound, so the check costs
 // at most what it allows.
-func (cfg *compileConfig) checkLiveSets(f *bytecode.Function, mf *mir.Func) error {
+func (cfg *compileConfig) checkLiveSets(f *bytecode.Function, instrs int, mf *mir.Func) error {
 	if cfg.maxCompileBytes < 0 {
 		return nil
 	}
-	est := EstimateCompileBytes(f, cfg.tier)
+	est := estimateCompileBytes(instrs, len(f.Regs), cfg.tier)
 	limit := (cfg.maxCompileBytes - est) / bytesPerLiveEntry
 	if mir.LiveSetsWithin(mf, int(min(limit, math.MaxInt32))) {
 		return nil
@@ -184,12 +187,13 @@ func (cfg *compileConfig) checkLiveSets(f *bytecode.Function, mf *mir.Func) erro
 	return &LimitError{Limit: "MaxCompileBytes", Func: f.Name, Value: est + (limit+1)*bytesPerLiveEntry, Max: cfg.maxCompileBytes}
 }
 
-// checkCompileBytes applies the compile memory bound to f.
-func (cfg *compileConfig) checkCompileBytes(f *bytecode.Function) error {
+// checkCompileBytes applies the compile memory bound to f, of instrs
+// instructions.
+func (cfg *compileConfig) checkCompileBytes(f *bytecode.Function, instrs int) error {
 	if cfg.maxCompileBytes < 0 {
 		return nil
 	}
-	if est := EstimateCompileBytes(f, cfg.tier); est > cfg.maxCompileBytes {
+	if est := estimateCompileBytes(instrs, len(f.Regs), cfg.tier); est > cfg.maxCompileBytes {
 		return &LimitError{Limit: "MaxCompileBytes", Func: f.Name, Value: est, Max: cfg.maxCompileBytes}
 	}
 	return nil
@@ -212,7 +216,12 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 	// m is the module compiled: the prepared one, or for a mixed module
 	// one whose interpreted functions are stubs (mixed.go).
 	m := orig
-	info := lower.NewModuleInfo(orig)
+	var info *lower.ModuleInfo
+	if cfg.code != nil {
+		info = cfg.code.info
+	} else {
+		info = lower.NewModuleInfo(orig)
+	}
 	mixed := cfg.interpreted != nil || cfg.fallback
 	cm := &compiledModule{hostCount: len(orig.Hosts), tableEntries: mir.TableEntries(orig),
 		stats: CompileStats{Tier: cfg.tier}}
@@ -229,7 +238,7 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 	for i, f := range orig.Funcs {
 		if i < len(cfg.interpreted) && cfg.interpreted[i] {
 			cm.stub(m, i, nil)
-		} else if err := cfg.checkCompileBytes(f); err != nil {
+		} else if err := cfg.checkCompileBytes(f, cfg.code.len(orig, i)); err != nil {
 			if !cfg.fallback {
 				return nil, err
 			}
@@ -331,12 +340,20 @@ func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program,
 	if i < cfg.countFuncs && !stub {
 		plan = profilecounters.NewChordPlan(prof.Layout, prof)
 	}
-	mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: plan})
+	code, err := cfg.code.of(m, i)
+	if err != nil {
+		return runtime.Part{}, err
+	}
+	instrs := len(code)
+	// The unpacked code is garbage once lowered: nothing below refers to
+	// it.
+	mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: plan, Code: code})
+	code = nil
 	if err != nil {
 		return runtime.Part{}, err
 	}
 	lowered := time.Since(start)
-	if err := cfg.checkLiveSets(f, mf); err != nil {
+	if err := cfg.checkLiveSets(f, instrs, mf); err != nil {
 		return runtime.Part{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -358,7 +375,7 @@ func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program,
 	if plan != nil {
 		encOpts.CounterBase = cm.counterWords
 	}
-	code, err := encode.FuncOptions(af, encOpts)
+	enc, err := encode.FuncOptions(af, encOpts)
 	if err != nil {
 		return runtime.Part{}, err
 	}
@@ -369,7 +386,7 @@ func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program,
 		cm.stats.Interpreted++
 	} else {
 		cm.stats.Functions++
-		cm.stats.Instructions += len(f.Code)
+		cm.stats.Instructions += instrs
 	}
 	cm.plans = append(cm.plans, plan)
 	cm.counterBase = append(cm.counterBase, cm.counterWords)
@@ -379,13 +396,13 @@ func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program,
 	}
 	cm.params = append(cm.params, params)
 	cm.results = append(cm.results, results)
-	cm.funcs = append(cm.funcs, code)
-	relocs := make([]runtime.Reloc, len(code.Relocs))
-	for k, r := range code.Relocs {
+	cm.funcs = append(cm.funcs, enc)
+	relocs := make([]runtime.Reloc, len(enc.Relocs))
+	for k, r := range enc.Relocs {
 		relocs[k] = runtime.Reloc{Offset: r.Offset, Target: r.Target}
 	}
-	cm.stats.CodeBytes += len(code.Bytes)
-	return runtime.Part{Bytes: code.Bytes, Relocs: relocs}, nil
+	cm.stats.CodeBytes += len(enc.Bytes)
+	return runtime.Part{Bytes: enc.Bytes, Relocs: relocs}, nil
 }
 
 // allocate takes an SSA function out of SSA form and allocates its

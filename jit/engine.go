@@ -373,8 +373,11 @@ func (e *Engine) Options() Options { return e.opts }
 // Module is a verified, loaded module. It is immutable and safe for
 // concurrent use; Instantiate it to run it.
 type Module struct {
-	engine     *Engine
+	engine *Engine
+	// prog is the module prepared for the interpreter; its module holds
+	// no code: code has it (code.go).
 	prog       *interp.Program
+	code       *moduleCode
 	compiled   *compiledModule
 	compileErr error
 	// backEdges lists, for TierAuto, the counters of every backward
@@ -401,26 +404,23 @@ func (e *Engine) LoadContext(ctx context.Context, m *bytecode.Module) (*Module, 
 	if m == nil {
 		return nil, errors.New("jit: load: nil module")
 	}
-	return e.load(ctx, m, false)
+	return e.load(ctx, m)
 }
 
-// load loads m; owned says that nothing else refers to m (it was decoded
-// for this load), so that it need not be copied.
-func (e *Engine) load(ctx context.Context, m *bytecode.Module, owned bool) (*Module, error) {
+// load loads m, which it only reads: the module keeps a copy of what it
+// needs (code.go).
+func (e *Engine) load(ctx context.Context, m *bytecode.Module) (*Module, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if err := e.checkLimits(m); err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	if !owned {
-		m = m.Clone()
-	}
-	prog, err := interp.PrepareContext(ctx, m)
+	prog, code, err := prepareWithoutCode(ctx, m)
 	if err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	mod := &Module{engine: e, prog: prog}
+	mod := &Module{engine: e, prog: prog, code: code}
 	if keep := e.opts.Interpreted; keep != nil {
 		for fn, f := range prog.Module.Funcs {
 			if keep(f.Name) {
@@ -438,7 +438,7 @@ func (e *Engine) load(ctx context.Context, m *bytecode.Module, owned bool) (*Mod
 		if e.opts.CountEdges {
 			cfg.countFuncs = len(prog.Module.Funcs)
 		}
-		cfg.interpreted = mod.interpreted
+		cfg.interpreted, cfg.code = mod.interpreted, mod.code
 		start := time.Now()
 		mod.compiled, mod.compileErr = compileModule(ctx, prog, cfg)
 		mod.notifyCompile(CompileAtLoad, nil, e.opts.Tier, time.Since(start), mod.compiled, mod.compileErr)
@@ -508,7 +508,7 @@ func (e *Engine) LoadTextContext(ctx context.Context, src []byte) (*Module, erro
 	if err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	return e.load(ctx, m, true)
+	return e.load(ctx, m)
 }
 
 // LoadBinary decodes a module from the binary form and loads it.
@@ -525,11 +525,18 @@ func (e *Engine) LoadBinaryContext(ctx context.Context, b []byte) (*Module, erro
 	if err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	return e.load(ctx, m, true)
+	return e.load(ctx, m)
 }
 
 // Bytecode returns a copy of the module's bytecode.
-func (m *Module) Bytecode() *bytecode.Module { return m.prog.Module.Clone() }
+func (m *Module) Bytecode() *bytecode.Module {
+	full, err := m.fullModule()
+	if err != nil {
+		// The code was packed at load by this package and never changed.
+		panic(err)
+	}
+	return full
+}
 
 // ExportedFunction describes an exported function.
 type ExportedFunction struct {

@@ -186,7 +186,7 @@ func (i *Instance) Optimize() error {
 	if m.engine.opts.CountEdges {
 		cfg.countFuncs = len(m.prog.Module.Funcs)
 	}
-	cfg.interpreted = m.interpreted
+	cfg.interpreted, cfg.code = m.interpreted, m.code
 	start := time.Now()
 	cm, err := compileModule(context.Background(), m.prog, cfg)
 	m.notifyCompile(CompileOptimize, i, TierOptimizing, time.Since(start), cm, err)

@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/profilecounters"
+	kilnrt "github.com/kiln-jit/kiln/runtime"
 )
 
 const sumSrc = `
@@ -266,6 +268,66 @@ func TestLoadCopiesModule(t *testing.T) {
 	}
 	if _, err := newEngine(t, Options{}).LoadBinary([]byte{0, 'k'}); err == nil {
 		t.Fatal("LoadBinary of garbage succeeded")
+	}
+}
+
+// TestLoadKeepsCodePacked checks that a loaded module keeps its functions'
+// code packed (code.go), not as instructions, and that every use of the
+// code (compiling at load, Optimize, tier-up, Bytecode) gets the code that
+// was loaded.
+func TestLoadKeepsCodePacked(t *testing.T) {
+	src := []byte(sumSrc)
+	orig, err := bytecode.Assemble(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := bytecode.Encode(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tier := range []Tier{TierInterp, TierBaseline, TierOptimizing, TierAuto} {
+		if (tier == TierBaseline || tier == TierOptimizing) && !kilnrt.Supported() {
+			continue
+		}
+		m := orig.Clone()
+		mod, err := newEngine(t, Options{Tier: tier, TierUpCalls: 2, SynchronousTierUp: true}).Load(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range m.Funcs {
+			m.Funcs[i].Code = nil // the caller's module changes afterwards
+		}
+		for _, f := range mod.prog.Module.Funcs {
+			if len(f.Code) != 0 {
+				t.Errorf("%s: the loaded module keeps %d instructions of %s unpacked", tier, len(f.Code), f.Name)
+			}
+		}
+		got, err := bytecode.Encode(mod.Bytecode())
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: Bytecode() differs from the module loaded (%v)", tier, err)
+		}
+		var printed []int64
+		inst, err := mod.Instantiate(sumImports(&printed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 4 {
+			if res, err := inst.Call(context.Background(), "sum", 10); err != nil || res[0] != 45 {
+				t.Fatalf("%s: sum(10) = %v, %v", tier, res, err)
+			}
+		}
+		if !kilnrt.Supported() {
+			continue
+		}
+		if tier == TierAuto && inst.Tier() != TierOptimizing {
+			t.Errorf("auto: the instance did not tier up (%v)", inst.TierUpError())
+		}
+		if err := inst.Optimize(); err != nil {
+			t.Fatalf("%s: Optimize: %v", tier, err)
+		}
+		if res, err := inst.Call(context.Background(), "sum", 10); err != nil || res[0] != 45 {
+			t.Fatalf("%s: after Optimize, sum(10) = %v, %v", tier, res, err)
+		}
 	}
 }
 

@@ -88,8 +88,14 @@ const (
 // the function is in SSA form, the estimate plus 64 bytes per entry of its
 // blocks' live sets, which can grow quadratically with its size.
 func EstimateCompileBytes(f *bytecode.Function, tier Tier) int64 {
+	return estimateCompileBytes(len(f.Code), len(f.Regs), tier)
+}
+
+// estimateCompileBytes is EstimateCompileBytes of a function of instrs
+// instructions and regs registers.
+func estimateCompileBytes(instrs, regs int, tier Tier) int64 {
 	if tier == TierInterp {
 		return 0
 	}
-	return compileBytesFixed + compileBytesPerInstr*int64(len(f.Code)) + compileBytesPerReg*int64(len(f.Regs))
+	return compileBytesFixed + compileBytesPerInstr*int64(instrs) + compileBytesPerReg*int64(regs)
 }

@@ -185,7 +185,7 @@ func TestMaxCompileBytesLiveSets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if est := EstimateCompileBytes(mod.prog.Module.Funcs[0], tier); est >= 20<<20 {
+		if est := EstimateCompileBytes(mod.Bytecode().Funcs[0], tier); est >= 20<<20 {
 			t.Fatalf("size estimate %d is over the bound already", est)
 		}
 		var le *LimitError

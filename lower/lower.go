@@ -67,6 +67,13 @@ type Options struct {
 	// one module computes it once with NewModuleInfo, so that the work
 	// stays linear in the module's size.
 	Module *ModuleInfo
+	// Code, when not nil, is the function's code, for a module that keeps
+	// its functions' code elsewhere (m.Funcs[fn].Code is then ignored, and
+	// Module is required: the module facts need every function's code,
+	// so they come from NewModuleInfo of the module with its code, made to
+	// stand for m by ModuleInfo.StandIn). It must be the code m was
+	// verified with.
+	Code []bc.Instr
 	// OnPass, when not nil, is called with the function being lowered at
 	// each step of its construction, for dumps that show every step:
 	// after SSA construction ("ssa": instructions selected, φs placed,
@@ -100,8 +107,9 @@ func NewModuleInfo(m *bc.Module) *ModuleInfo {
 // stands in for it: the same memory, table and signatures, with some
 // functions replaced by calls out of the module (to code that runs them
 // elsewhere, the interpreter for instance) through host imports added
-// after its own. Memory moves in m exactly when it does in i's module:
-// the functions run elsewhere are its functions.
+// after its own, or with its functions' code kept elsewhere (Options.Code).
+// Memory moves in m exactly when it does in i's module: the functions run
+// elsewhere are its functions.
 func (i *ModuleInfo) StandIn(m *bc.Module) *ModuleInfo {
 	c := *i
 	c.m = m
@@ -158,6 +166,14 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 		return nil, fmt.Errorf("lower: function index %d out of range", fn)
 	}
 	bf := m.Funcs[fn]
+	if opts.Code != nil {
+		if opts.Module == nil {
+			return nil, fmt.Errorf("lower func %s: code given without the module facts", bf.Name)
+		}
+		withCode := *bf
+		withCode.Code = opts.Code
+		bf = &withCode
+	}
 	prof := opts.Profile
 	var layout *profilecounters.Layout
 	if prof != nil && prof.Layout != nil && len(prof.EdgeProb) == len(prof.Layout.Edges) &&
