@@ -28,6 +28,7 @@ package encode
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -358,7 +359,11 @@ func (e *encoder) flush() error {
 	}
 	e.bound = e.bound[:0]
 	for _, m := range e.posMarks {
-		e.posMap = append(e.posMap, PosEntry{Offset: base + int(m.p.Pc), Pos: m.pos})
+		off := base + int(m.p.Pc)
+		if n := len(e.posMap); n > 0 && e.posMap[n-1].Pos == m.pos && e.posMap[n-1].Offset <= off {
+			continue // the entry before covers it
+		}
+		e.posMap = append(e.posMap, PosEntry{Offset: off, Pos: m.pos})
 	}
 	for _, b := range e.far {
 		e.patches = append(e.patches, patch{off: base + int(b.p.Pc), target: b.target})
@@ -525,8 +530,13 @@ func (e *encoder) finish() (*Code, error) {
 		binary.LittleEndian.PutUint32(code[r.Off:], uint32(int32(disp)))
 	}
 	c.Bytes = code
-	c.PosMap = e.posMap
-	slices.SortStableFunc(c.PosMap, func(x, y PosEntry) int { return x.Offset - y.Offset })
+	// Chunks are assembled in order and each one's positions are marked
+	// in the order of its instructions, so the map is sorted (flush
+	// leaves out an entry with the position of the one before it).
+	if !slices.IsSortedFunc(e.posMap, func(x, y PosEntry) int { return x.Offset - y.Offset }) {
+		return nil, errors.New("internal error: the position map is out of order")
+	}
+	c.PosMap = slices.Clone(e.posMap)
 	return c, nil
 }
 

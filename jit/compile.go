@@ -307,6 +307,11 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 			return nil, err
 		}
 	}
+	// Of each function's encoding only the trap sites are read from now
+	// on: the bytes were copied into executable memory.
+	for _, c := range cm.funcs {
+		c.Bytes, c.Relocs, c.PosMap = nil, nil, nil
+	}
 	return cm, nil
 }
 

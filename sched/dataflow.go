@@ -99,9 +99,14 @@ type dfScratch struct {
 type dfPair struct{ b, v, n int32 }
 
 // fit returns s with length n, reusing its storage when it can; the
-// contents are whatever the storage held.
+// contents are whatever the storage held. New storage has a quarter more
+// room, for the next compile of the pooled allocator, unless it is beyond
+// what the pool keeps (maxPooledInstrs).
 func fit[T any](s []T, n int) []T {
 	if cap(s) < n {
+		if n > maxPooledInstrs {
+			return make([]T, n)
+		}
 		return make([]T, n, n+n/4)
 	}
 	return s[:n]
