@@ -443,8 +443,15 @@ func (cm *compiledModule) allocate(f *mir.Func, cfg compileConfig) (*mir.Func, e
 		}
 		r = &sched.Result{Func: post, Origins: org}
 	case cfg.pipeline == PipelineIntegrated:
+		// The pass makes its result out of its input's instructions; the
+		// checker needs the input as it was.
+		in, opts := pre, cfg.sched
+		opts.InPlace = true
+		if cfg.check {
+			in = pre.Clone()
+		}
 		var err error
-		if r, err = sched.Allocate(pre, cfg.sched); err != nil {
+		if r, err = sched.Allocate(in, opts); err != nil {
 			return nil, err
 		}
 	default:

@@ -562,12 +562,23 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 			defsTaken = defsTaken.Add(reg)
 		}
 	}
-	a.emit(a.out.NewInstr(mir.Instr{Op: in.Op, Defs: defLoc, Uses: useLoc, Imm: in.Imm, Scale: in.Scale,
-		Cond: in.Cond, Aux: in.Aux, Pos: pos}), int32(k))
+	defs := in.Defs // the values defined
+	if a.opts.InPlace {
+		// The instruction becomes the output's, its operands rewritten.
+		defs = append(a.vdefBuf[:0], in.Defs...)
+		a.vdefBuf = defs
+		copy(in.Defs, defLoc)
+		copy(in.Uses, useLoc)
+		in.Pos = pos
+		a.emit(in, int32(k))
+	} else {
+		a.emit(a.out.NewInstr(mir.Instr{Op: in.Op, Defs: defLoc, Uses: useLoc, Imm: in.Imm, Scale: in.Scale,
+			Cond: in.Cond, Aux: in.Aux, Pos: pos}), int32(k))
+	}
 	a.locked = 0
 	// Results passed in stack-argument slots come into registers; dead
 	// results free their registers.
-	for i, r := range in.Defs {
+	for i, r := range defs {
 		v := int32(r.Index())
 		if defLoc[i].IsArgSlot() {
 			if a.vs[v].usesLeft == 0 && !a.vs[v].liveOut {

@@ -24,10 +24,13 @@ type dataflow struct {
 	inRegs, outRegs   []int32
 	inInfos           []liveInInfo
 	// defInfo[instrBase[b]+i][k] describes def k of instruction i of block
-	// b (flattened: defStart[instrBase[b]+i] is the first def's index).
+	// b (flattened: defStart[instrBase[b]+i] is the first def's index;
+	// defStart ends with the number of defs), defVReg says which virtual
+	// register it is (-1: none).
 	instrBase []int32
 	defStart  []int32
 	defs      []defInfo
+	defVReg   []int32
 	// Per virtual register.
 	remat      []remat
 	callerCost []float64 // frequency-weighted cost of saving it around calls
@@ -135,6 +138,7 @@ func (d *dataflow) analyze(f *mir.Func) {
 	expMark, expIdx, defMark := sc.expMark, sc.expIdx, sc.defMark
 	d.instrBase = fit(d.instrBase, nb+1)
 	d.defStart = d.defStart[:0]
+	d.defVReg = d.defVReg[:0]
 	ndefs := int32(0)
 	d.calls = zeroed(d.calls, nb)
 	d.fixed = zeroed(d.fixed, nb)
@@ -176,9 +180,11 @@ func (d *dataflow) analyze(f *mir.Func) {
 					d.fixed[bi] = d.fixed[bi].Add(p)
 				}
 				if !r.IsVirtual() {
+					d.defVReg = append(d.defVReg, -1)
 					continue
 				}
 				v := int32(r.Index())
+				d.defVReg = append(d.defVReg, v)
 				if defMark[v] != mark {
 					defMark[v] = mark
 					defPairs = append(defPairs, dfPair{int32(bi), v, 0})
@@ -188,6 +194,7 @@ func (d *dataflow) analyze(f *mir.Func) {
 	}
 	sc.expPairs, sc.defPairs = expPairs, defPairs
 	d.instrBase[nb] = int32(len(d.defStart))
+	d.defStart = append(d.defStart, ndefs)
 	d.defs = fit(d.defs, int(ndefs))
 
 	// Transpose to per-register lists.

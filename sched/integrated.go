@@ -90,8 +90,11 @@ type allocator struct {
 
 	// Scratch buffers reused between instructions and spill choices.
 	useBuf, defBuf []mir.Reg
-	cands          []SpillCandidate
-	succBuf        []SuccLocation
+	// vdefBuf keeps the defined values of an instruction rewritten in
+	// place (Options.InPlace).
+	vdefBuf []mir.Reg
+	cands   []SpillCandidate
+	succBuf []SuccLocation
 	// posBuf holds, per processed predecessor, live-in positions in its
 	// live-outs; nbBuf the neighbours processedNeighbours returns (valid
 	// until its next call), nbSort its scratch.
@@ -154,6 +157,7 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	a.headerHints, a.headerDone = keep.headerHints, keep.headerDone
 	a.usePos, a.useNext, a.instDone = keep.usePos, keep.useNext, keep.instDone
 	a.useBuf, a.defBuf, a.cands, a.succBuf, a.posBuf = keep.useBuf, keep.defBuf, keep.cands, keep.succBuf, keep.posBuf
+	a.vdefBuf = keep.vdefBuf
 	a.nbBuf, a.nbSort, a.nbAt = keep.nbBuf, keep.nbSort, keep.nbAt
 	a.succStart, a.predStart, a.succList, a.predList = keep.succStart, keep.predStart, keep.succList, keep.predList
 	a.allowed = opts.Regs
@@ -381,7 +385,10 @@ func (a *allocator) region(bi int) error {
 	if b := a.f.Blocks[bi]; len(b.Instrs) == 1 && len(a.d.liveInOf(bi)) == 0 && b.Instrs[0].Op == mir.OpTRAP {
 		// A block that only traps (a failed check): nothing to allocate.
 		in := b.Instrs[0]
-		a.codes[bi] = []*mir.Instr{a.out.NewInstr(*in)}
+		if !a.opts.InPlace {
+			in = a.out.NewInstr(*in)
+		}
+		a.codes[bi] = []*mir.Instr{in}
 		a.origins[bi] = []int32{0}
 		a.regionCycles[bi], a.regionBody[bi] = 1, 0
 		a.stats.Cycles++

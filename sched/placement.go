@@ -36,14 +36,15 @@ func (a *allocator) placeStores(res *Result) {
 	if len(homeOf) == 0 {
 		return
 	}
-	// Where each input instruction went.
+	// Where each input instruction went: input instruction i of block b
+	// (numbered d.instrBase[b]+i) to where[d.instrBase[b]+i]. The input's
+	// definitions are read from the dataflow's tables, not from its
+	// instructions, which Options.InPlace has rewritten.
+	d := a.d
 	type at struct{ b, i int32 }
-	where := make([][]at, len(pre.Blocks))
-	for ob, blk := range pre.Blocks {
-		where[ob] = make([]at, len(blk.Instrs))
-		for i := range where[ob] {
-			where[ob][i] = at{-1, -1}
-		}
+	where := make([]at, d.instrBase[len(pre.Blocks)])
+	for i := range where {
+		where[i] = at{-1, -1}
 	}
 	for b, blk := range post.Blocks {
 		ob := org.Block[b]
@@ -52,7 +53,7 @@ func (a *allocator) placeStores(res *Result) {
 		}
 		for i := range blk.Instrs {
 			if oi := org.Instr[b][i]; oi >= 0 {
-				where[ob][oi] = at{int32(b), int32(i)}
+				where[d.instrBase[ob]+oi] = at{int32(b), int32(i)}
 			}
 		}
 	}
@@ -64,28 +65,22 @@ func (a *allocator) placeStores(res *Result) {
 	}
 	defs := make(map[int32][]def)
 	bad := make(map[int32]bool)
-	for ob, blk := range pre.Blocks {
-		for oi, in := range blk.Instrs {
-			for k, d := range in.Defs {
-				if !d.IsVirtual() {
-					continue
-				}
-				v := int32(d.Index())
-				if a.vs[v].home == mir.NoReg || bad[v] {
-					continue
-				}
-				w := where[ob][oi]
-				if w.b < 0 {
-					bad[v] = true
-					continue
-				}
-				out := post.Blocks[w.b].Instrs[w.i]
-				if k >= len(out.Defs) || !out.Defs[k].IsPhys() {
-					bad[v] = true
-					continue
-				}
-				defs[v] = append(defs[v], def{w, out.Defs[k]})
+	for n := range where {
+		for k, v := range d.defVReg[d.defStart[n]:d.defStart[n+1]] {
+			if v < 0 || a.vs[v].home == mir.NoReg || bad[v] {
+				continue
 			}
+			w := where[n]
+			if w.b < 0 {
+				bad[v] = true
+				continue
+			}
+			out := post.Blocks[w.b].Instrs[w.i]
+			if k >= len(out.Defs) || !out.Defs[k].IsPhys() {
+				bad[v] = true
+				continue
+			}
+			defs[v] = append(defs[v], def{w, out.Defs[k]})
 		}
 	}
 	// The stores of each value, and anything else touching its slot.

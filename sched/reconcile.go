@@ -27,11 +27,19 @@ func (a *allocator) secondPass() (*Result, error) {
 	out.Blocks = make([]*mir.Block, nb)
 	org := &alloc.Origins{Block: make([]int, nb), Instr: make([][]int32, nb)}
 	for i, b := range f.Blocks {
-		nbk := &mir.Block{ID: i, Freq: b.Freq}
-		nbk.Succs = append([]int(nil), b.Succs...)
-		nbk.SuccProb = append([]float64(nil), b.SuccProb...)
-		nbk.Preds = append([]int(nil), b.Preds...)
+		// In place, the input's block becomes the output's: what the
+		// code below reads of the input's graph (successors, the number
+		// of predecessors, frequencies, terminators' ops) splitting
+		// edges leaves as it was, for the edges still to be placed.
+		nbk := b
+		if !a.opts.InPlace {
+			nbk = &mir.Block{ID: i, Freq: b.Freq}
+			nbk.Succs = append([]int(nil), b.Succs...)
+			nbk.SuccProb = append([]float64(nil), b.SuccProb...)
+			nbk.Preds = append([]int(nil), b.Preds...)
+		}
 		nbk.Instrs = a.codes[i]
+		a.codes[i] = nil
 		out.Blocks[i] = nbk
 		org.Block[i] = i
 		org.Instr[i] = a.origins[i]

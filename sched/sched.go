@@ -37,6 +37,15 @@ type Options struct {
 	// Malformed input may then fail in unspecified ways.
 	NoVerify bool
 
+	// InPlace lets Allocate make its result out of the input's
+	// instructions: each instruction is rewritten with the locations
+	// assigned to its operands and becomes the output's, so that a huge
+	// function's code is not held twice. The input must not be used after
+	// Allocate (an allocation checker needs a copy made before). The
+	// result is the same as without InPlace. Separate and LinearScanOnly
+	// ignore it.
+	InPlace bool
+
 	// NoPlacement keeps every spill store where the pass placed it,
 	// instead of moving a value's stores to its definitions where that
 	// executes fewer of them (see placeStores).
@@ -174,6 +183,10 @@ func Allocate(f *mir.Func, opts Options) (*Result, error) {
 		opts.Victim = policy
 	} else {
 		lazy = nil
+	}
+	if lazy != nil && opts.InPlace {
+		// The analysis reads the input, which the pass rewrites.
+		lazy.analyze()
 	}
 	if opts.Regs == 0 {
 		opts.Regs = mir.Allocatable

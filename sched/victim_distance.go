@@ -169,21 +169,27 @@ type oracleVictim struct {
 
 // Victim implements VictimPolicy.
 func (p *oracleVictim) Victim(b, pos int, cands []SpillCandidate) int {
-	if p.dv.Oracle == nil {
-		start := time.Now()
-		switch p.kind {
-		case OracleED:
-			a, err := EDAnalyze(p.f, EDOptions{})
-			if err != nil {
-				panic(err) // without edge counts EDAnalyze cannot fail
-			}
-			p.dv.Oracle = a
-		default:
-			p.dv.Oracle = NNUAnalyze(p.f, NNUOptions{})
-		}
-		p.spent = time.Since(start)
-	}
+	p.analyze()
 	return p.dv.Victim(b, pos, cands)
+}
+
+// analyze runs the oracle's analysis of the function, once.
+func (p *oracleVictim) analyze() {
+	if p.dv.Oracle != nil {
+		return
+	}
+	start := time.Now()
+	switch p.kind {
+	case OracleED:
+		a, err := EDAnalyze(p.f, EDOptions{})
+		if err != nil {
+			panic(err) // without edge counts EDAnalyze cannot fail
+		}
+		p.dv.Oracle = a
+	default:
+		p.dv.Oracle = NNUAnalyze(p.f, NNUOptions{})
+	}
+	p.spent = time.Since(start)
 }
 
 // victimFor returns the policy of heuristic o for f, and the lazily
