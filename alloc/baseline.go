@@ -119,6 +119,9 @@ var (
 
 type baseline struct {
 	f *mir.Func
+	// Operand locations and the defined values of the instruction being
+	// rewritten, reused between instructions.
+	useLoc, defLoc, defs []mir.Reg
 }
 
 // slotOf returns the stack slot of a virtual register.
@@ -150,8 +153,9 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, int, 
 	// Choose a location for every operand. Fixed locations first, then tied
 	// defs share their use's register, then the free registers in order.
 	taken := mir.RegSet(0)
-	useLoc := make([]mir.Reg, len(in.Uses))
-	defLoc := make([]mir.Reg, len(in.Defs))
+	b.useLoc = slices.Grow(b.useLoc[:0], len(in.Uses))[:len(in.Uses)]
+	b.defLoc = slices.Grow(b.defLoc[:0], len(in.Defs))[:len(in.Defs)]
+	useLoc, defLoc := b.useLoc, b.defLoc
 	for i := range useLoc {
 		useLoc[i] = mir.NoReg
 	}
@@ -189,7 +193,7 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, int, 
 	}
 	var err error
 	for i, r := range in.Uses {
-		if useLoc[i] == mir.NoReg {
+		if useLoc[i] == mir.NoReg && r != mir.NoReg { // NoReg: no index
 			if useLoc[i], err = pick(f.RegClass(r)); err != nil {
 				return nil, -1, err
 			}
@@ -218,8 +222,10 @@ func (b *baseline) rewrite(out []*mir.Instr, in *mir.Instr) ([]*mir.Instr, int, 
 	// The instruction itself is rewritten in place (the function is
 	// allocated in place): a copy would hold a second instruction per
 	// instruction while the function is rewritten.
-	defs := in.Defs
-	in.Uses, in.Defs = useLoc, defLoc
+	b.defs = append(b.defs[:0], in.Defs...)
+	defs := b.defs
+	copy(in.Uses, useLoc)
+	copy(in.Defs, defLoc)
 	out = append(out, in)
 	at := len(out) - 1
 	for i, r := range defs {

@@ -128,6 +128,10 @@ func CheckAllocation(pre, post *mir.Func, o *Origins) (err error) {
 	return c.flow()
 }
 
+// noIndexName is the name of the absent index of a memory operand
+// without one (a NoReg use): the output's use must be NoReg too.
+const noIndexName int32 = -2
+
 // Effect classes of input instructions, for the order check.
 const (
 	acNone    uint8 = iota
@@ -279,8 +283,11 @@ func (c *acChecker) structure() error {
 	}
 	for _, b := range pre.Blocks {
 		for i, in := range b.Instrs {
-			for _, rs := range [2][]mir.Reg{in.Defs, in.Uses} {
-				for _, r := range rs {
+			for k, rs := range [2][]mir.Reg{in.Defs, in.Uses} {
+				for j, r := range rs {
+					if k == 1 && r == mir.NoReg && pre.UseSpec(in, j).Role == mir.RoleMemIndex {
+						continue // a memory operand without an index
+					}
 					if !r.IsVirtual() {
 						return c.errf(-1, -1, "input b%d[%d] (%s) names %s; only virtual registers are supported in the input", b.ID, i, in.Op, r)
 					}
@@ -542,7 +549,7 @@ func (c *acChecker) ctxReadAcrossCall() bool {
 		}
 		for _, in := range blk.Instrs {
 			for _, u := range in.Uses {
-				if st.stale(int32(u.Index())) {
+				if u != mir.NoReg && st.stale(int32(u.Index())) {
 					return true
 				}
 			}
@@ -884,6 +891,10 @@ func (c *acChecker) nameValues() {
 			info := in.Op.Info()
 			uo, do := c.useOff[g], c.defOff[g]
 			for j, u := range in.Uses {
+				if u == mir.NoReg {
+					c.useName[uo+int32(j)] = noIndexName
+					continue
+				}
 				c.useName[uo+int32(j)] = cur[u.Index()]
 			}
 			c.callsBefore[g], c.barriersBefore[g], c.flagFrom[g] = calls, barriers, flags
@@ -1352,6 +1363,13 @@ func (c *acChecker) run(b int, entry []acLocSet, s *acState) ([]acLocSet, error)
 			uo := c.useOff[g]
 			for j, u := range in.Uses {
 				want := c.useName[uo+int32(j)]
+				if (want == noIndexName) != (u == mir.NoReg) {
+					return nil, c.errf(b, i, "from input b%d[%d]: use %d is %s, but the input's is %s",
+						ob, k, j, u, c.pre.Blocks[ob].Instrs[k].Uses[j])
+				}
+				if want == noIndexName {
+					continue
+				}
 				if l := c.loc(u); !slices.Contains(s.sets[l], want) {
 					return nil, c.errf(b, i, "from input b%d[%d]: use %d (%s) must hold %s, but it holds %s",
 						ob, k, j, u, c.describe(want, c.pre.Blocks[ob].Instrs[k].Uses[j], ob), c.describeSet(s.sets[l], ob))

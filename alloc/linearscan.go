@@ -395,6 +395,9 @@ func (s *lsState) number() error {
 			u := 2 * pos
 			info := in.Op.Info()
 			for _, r := range in.Uses {
+				if r == mir.NoReg {
+					continue // a memory operand without an index
+				}
 				if !r.IsVirtual() {
 					return fmt.Errorf("alloc: linear scan %s b%d: %s uses %s, not a virtual register", f.Name, b, in.Op, r)
 				}
@@ -616,6 +619,9 @@ func (s *lsState) fixedRanges() {
 			u := 2 * pos
 			info := in.Op.Info()
 			for _, r := range in.Uses {
+				if r == mir.NoReg {
+					continue
+				}
 				v := int32(r.Index())
 				if f.Pins[v] == mir.NoReg {
 					continue
@@ -1333,6 +1339,9 @@ func (s *lsState) rewriteInstr(in *mir.Instr, k, pos int32) error {
 	s.temps = s.temps[:0]
 	s.victims = s.victims[:0]
 	for i, r := range in.Uses {
+		if r == mir.NoReg {
+			continue
+		}
 		v := int32(r.Index())
 		s.opStamp[v] = stamp
 		if !s.spilled(v) {
@@ -1372,6 +1381,9 @@ func (s *lsState) rewriteInstr(in *mir.Instr, k, pos int32) error {
 	defs := append(s.defBuf[:0], in.Defs...)
 	s.moves = s.moves[:0]
 	for i, r := range in.Uses {
+		if r == mir.NoReg {
+			continue
+		}
 		v := int32(r.Index())
 		if useSlots != nil && useSlots[i] != mir.NoReg {
 			src := s.tempOf(v)

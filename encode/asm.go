@@ -173,6 +173,9 @@ func memOp(base mir.Reg, off int64) obj.Addr {
 }
 
 func memIdxOp(base, index mir.Reg, scale uint8, off int64) obj.Addr {
+	if index == mir.NoReg {
+		return memOp(base, off)
+	}
 	return obj.Addr{Type: obj.TYPE_MEM, Reg: asmReg(base), Index: asmReg(index), Scale: int16(scale), Offset: off}
 }
 

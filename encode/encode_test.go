@@ -151,6 +151,15 @@ func simpleForms(a, b, c mir.Reg, x, y mir.Reg) []formTest {
 	add(ins(mir.OpMOVLstore, nil, regs(b, c, a), -8, 1), x86asm.MOV, lm, r32(a))
 	add(ins(mir.OpMOVQstore, nil, regs(b, c, a), -8, 1), x86asm.MOV, lm, r64(a))
 	add(ins(mir.OpMOVSDstore, nil, regs(b, c, x), -8, 1), x86asm.MOVSD_XMM, lm, r64(x))
+	// Memory operands without an index: [base+disp].
+	nm := mem(b, 0, 0, 100)
+	add(ins(mir.OpMOVQload, regs(a), regs(b, mir.NoReg), 100, 1), x86asm.MOV, r64(a), nm)
+	add(ins(mir.OpMOVBQZXload, regs(a), regs(b, mir.NoReg), 100, 1), x86asm.MOVZX, r64(a), nm)
+	add(ins(mir.OpMOVBstore, nil, regs(b, mir.NoReg, a), 100, 1), x86asm.MOV, nm, r8(a))
+	add(ins(mir.OpMOVQstore, nil, regs(b, mir.NoReg, a), 100, 1), x86asm.MOV, nm, r64(a))
+	add(ins(mir.OpMOVSDload, regs(x), regs(b, mir.NoReg), 100, 1), x86asm.MOVSD_XMM, r64(x), nm)
+	add(ins(mir.OpADDQload, regs(a), regs(a, b, mir.NoReg), 100, 1), x86asm.ADD, r64(a), nm)
+	add(ins(mir.OpCMPQload, nil, regs(a, b, mir.NoReg), 100, 1), x86asm.CMP, r64(a), nm)
 	for op, xop := range map[mir.Op]x86asm.Op{mir.OpADDSD: x86asm.ADDSD, mir.OpSUBSD: x86asm.SUBSD,
 		mir.OpMULSD: x86asm.MULSD, mir.OpDIVSD: x86asm.DIVSD} {
 		add(ins(op, regs(x), regs(x, y), 0, 0), xop, r64(x), r64(y))

@@ -135,7 +135,7 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 
 	case bc.OpI64Load8S, bc.OpI64Load8U, bc.OpI64Load16S, bc.OpI64Load16U, bc.OpI64Load32S, bc.OpI64Load32U,
 		bc.OpI64Load, bc.OpF64Load:
-		base, ea, ok := l.memAddress(in.A, in.Imm, in.Op.Info().Size)
+		base, ea, disp, ok := l.memAddress(in.A, in.Imm, in.Op.Info().Size)
 		if !ok {
 			break
 		}
@@ -144,15 +144,15 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 			c = mir.XMM
 		}
 		d := l.f.NewVReg(c)
-		l.emit(mir.Instr{Op: loadOps[in.Op], Defs: []mir.Reg{d}, Uses: []mir.Reg{base, ea}, Scale: 1, Pos: l.pos()})
+		l.emit(mir.Instr{Op: loadOps[in.Op], Defs: []mir.Reg{d}, Uses: []mir.Reg{base, ea}, Scale: 1, Imm: disp, Pos: l.pos()})
 		l.write(in.Dst, d)
 	case bc.OpI64Store8, bc.OpI64Store16, bc.OpI64Store32, bc.OpI64Store, bc.OpF64Store:
 		val := l.read(in.B)
-		base, ea, ok := l.memAddress(in.A, in.Imm, in.Op.Info().Size)
+		base, ea, disp, ok := l.memAddress(in.A, in.Imm, in.Op.Info().Size)
 		if !ok {
 			break
 		}
-		l.emit(mir.Instr{Op: storeOps[in.Op], Uses: []mir.Reg{base, ea, val}, Scale: 1, Pos: l.pos()})
+		l.emit(mir.Instr{Op: storeOps[in.Op], Uses: []mir.Reg{base, ea, val}, Scale: 1, Imm: disp, Pos: l.pos()})
 	case bc.OpMemorySize:
 		l.write(in.Dst, l.opImm(mir.OpSHRQconst, l.read(bc.Reg(l.varMemLen())), 16))
 	case bc.OpMemoryGrow:

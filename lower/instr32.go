@@ -221,7 +221,7 @@ func (l *lowerer) instr32(in *bc.Instr, b int) (handled bool, err error) {
 		l.convert(in, mir.OpMOVL2X, mir.XMM, func(c int64) mir.Reg { return l.fconst32(uint32(c)) })
 
 	case bc.OpI32Load8S, bc.OpI32Load8U, bc.OpI32Load16S, bc.OpI32Load16U, bc.OpI32Load, bc.OpF32Load:
-		base, ea, ok := l.memAddress(in.A, in.Imm, in.Op.Info().Size)
+		base, ea, disp, ok := l.memAddress(in.A, in.Imm, in.Op.Info().Size)
 		if !ok {
 			break
 		}
@@ -230,15 +230,15 @@ func (l *lowerer) instr32(in *bc.Instr, b int) (handled bool, err error) {
 			c = mir.XMM
 		}
 		d := l.f.NewVReg(c)
-		l.emit(mir.Instr{Op: loadOps32[in.Op], Defs: []mir.Reg{d}, Uses: []mir.Reg{base, ea}, Scale: 1, Pos: l.pos()})
+		l.emit(mir.Instr{Op: loadOps32[in.Op], Defs: []mir.Reg{d}, Uses: []mir.Reg{base, ea}, Scale: 1, Imm: disp, Pos: l.pos()})
 		l.write(in.Dst, d)
 	case bc.OpI32Store8, bc.OpI32Store16, bc.OpI32Store, bc.OpF32Store:
 		val := l.read(in.B)
-		base, ea, ok := l.memAddress(in.A, in.Imm, in.Op.Info().Size)
+		base, ea, disp, ok := l.memAddress(in.A, in.Imm, in.Op.Info().Size)
 		if !ok {
 			break
 		}
-		l.emit(mir.Instr{Op: storeOps32[in.Op], Uses: []mir.Reg{base, ea, val}, Scale: 1, Pos: l.pos()})
+		l.emit(mir.Instr{Op: storeOps32[in.Op], Uses: []mir.Reg{base, ea, val}, Scale: 1, Imm: disp, Pos: l.pos()})
 	default:
 		return false, nil
 	}

@@ -606,9 +606,11 @@ func (l *lowerer) truncF64(op bc.Op, x mir.Reg) (mir.Reg, bool) {
 }
 
 // memAddress lowers the effective address of a load or store of size bytes
-// at register r plus off, with the bounds check. ok is false when the
-// access always traps.
-func (l *lowerer) memAddress(r bc.Reg, off int64, size int) (base, ea mir.Reg, ok bool) {
+// at register r plus off, with the bounds check: the memory operand is
+// [base + ea*1 + disp], ea NoReg for a constant address that needs no
+// check (disp is then the address). ok is false when the access always
+// traps.
+func (l *lowerer) memAddress(r bc.Reg, off int64, size int) (base, ea mir.Reg, disp int64, ok bool) {
 	av := l.read(r)
 	if c, isConst := l.constOf(av); isConst {
 		addr := uint64(c) + uint64(off)
@@ -617,10 +619,15 @@ func (l *lowerer) memAddress(r bc.Reg, off int64, size int) (base, ea mir.Reg, o
 		case end < addr || end > uint64(l.m.Memory.MaxPages)*bc.PageSize:
 			// Beyond any size memory can ever have.
 			l.trapAlways(bc.TrapOutOfBounds)
-			return 0, 0, false
+			return 0, 0, 0, false
 		case end <= uint64(l.m.Memory.MinPages)*bc.PageSize:
-			// Within the memory's initial size, which it never shrinks below.
-			return l.read(bc.Reg(l.varMemBase())), l.iconst(int64(addr)), true
+			// Within the memory's initial size, which it never shrinks
+			// below: no check, and the address is a displacement when it
+			// fits in one.
+			if addr <= math.MaxInt32 {
+				return l.read(bc.Reg(l.varMemBase())), mir.NoReg, int64(addr), true
+			}
+			return l.read(bc.Reg(l.varMemBase())), l.iconst(int64(addr)), 0, true
 		}
 		ea = l.iconst(int64(addr))
 	} else if off != 0 {
@@ -632,5 +639,5 @@ func (l *lowerer) memAddress(r bc.Reg, off int64, size int) (base, ea mir.Reg, o
 	bound := l.read(bc.Reg(l.varMemBound(size)))
 	l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{ea, bound}, Pos: l.pos()})
 	l.checkTrap(mir.CondAE, bc.TrapOutOfBounds)
-	return l.read(bc.Reg(l.varMemBase())), ea, true
+	return l.read(bc.Reg(l.varMemBase())), ea, 0, true
 }

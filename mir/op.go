@@ -9,7 +9,8 @@ type Op uint16
 
 // The opcodes. Names follow the Go assembler's (Q = 64-bit, L = 32-bit,
 // SD = scalar double, SS = scalar single); "const" takes an immediate,
-// "load"/"store" a memory operand [base + index*scale + disp]. Every
+// "load"/"store" a memory operand [base + index*scale + disp], whose index
+// may be NoReg (no index: [base + disp], with scale 1). Every
 // constraint of every op is in the op table (Op.Info); nothing else in
 // kiln hard-codes them.
 const (
@@ -325,7 +326,7 @@ type Role uint8
 const (
 	RoleValue    Role = iota
 	RoleMemBase       // base register of a memory operand
-	RoleMemIndex      // index register of a memory operand
+	RoleMemIndex      // index register of a memory operand; NoReg for none
 )
 
 // OperandSpec is the constraint on one operand.

@@ -24,7 +24,8 @@ package mir
 //	            [ operand { "," operand } ] [ "*" count ] [ succs ] [ "@" int ] .
 //	def       = reg [ ":" class ] .
 //	operand   = reg | mem | "$" int .
-//	mem       = "[" reg "+" reg "*" count [ ( "+" | "-" ) digits ] "]" .
+//	mem       = "[" reg "+" reg "*" count [ ( "+" | "-" ) digits ] "]"
+//	          | "[" reg [ ( "+" | "-" ) digits ] "]" .   (no index: scale 1)
 //	succs     = "->" succ { "," succ } .
 //	succ      = bref float | bref | float .
 //	bref      = "b" count .
@@ -515,10 +516,12 @@ func (p *txtPrinter) instr(f *Func, in *Instr, succsHere bool, b *Block) {
 		}
 		p.buf = append(p.buf, '[')
 		p.reg(in.Uses[k])
-		p.buf = append(p.buf, '+')
-		p.reg(in.Uses[k+1])
-		p.buf = append(p.buf, '*')
-		p.buf = strconv.AppendUint(p.buf, uint64(in.Scale), 10)
+		if k+1 < len(in.Uses) && (in.Uses[k+1] != NoReg || in.Scale != 1) {
+			p.buf = append(p.buf, '+')
+			p.reg(in.Uses[k+1])
+			p.buf = append(p.buf, '*')
+			p.buf = strconv.AppendUint(p.buf, uint64(in.Scale), 10)
+		}
 		if in.Imm > 0 {
 			p.buf = append(p.buf, '+')
 		}
@@ -1344,8 +1347,22 @@ func (p *txtParser) mem(in *Instr, item string) {
 	inner := item[1:end]
 	plus := strings.IndexByte(inner, '+')
 	star := strings.IndexByte(inner, '*')
+	if star < 0 {
+		// No index: [BASE], [BASE+DISP] or [BASE-DISP].
+		k := strings.IndexAny(inner, "+-")
+		if k < 0 {
+			k = len(inner)
+		}
+		base := p.useReg(inner[:k])
+		if k < len(inner) {
+			in.Imm = p.int(inner[k:], 64)
+		}
+		in.Scale = 1
+		in.Uses = append(in.Uses, base, NoReg)
+		return
+	}
 	if plus < 0 || star < plus {
-		p.fail("bad memory operand %q, want [BASE+INDEX*SCALE+DISP]", item[:end+1])
+		p.fail("bad memory operand %q, want [BASE+INDEX*SCALE+DISP] or [BASE+DISP]", item[:end+1])
 	}
 	base := p.useReg(inner[:plus])
 	index := p.useReg(inner[plus+1 : star])

@@ -689,7 +689,7 @@ func TestTextParseErrors(t *testing.T) {
 		{txtHead + "  CMPQ [rax+rbx*1]\nend\n", 4, `CMPQ has no memory operand`},
 		{txtHead + "  MOVQstore rax, [rbx+rcx*1]\nend\n", 4, `memory operand must be operand 1 of MOVQstore`},
 		{txtHead + "  MOVQstore [rbx+rcx*1], [rbx+rcx*1]\nend\n", 4, `second memory operand`},
-		{txtHead + "  v0:gpr = MOVQload [rax]\nend\n", 4, `bad memory operand "[rax]", want [BASE+INDEX*SCALE+DISP]`},
+		{txtHead + "  v0:gpr = MOVQload [rax*2]\nend\n", 4, `bad memory operand "[rax*2]", want [BASE+INDEX*SCALE+DISP] or [BASE+DISP]`},
 		{txtHead + "  v0:gpr = MOVQload [rax+rbx*x]\nend\n", 4, `bad scale "x"`},
 		{txtHead + "  v0:gpr = MOVQload [rax+rbx*1+]\nend\n", 4, `bad number "+"`},
 		{txtHead + "  v0:gpr = MOVQload [rax+rbx*1\nend\n", 4, `unterminated memory operand "[rax+rbx*1"`},
@@ -993,5 +993,40 @@ func TestTextNewOpForms(t *testing.T) {
 	}
 	if err := Verify(f); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTextMemoryWithoutIndex checks the text of memory operands without an
+// index register ([BASE+DISP]): parsed into a NoReg index with scale 1,
+// printed back the same, and accepted by the verifier.
+func TestTextMemoryWithoutIndex(t *testing.T) {
+	src := `func f #0 () -> (gpr) nonssa
+  vregs 3
+b0: freq=1
+  v0:gpr = CtxLoad #0
+  v1:gpr = MOVQload [v0+16]
+  MOVBstore [v0], v1
+  v2:gpr = ADDQload v1, [v0-8]
+  RET v2
+end
+`
+	f, err := ParseFunc([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		imm  int64
+		uses []Reg
+	}{{16, []Reg{VReg(0), NoReg}}, {0, []Reg{VReg(0), NoReg, VReg(1)}}, {-8, []Reg{VReg(1), VReg(0), NoReg}}} {
+		in := f.Blocks[0].Instrs[i+1]
+		if in.Imm != want.imm || in.Scale != 1 || !slices.Equal(in.Uses, want.uses) {
+			t.Errorf("instruction %d: imm %d scale %d uses %v, want imm %d scale 1 uses %v", i+1, in.Imm, in.Scale, in.Uses, want.imm, want.uses)
+		}
+	}
+	if err := Verify(f); err != nil {
+		t.Fatal(err)
+	}
+	if got := Format(f); got != src {
+		t.Errorf("printed back as\n%s\nwant\n%s", got, src)
 	}
 }

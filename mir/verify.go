@@ -489,6 +489,12 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 	}
 	for i, r := range in.Uses {
 		s := f.UseSpec(in, i)
+		if r == NoReg && s.Role == RoleMemIndex {
+			if in.Scale != 1 {
+				return v.errf("scale %d without an index, want 1", in.Scale)
+			}
+			continue // a memory operand without an index
+		}
 		if in.Op == OpParCopy {
 			shared = f.RegClass(in.Defs[i])
 		}

@@ -73,6 +73,20 @@ func TestVerifyRejects(t *testing.T) {
 	for _, tt := range []struct {
 		name, text, want string
 	}{
+		{"scale without an index", `func f #0 () -> (gpr) nonssa
+  vregs 2
+b0: freq=1
+  v0:gpr = CtxLoad #0
+  v1:gpr = MOVQload [v0+noreg*8+16]
+  RET v1
+end`, "b0[1] (MOVQload): scale 8 without an index, want 1"},
+		{"memory operand without a base", `func f #0 () -> (gpr) nonssa
+  vregs 2
+b0: freq=1
+  v0:gpr = CtxLoad #0
+  v1:gpr = MOVQload [noreg+v0*1]
+  RET v1
+end`, "b0[1] (MOVQload): use 0 is noreg"},
 		{"entry with predecessors", `func f #0 () -> () ssa
   vregs 0
 b0: preds=b0 freq=1

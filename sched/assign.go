@@ -411,6 +411,10 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 	useLoc := a.scratchRegs(&a.useBuf, len(in.Uses))
 	for pass := 0; pass < 2; pass++ {
 		for i, r := range in.Uses {
+			if r == mir.NoReg && f.UseSpec(in, i).Role == mir.RoleMemIndex {
+				useLoc[i] = mir.NoReg // a memory operand without an index
+				continue
+			}
 			s := f.UseSpec(in, i)
 			want := pinOrFixed(f, r, s)
 			isFixed := want != mir.NoReg || s.Fixed.IsArgSlot()
@@ -452,10 +456,15 @@ func (a *allocator) allocInstr(k int, in *mir.Instr) error {
 	}
 	// Source values die here or are needed later.
 	for _, r := range in.Uses {
-		a.vs[r.Index()].usesLeft--
+		if r != mir.NoReg {
+			a.vs[r.Index()].usesLeft--
+		}
 	}
 	var dying []int32
 	for i, r := range in.Uses {
+		if r == mir.NoReg {
+			continue
+		}
 		v := int32(r.Index())
 		if a.vs[v].usesLeft <= 0 && !a.vs[v].liveOut && !slices.Contains(in.Uses[:i], r) {
 			dying = append(dying, v)

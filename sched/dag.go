@@ -36,11 +36,14 @@ type depEdge struct {
 // depends on all accesses before it, which keeps the graph linear in size.
 const memWindow = 32
 
+// noIndex is the index resource of an address without an index register.
+const noIndex int32 = -2
+
 // memAccess describes a linear-memory access for disambiguation.
 type memAccess struct {
 	node              int32
 	store             bool
-	base, index       int32 // resources of the address registers
+	base, index       int32 // resources of the address registers (index noIndex: none)
 	baseVer, idxVer   int32 // their definition counts when the access was made
 	scale             uint8
 	lo, hi            int64 // byte range [lo, hi) relative to base + index*scale
@@ -400,11 +403,15 @@ func (b *graphBuilder) access(n int32, in *mir.Instr) memAccess {
 			acc.base = b.resource(r)
 			acc.baseVer = b.version[acc.base]
 		case mir.RoleMemIndex:
+			if r == mir.NoReg {
+				acc.index = noIndex
+				continue
+			}
 			acc.index = b.resource(r)
 			acc.idxVer = b.version[acc.index]
 		}
 	}
-	acc.knownDisplacement = acc.base >= 0 && acc.index >= 0
+	acc.knownDisplacement = acc.base >= 0 && (acc.index >= 0 || acc.index == noIndex)
 	return acc
 }
 
