@@ -27,17 +27,21 @@ func blockOrder(f *mir.Func) []int {
 	// same however long they are.
 	c := newChains(n)
 	type edge struct {
-		from, to int
+		from, to int32
 		w        float64
 	}
-	var edges []edge
+	ne := 0
+	for _, b := range f.Blocks {
+		ne += len(b.Succs)
+	}
+	edges := make([]edge, 0, ne)
 	for _, b := range f.Blocks {
 		if cold(b.ID) {
 			continue
 		}
 		for k, s := range b.Succs {
 			if s != b.ID && s != 0 && !cold(s) {
-				edges = append(edges, edge{b.ID, s, b.Freq * b.SuccProb[k]})
+				edges = append(edges, edge{int32(b.ID), int32(s), b.Freq * b.SuccProb[k]})
 			}
 		}
 	}
@@ -51,8 +55,8 @@ func blockOrder(f *mir.Func) []int {
 		return cmp.Compare(x.to, y.to)
 	})
 	for _, e := range edges {
-		cu, cv := c.find(e.from), c.find(e.to)
-		if cu == cv || c.last[cu] != e.from || c.first[cv] != e.to {
+		cu, cv := c.find(int(e.from)), c.find(int(e.to))
+		if cu == cv || c.last[cu] != int(e.from) || c.first[cv] != int(e.to) {
 			continue
 		}
 		c.join(cu, cv)
@@ -60,27 +64,32 @@ func blockOrder(f *mir.Func) []int {
 	// The chains, each with its first (smallest) block and whether it only
 	// traps; loops whose latch jumps back to the chain's first block are
 	// rotated.
+	// A chain's blocks are all[start:end].
 	type chain struct {
-		blocks []int
-		min    int
-		cold   bool
+		start, end int32
+		min        int32
+		cold       bool
 	}
+	all := make([]int, 0, n)
 	var chains []chain
 	entry := -1
 	for b := range n {
 		if c.find(b) != b {
 			continue
 		}
-		ch := chain{min: n, cold: true}
+		ch := chain{start: int32(len(all)), min: int32(n), cold: true}
 		for x := c.first[b]; x >= 0; x = c.next[x] {
-			ch.blocks = append(ch.blocks, x)
-			ch.min = min(ch.min, x)
+			all = append(all, x)
+			ch.min = min(ch.min, int32(x))
 			ch.cold = ch.cold && cold(x)
 		}
-		if bs := ch.blocks; len(bs) >= 3 {
+		ch.end = int32(len(all))
+		if bs := all[ch.start:ch.end]; len(bs) >= 3 {
 			t := f.Blocks[bs[len(bs)-1]]
 			if term := t.Terminator(); term.Op == mir.OpJMP && t.Succs[0] == bs[0] && len(t.Instrs) <= 3 && bs[0] != 0 {
-				ch.blocks = append([]int{t.ID}, bs[:len(bs)-1]...)
+				// Rotated: the latch first.
+				copy(bs[1:], bs[:len(bs)-1])
+				bs[0] = t.ID
 			}
 		}
 		if b == c.find(0) {
@@ -110,7 +119,7 @@ func blockOrder(f *mir.Func) []int {
 	})
 	order := make([]int, 0, n)
 	for _, i := range live {
-		order = append(order, chains[i].blocks...)
+		order = append(order, all[chains[i].start:chains[i].end]...)
 	}
 	return order
 }

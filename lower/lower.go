@@ -305,6 +305,9 @@ func (l *lowerer) run() error {
 	firstLoopVar := nvars
 	nvars += l.planLoopVars(nvars)
 	l.ssa.init(l, nvars)
+	// About a block per bytecode block and per edge (edges that count or
+	// poll get one): reserved at once, not regrown block by block.
+	l.ssa.reserve(1 + len(l.layout.Blocks) + len(l.layout.Edges))
 	l.ssa.stable = l.stableVars(nvars)
 	for x := firstLoopVar; x < nvars; x++ {
 		l.ssa.stable[x] = false

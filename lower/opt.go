@@ -161,12 +161,13 @@ func simplifyPhisAgain(phis []*mir.Instr, nvregs int, find func(mir.Reg) mir.Reg
 func eliminateDeadCode(f *mir.Func) {
 	// Number the instructions; record each register's defining instruction
 	// and each flag reader's flag producer.
-	var all []*mir.Instr
+	total := f.NumInstrs()
+	all := make([]*mir.Instr, 0, total)
 	def := make([]int32, len(f.VRegs))
 	for i := range def {
 		def[i] = -1
 	}
-	var producer []int32
+	producer := make([]int32, 0, total)
 	for _, b := range f.Blocks {
 		last := int32(-1)
 		for _, in := range b.Instrs {

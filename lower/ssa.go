@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"slices"
+
 	"github.com/kiln-jit/kiln/mir"
 )
 
@@ -72,6 +74,15 @@ type pendingPhi struct {
 
 func (s *ssaBuilder) init(l *lowerer, nvars int) {
 	s.l, s.nvars = l, nvars
+}
+
+// reserve makes room for n blocks.
+func (s *ssaBuilder) reserve(n int) {
+	s.defs = slices.Grow(s.defs, n)
+	s.sealed = slices.Grow(s.sealed, n)
+	s.incomplete = slices.Grow(s.incomplete, n)
+	s.phis = slices.Grow(s.phis, n)
+	s.root = slices.Grow(s.root, n)
 }
 
 // addBlock registers a new mir block (IDs must be added in order).

@@ -137,8 +137,9 @@ func (d *dataflow) analyze(f *mir.Func) {
 	sc.defMark = zeroed(sc.defMark, nv) // b+1 when v is defined in b
 	expMark, expIdx, defMark := sc.expMark, sc.expIdx, sc.defMark
 	d.instrBase = fit(d.instrBase, nb+1)
-	d.defStart = d.defStart[:0]
-	d.defVReg = d.defVReg[:0]
+	ni := f.NumInstrs()
+	d.defStart = slices.Grow(d.defStart[:0], ni+1) // a def usually per instruction
+	d.defVReg = slices.Grow(d.defVReg[:0], ni)
 	ndefs := int32(0)
 	d.calls = zeroed(d.calls, nb)
 	d.fixed = zeroed(d.fixed, nb)

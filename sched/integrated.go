@@ -331,7 +331,14 @@ func (a *allocator) buildNeighbours() {
 	nb := len(blocks)
 	at := zeroed(a.nbAt, nb) // position of a block in the list being built, +1
 	succStart := fit(a.succStart, nb+1)
+	nsucc := 0
+	for _, pb := range blocks {
+		nsucc += len(pb.Succs)
+	}
 	succs := a.succList[:0]
+	if cap(succs) < nsucc {
+		succs = make([]neighbour, 0, nsucc) // room for every edge: no regrowth
+	}
 	for p, pb := range blocks {
 		succStart[p] = int32(len(succs))
 		first := len(succs)
