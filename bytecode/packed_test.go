@@ -84,3 +84,41 @@ func TestPackedCodeCorrupt(t *testing.T) {
 		}
 	}
 }
+
+func TestPackedCodeUnpackRange(t *testing.T) {
+	// A long function, so that ranges start far from the first mark.
+	long := &Function{Name: "long"}
+	for i := range 1000 {
+		long.Code = append(long.Code,
+			Instr{Op: OpI64Load8U, Dst: 1, A: 0, Imm: int64(i)},
+			Instr{Op: OpI64Add, Dst: 1, A: 1, UseImm: true, Imm: int64(i * 7)},
+			Instr{Op: OpBrNe, A: 1, UseImm: true, Target: uint32(i)})
+	}
+	for seed := range 300 {
+		r := rand.New(rand.NewPCG(uint64(seed), 0x7a))
+		m := randomModule(r)
+		for _, f := range append(m.Funcs, long) {
+			p := PackCode(f.Code)
+			for range 8 {
+				start := r.IntN(len(f.Code) + 1)
+				end := start + r.IntN(len(f.Code)-start+1)
+				prefix := []Instr{{Op: OpReturn}}
+				got, err := p.UnpackRange(prefix, start, end)
+				if err != nil {
+					t.Fatalf("seed %d, %s [%d, %d): %v", seed, f.Name, start, end, err)
+				}
+				if len(got) != 1+end-start || got[0].Op != OpReturn {
+					t.Fatalf("seed %d, %s [%d, %d): %d instructions, want the prefix and %d", seed, f.Name, start, end, len(got), end-start)
+				}
+				for i := start; i < end; i++ {
+					if !got[1+i-start].Equal(&f.Code[i]) {
+						t.Fatalf("seed %d, %s: instruction %d unpacked as %+v, want %+v", seed, f.Name, i, got[1+i-start], f.Code[i])
+					}
+				}
+			}
+			if _, err := p.UnpackRange(nil, 0, len(f.Code)+1); err == nil {
+				t.Fatalf("seed %d, %s: a range beyond the code unpacked", seed, f.Name)
+			}
+		}
+	}
+}

@@ -14,10 +14,10 @@ import (
 // hundred): the interpreter runs its own form of the code, prepared at
 // load, and the compiled tiers read the bytecode only while they lower a
 // function, so the module the prepared program holds has functions
-// without code, and a compile unpacks one function at a time. For a
-// function of a million instructions that is the difference between
-// about 5 MB and more than 100 MB kept for the module's lifetime, and
-// while the optimizing tier's largest tables are live.
+// without code, and lowering unpacks a function a block at a time
+// (lower.Options.Packed). For a function of a million instructions that
+// is the difference between about 5 MB and more than 100 MB kept for the
+// module's lifetime, and while the compile's largest tables are live.
 
 // moduleCode is the packed code of a loaded module's functions, with the
 // module facts lowering needs, computed from the code at load.
@@ -70,6 +70,19 @@ func (c *moduleCode) of(m *bytecode.Module, i int) ([]bytecode.Instr, error) {
 		return nil, fmt.Errorf("jit: function %s: %w", f.Name, err)
 	}
 	return code, nil
+}
+
+// packedOf returns the packed code of function i of m, or nil when m
+// holds the function's code (see of).
+func (c *moduleCode) packedOf(m *bytecode.Module, i int) (*bytecode.PackedCode, error) {
+	f := m.Funcs[i]
+	if len(f.Code) > 0 {
+		return nil, nil
+	}
+	if c == nil || i >= len(c.packed) {
+		return nil, fmt.Errorf("jit: internal error: no code for function %s", f.Name)
+	}
+	return &c.packed[i], nil
 }
 
 // len returns the number of instructions of function i of m (see of).

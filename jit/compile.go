@@ -345,15 +345,12 @@ func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program,
 	if i < cfg.countFuncs && !stub {
 		plan = profilecounters.NewChordPlan(prof.Layout, prof)
 	}
-	code, err := cfg.code.of(m, i)
+	packed, err := cfg.code.packedOf(m, i)
 	if err != nil {
 		return runtime.Part{}, err
 	}
-	instrs := len(code)
-	// The unpacked code is garbage once lowered: nothing below refers to
-	// it.
-	mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: plan, Code: code})
-	code = nil
+	instrs := cfg.code.len(m, i)
+	mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: plan, Packed: packed})
 	if err != nil {
 		return runtime.Part{}, err
 	}

@@ -67,13 +67,15 @@ type Options struct {
 	// one module computes it once with NewModuleInfo, so that the work
 	// stays linear in the module's size.
 	Module *ModuleInfo
-	// Code, when not nil, is the function's code, for a module that keeps
-	// its functions' code elsewhere (m.Funcs[fn].Code is then ignored, and
-	// Module is required: the module facts need every function's code,
-	// so they come from NewModuleInfo of the module with its code, made to
-	// stand for m by ModuleInfo.StandIn). It must be the code m was
-	// verified with.
-	Code []bc.Instr
+	// Packed, when not nil, is the function's code, for a module that
+	// keeps its functions' code packed elsewhere (m.Funcs[fn].Code is then
+	// ignored, and Module is required: the module facts need every
+	// function's code, so they come from NewModuleInfo of the module with
+	// its code, made to stand for m by ModuleInfo.StandIn; so is a
+	// profile with the function's layout). It must be the code m was
+	// verified with. Lowering unpacks it a block at a time, so that a huge
+	// function's instructions are never all unpacked at once.
+	Packed *bc.PackedCode
 	// OnPass, when not nil, is called with the function being lowered at
 	// each step of its construction, for dumps that show every step:
 	// after SSA construction ("ssa": instructions selected, φs placed,
@@ -166,21 +168,23 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 		return nil, fmt.Errorf("lower: function index %d out of range", fn)
 	}
 	bf := m.Funcs[fn]
-	if opts.Code != nil {
+	codeLen := len(bf.Code)
+	if opts.Packed != nil {
 		if opts.Module == nil {
-			return nil, fmt.Errorf("lower func %s: code given without the module facts", bf.Name)
+			return nil, fmt.Errorf("lower func %s: packed code given without the module facts", bf.Name)
 		}
-		withCode := *bf
-		withCode.Code = opts.Code
-		bf = &withCode
+		codeLen = opts.Packed.Len()
 	}
 	prof := opts.Profile
 	var layout *profilecounters.Layout
 	if prof != nil && prof.Layout != nil && len(prof.EdgeProb) == len(prof.Layout.Edges) &&
 		len(prof.BlockFreq) == len(prof.Layout.Blocks) && len(prof.Layout.Blocks) > 0 &&
-		prof.Layout.Blocks[len(prof.Layout.Blocks)-1].End == len(bf.Code) {
+		prof.Layout.Blocks[len(prof.Layout.Blocks)-1].End == codeLen {
 		layout = prof.Layout
 	} else {
+		if opts.Packed != nil {
+			return nil, fmt.Errorf("lower func %s: packed code given without its layout", bf.Name)
+		}
 		layout = profilecounters.NewLayout(bf)
 		prof = layout.Profile(nil)
 	}
@@ -192,7 +196,7 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 		info = NewModuleInfo(m)
 	}
 	l := &lowerer{
-		m: m, bf: bf, layout: layout, prof: prof, target: opts.Target, info: info, counters: opts.Counters,
+		m: m, bf: bf, packed: opts.Packed, layout: layout, prof: prof, target: opts.Target, info: info, counters: opts.Counters,
 		f: mir.NewFunc(bf.Name, fn, Classes(bf.Sig.Params), Classes(bf.Sig.Results)),
 	}
 	l.memoryMoves = info.growsMemory
@@ -228,11 +232,15 @@ func moduleGrowsMemory(m *bc.Module) bool {
 
 // lowerer holds the state of one function's lowering.
 type lowerer struct {
-	m      *bc.Module
-	bf     *bc.Function
-	layout *profilecounters.Layout
-	prof   *profilecounters.Profile
-	target Target
+	m  *bc.Module
+	bf *bc.Function
+	// packed is the function's code when bf holds none (Options.Packed);
+	// codeBuf holds the block blockCode unpacked last.
+	packed  *bc.PackedCode
+	codeBuf []bc.Instr
+	layout  *profilecounters.Layout
+	prof    *profilecounters.Profile
+	target  Target
 	// counters is the plan of the edges the code counts (nil: none).
 	counters *profilecounters.ChordPlan
 	// loopVars lists, per bytecode block, the variables counting its
@@ -308,7 +316,10 @@ func (l *lowerer) run() error {
 	// About a block per bytecode block and per edge (edges that count or
 	// poll get one): reserved at once, not regrown block by block.
 	l.ssa.reserve(1 + len(l.layout.Blocks) + len(l.layout.Edges))
-	l.ssa.stable = l.stableVars(nvars)
+	var err error
+	if l.ssa.stable, err = l.stableVars(nvars); err != nil {
+		return err
+	}
 	for x := firstLoopVar; x < nvars; x++ {
 		l.ssa.stable[x] = false
 	}
@@ -387,25 +398,43 @@ func (l *lowerer) afterPass(pass string) {
 // value everywhere is the one the entry block gives it (an argument, the
 // memory state, or zero), so reading it needs no lookup and no φ, however
 // many loops enclose the read.
-func (l *lowerer) stableVars(nvars int) []bool {
+func (l *lowerer) stableVars(nvars int) ([]bool, error) {
 	stable := make([]bool, nvars)
 	for i := range stable {
 		stable[i] = true
 	}
 	var defs []bc.Reg
-	for i := range l.bf.Code {
-		in := &l.bf.Code[i]
-		defs = in.Defs(defs[:0])
-		for _, r := range defs {
-			stable[r] = false
+	for b := range l.layout.Blocks {
+		code, err := l.blockCode(b)
+		if err != nil {
+			return nil, err
 		}
-		if in.Op == bc.OpMemoryGrow || l.memoryMoves && (in.Op == bc.OpCall || in.Op == bc.OpCallHost || in.Op == bc.OpCallIndirect) {
-			for v := l.varMemBase(); v < nvars; v++ {
-				stable[v] = false
+		for i := range code {
+			in := &code[i]
+			defs = in.Defs(defs[:0])
+			for _, r := range defs {
+				stable[r] = false
+			}
+			if in.Op == bc.OpMemoryGrow || l.memoryMoves && (in.Op == bc.OpCall || in.Op == bc.OpCallHost || in.Op == bc.OpCallIndirect) {
+				for v := l.varMemBase(); v < nvars; v++ {
+					stable[v] = false
+				}
 			}
 		}
 	}
-	return stable
+	return stable, nil
+}
+
+// blockCode returns the instructions of bytecode block b, valid until the
+// next call.
+func (l *lowerer) blockCode(b int) ([]bc.Instr, error) {
+	blk := &l.layout.Blocks[b]
+	if l.packed == nil {
+		return l.bf.Code[blk.Start:blk.End], nil
+	}
+	var err error
+	l.codeBuf, err = l.packed.UnpackRange(l.codeBuf[:0], blk.Start, blk.End)
+	return l.codeBuf, err
 }
 
 // loadMemoryState reads the memory base, length and bounds from the
@@ -629,14 +658,19 @@ func (l *lowerer) lowerBlock(b int) error {
 			l.count(s)
 		}
 	}
+	code, err := l.blockCode(b)
+	if err != nil {
+		return err
+	}
 	for pc := blk.Start; pc < blk.End; pc++ {
 		if l.cur == nil {
 			// An earlier instruction always traps; the rest is dead.
 			break
 		}
 		l.pc = pc
-		if err := l.instr(&l.bf.Code[pc], b); err != nil {
-			return fmt.Errorf("instruction %d (%s): %w", pc, l.bf.Code[pc].Op, err)
+		in := &code[pc-blk.Start]
+		if err := l.instr(in, b); err != nil {
+			return fmt.Errorf("instruction %d (%s): %w", pc, in.Op, err)
 		}
 	}
 	if l.cur != nil {
