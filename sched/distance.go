@@ -877,8 +877,8 @@ func (a *edBase) outIndex(v int32, b int) int {
 // number of instructions from the point to the bottom of the block and
 // found clear.
 func (a *edBase) local(v int32, b, pos int) (d float64, found bool) {
-	pos = min(max(pos, 0), len(a.f.Blocks[b].Instrs))
 	np := int(a.nphi[b])
+	pos = min(max(pos, 0), np+int(a.blkLen[b])) // the block's length, φs included
 	eff := max(pos-np, 0)
 	lo, hi := a.refStart[b], a.refStart[b+1]
 	if g, ok := slices.BinarySearch(a.refV[lo:hi], v); ok {

@@ -109,8 +109,8 @@ type allocator struct {
 	succList, predList   []neighbour
 	nbAt                 []int32
 	// sunk marks, per block, the live-in values reloaded at its top
-	// (sinkReloads); nil for a block with none.
-	sunk [][]bool
+	// (sinkReloads); no entry for a block with none.
+	sunk map[int32][]bool
 	// regionCycles is each region's schedule length in the model, and
 	// regionBody the same without its terminator.
 	regionCycles, regionBody []int32
@@ -270,7 +270,9 @@ func (a *allocator) setup() {
 	a.startBuf = fit(a.startBuf, len(a.d.inRegs))
 	a.endBuf = fit(a.endBuf, len(a.d.outRegs))
 	a.cleanBuf = fit(a.cleanBuf, len(a.d.outRegs))
-	a.codes = make([][]*mir.Instr, nb)
+	if !a.opts.InPlace {
+		a.codes = make([][]*mir.Instr, nb) // in place, each block holds its own (setCode)
+	}
 	a.origins = make([][]int32, nb)
 	if a.gb == nil {
 		a.gb = new(graphBuilder)
@@ -395,7 +397,7 @@ func (a *allocator) region(bi int) error {
 		if !a.opts.InPlace {
 			in = a.out.NewInstr(*in)
 		}
-		a.codes[bi] = []*mir.Instr{in}
+		a.setCode(bi, []*mir.Instr{in})
 		a.origins[bi] = []int32{0}
 		a.regionCycles[bi], a.regionBody[bi] = 1, 0
 		a.stats.Cycles++
@@ -445,8 +447,22 @@ func (a *allocator) region(bi int) error {
 		ends[i] = l
 		cleans[i] = a.vs[v].clean || d.remat[v].ok
 	}
-	a.codes[bi], a.origins[bi] = slices.Clone(a.code), slices.Clone(a.origin)
+	a.setCode(bi, slices.Clone(a.code))
+	a.origins[bi] = slices.Clone(a.origin)
 	return nil
+}
+
+// setCode records the code of region bi: in place (Options.InPlace), as
+// the input block's instructions at once, so that the input's
+// instruction list is dropped block by block (the pass reads a region's
+// input instructions only while it is processed, and the distance
+// oracles keep what they need of them).
+func (a *allocator) setCode(bi int, code []*mir.Instr) {
+	if a.opts.InPlace {
+		a.f.Blocks[bi].Instrs = code
+		return
+	}
+	a.codes[bi] = code
 }
 
 // beginRegion resets the per-region state for block bi and records the

@@ -38,8 +38,10 @@ func (a *allocator) secondPass() (*Result, error) {
 			nbk.SuccProb = append([]float64(nil), b.SuccProb...)
 			nbk.Preds = append([]int(nil), b.Preds...)
 		}
-		nbk.Instrs = a.codes[i]
-		a.codes[i] = nil
+		if !a.opts.InPlace {
+			nbk.Instrs = a.codes[i]
+			a.codes[i] = nil
+		}
 		out.Blocks[i] = nbk
 		org.Block[i] = i
 		org.Instr[i] = a.origins[i]
@@ -94,8 +96,8 @@ func (a *allocator) secondPass() (*Result, error) {
 			}
 		}
 	}
-	for s, sunk := range a.sunk {
-		if sunk != nil {
+	for s := range nb {
+		if sunk := a.sunk[int32(s)]; sunk != nil {
 			a.reloadAtTop(s, sunk, org)
 		}
 	}
@@ -127,7 +129,7 @@ func (a *allocator) edgeCode(p, s int, n neighbour) ([]*mir.Instr, error) {
 		if j == len(out) || out[j] != v {
 			return nil, fmt.Errorf("%w: v%d is live into b%d but not out of b%d", errInternal, v, s, p)
 		}
-		if s < len(a.sunk) && a.sunk[s] != nil && a.sunk[s][i] {
+		if sunk := a.sunk[int32(s)]; sunk != nil && sunk[i] {
 			continue // reloaded at the top of s (sinkReloads)
 		}
 		from := a.endLocOf(p)[j]
@@ -357,14 +359,13 @@ func (a *allocator) codeFitsSource(p int, code []*mir.Instr, n neighbour, claime
 // together when that costs less by frequency than leaving them: the
 // reloads at the top against the edges' moves and reloads they replace,
 // and against the blocks that critical edges left with no code do not
-// need. a.sunk[s] marks them by their index in s's live-in values (nil:
-// none).
+// need. a.sunk[s] marks them by their index in s's live-in values (no
+// entry: none).
 func (a *allocator) sinkReloads() {
 	f, d := a.f, a.d
 	nb := len(f.Blocks)
-	a.sunk = fit(a.sunk, nb)
+	a.sunk = map[int32][]bool{}
 	for s := range nb {
-		a.sunk[s] = nil
 		in := d.liveInOf(s)
 		if a.opts.NoReloadSinking || len(f.Blocks[s].Preds) < 2 || len(in) == 0 {
 			continue
@@ -414,7 +415,7 @@ func (a *allocator) sinkReloads() {
 			}
 		}
 		if gain > 0 {
-			a.sunk[s] = sinkable
+			a.sunk[int32(s)] = sinkable
 		}
 	}
 }
