@@ -55,7 +55,7 @@ func BaselineOutOfSSA(f *mir.Func, naive, inPlace bool) (*mir.Func, error) {
 // BaselineNonSSA allocates a function already out of SSA form (for
 // example by Destruct) in place with the baseline strategy, and returns it.
 func BaselineNonSSA(g *mir.Func) (*mir.Func, error) {
-	g, _, err := BaselineNonSSAWithOrigins(g)
+	g, _, err := baselineNonSSA(g, false)
 	return g, err
 }
 
@@ -67,6 +67,12 @@ func BaselineNonSSA(g *mir.Func) (*mir.Func, error) {
 // instruction are inserted (origin -1), and the moves a ParCopy becomes
 // carry the ParCopy's index.
 func BaselineNonSSAWithOrigins(g *mir.Func) (*mir.Func, *Origins, error) {
+	return baselineNonSSA(g, true)
+}
+
+// baselineNonSSA is BaselineNonSSA, with the origins when withOrigins is
+// set (nil otherwise).
+func baselineNonSSA(g *mir.Func, withOrigins bool) (*mir.Func, *Origins, error) {
 	if g.Form != mir.FormNonSSA {
 		return nil, nil, fmt.Errorf("alloc: baseline of %s needs non-SSA form, not %s", g.Name, g.Form)
 	}
@@ -76,7 +82,10 @@ func BaselineNonSSAWithOrigins(g *mir.Func) (*mir.Func, *Origins, error) {
 		g.Slots[i] = mir.SlotInfo{Class: c}
 	}
 	b := &baseline{f: g}
-	o := &Origins{Block: make([]int, len(g.Blocks)), Instr: make([][]int32, len(g.Blocks))}
+	var o *Origins
+	if withOrigins {
+		o = &Origins{Block: make([]int, len(g.Blocks)), Instr: make([][]int32, len(g.Blocks))}
+	}
 	// Each block is rewritten into reused buffers, then copied out at its
 	// size.
 	var out []*mir.Instr
@@ -91,7 +100,7 @@ func BaselineNonSSAWithOrigins(g *mir.Func) (*mir.Func, *Origins, error) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("alloc: baseline %s b%d: %w", g.Name, blk.ID, err)
 			}
-			for j := start; j < len(out); j++ {
+			for j := start; o != nil && j < len(out); j++ {
 				switch {
 				case j == at || in.Op == mir.OpParCopy:
 					orig = append(orig, int32(k))
@@ -101,8 +110,10 @@ func BaselineNonSSAWithOrigins(g *mir.Func) (*mir.Func, *Origins, error) {
 			}
 		}
 		blk.Instrs = slices.Clone(out)
-		o.Block[blk.ID] = blk.ID
-		o.Instr[blk.ID] = slices.Clone(orig)
+		if o != nil {
+			o.Block[blk.ID] = blk.ID
+			o.Instr[blk.ID] = slices.Clone(orig)
+		}
 	}
 	g.Form = mir.FormAllocated
 	g.Pins = nil // the pins are honoured: every operand is in its required register

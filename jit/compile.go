@@ -434,7 +434,14 @@ func (cm *compiledModule) allocate(f *mir.Func, cfg compileConfig) (*mir.Func, e
 		if cfg.check {
 			pre = g.Clone() // the baseline allocates g in place
 		}
-		post, org, err := alloc.BaselineNonSSAWithOrigins(g)
+		var post *mir.Func
+		var org *alloc.Origins
+		var err error
+		if cfg.check {
+			post, org, err = alloc.BaselineNonSSAWithOrigins(g)
+		} else {
+			post, err = alloc.BaselineNonSSA(g) // no origins: nothing reads them
+		}
 		if err != nil {
 			return nil, err
 		}
