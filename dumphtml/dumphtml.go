@@ -250,7 +250,7 @@ func checkProfile(prof *profilecounters.Profile, bf *bytecode.Function) error {
 	switch {
 	case l == nil:
 		return errors.New("profile has no layout")
-	case len(l.Blocks) == 0 || l.Blocks[len(l.Blocks)-1].End != len(bf.Code):
+	case len(l.Blocks) == 0 || int(l.Blocks[len(l.Blocks)-1].End) != len(bf.Code):
 		return errors.New("profile is not the function's: its layout covers other code")
 	case len(prof.EdgeProb) != len(l.Edges) || len(prof.BlockFreq) != len(l.Blocks):
 		return fmt.Errorf("profile has %d edge probabilities and %d block frequencies for %d edges and %d blocks",

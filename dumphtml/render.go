@@ -611,11 +611,11 @@ func (r *renderer) bytecodeColumn(m *bytecode.Module, fn int, prof *profilecount
 	// The blocks partition the code in order.
 	end := 0
 	for b := range l.Blocks {
-		if l.Blocks[b].Start != end || l.Blocks[b].End <= end {
+		if int(l.Blocks[b].Start) != end || int(l.Blocks[b].End) <= end {
 			end = -1
 			break
 		}
-		end = l.Blocks[b].End
+		end = int(l.Blocks[b].End)
 	}
 	if end != len(code) {
 		for pc := range code {
@@ -632,11 +632,11 @@ func (r *renderer) bytecodeColumn(m *bytecode.Module, fn int, prof *profilecount
 		mk.raw(`"><div class="bh">`)
 		mk.name(bn, "bc:"+bn)
 		mk.raw(`: <span class="range">[`)
-		mk.text(strconv.Itoa(blk.Start) + ", " + strconv.Itoa(blk.End))
+		mk.text(strconv.Itoa(int(blk.Start)) + ", " + strconv.Itoa(int(blk.End)))
 		mk.raw(`)</span>`)
 		r.freq(&mk, prof.BlockFreq[b])
 		mk.raw("</div>\n")
-		for pc := blk.Start; pc < blk.End; pc++ {
+		for pc := int(blk.Start); pc < int(blk.End); pc++ {
 			instr(pc)
 		}
 		if blk.NumEdges > 0 {
@@ -645,7 +645,7 @@ func (r *renderer) bytecodeColumn(m *bytecode.Module, fn int, prof *profilecount
 				if e > blk.FirstEdge {
 					mk.raw(" ")
 				}
-				to := "B" + strconv.Itoa(l.Edges[e].To)
+				to := "B" + strconv.Itoa(int(l.Edges[e].To))
 				r.edge(&mk, to, "bc:"+to, l.Edges[e].Kind.String(), prof.EdgeProb[e], prof.BlockFreq[b])
 			}
 			mk.raw("</div>\n")

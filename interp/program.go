@@ -252,7 +252,7 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 		out.imm = immRules[in.Op].apply(out.imm)
 		// The first counter of the block this instruction ends, for
 		// branches (every branch ends its block).
-		edge := uint32(profilecounters.EdgeCounter(layout.Blocks[layout.BlockAt(pc)].FirstEdge)) * 8
+		edge := uint32(profilecounters.EdgeCounter(int(layout.Blocks[layout.BlockAt(pc)].FirstEdge))) * 8
 		target := func(t uint32) uint32 { return t * uint32(instSize) }
 		switch info.Format {
 		case bytecode.FormatJump:

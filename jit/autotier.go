@@ -352,7 +352,7 @@ func withOSRVariants(m *Module, counters [][]uint64) (*interp.Program, []osrEntr
 			continue // not run, or kept in the interpreter
 		}
 		l := m.prog.Layouts[r.fn]
-		header := l.Blocks[l.Edges[r.slot-1].To].Start
+		header := int(l.Blocks[l.Edges[r.slot-1].To].Start)
 		k := [2]int{int(r.fn), header}
 		if x, ok := seen[k]; ok {
 			loops[x].count += c

@@ -61,8 +61,8 @@ func (i *Instance) Stats() []FuncStats {
 		}
 		for e, ed := range layout.Edges {
 			s.Edges = append(s.Edges, EdgeStats{
-				From: layout.Blocks[ed.From].End - 1, To: layout.Blocks[ed.To].Start,
-				Kind: ed.Kind, Case: ed.Case, Count: counts[e],
+				From: int(layout.Blocks[ed.From].End) - 1, To: int(layout.Blocks[ed.To].Start),
+				Kind: ed.Kind, Case: int(ed.Case), Count: counts[e],
 			})
 		}
 		out[fi] = s

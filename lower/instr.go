@@ -165,23 +165,23 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 		l.loadMemoryState()
 
 	case bc.OpJump:
-		l.jumpEdge(blk.FirstEdge)
+		l.jumpEdge(int(blk.FirstEdge))
 	case bc.OpBrIf:
 		a := l.read(in.A)
 		if c, ok := l.constOf(a); ok {
-			l.jumpEdge(blk.FirstEdge + boolIndex(c == 0))
+			l.jumpEdge(int(blk.FirstEdge) + boolIndex(c == 0))
 			break
 		}
-		l.branchEdges(l.flagsFor(a), blk.FirstEdge, blk.FirstEdge+1)
+		l.branchEdges(l.flagsFor(a), int(blk.FirstEdge), int(blk.FirstEdge)+1)
 	case bc.OpBrEq, bc.OpBrNe, bc.OpBrLtS, bc.OpBrLtU, bc.OpBrLeS, bc.OpBrLeU,
 		bc.OpBrGtS, bc.OpBrGtU, bc.OpBrGeS, bc.OpBrGeU:
 		cond, _ := in.Op.CompareCond()
 		a, bo := l.read(in.A), l.operandB(in)
 		if ca, ok := l.constOf(a); ok && bo.isConst {
-			l.jumpEdge(blk.FirstEdge + boolIndex(!cond.Holds(ca, bo.c)))
+			l.jumpEdge(int(blk.FirstEdge) + boolIndex(!cond.Holds(ca, bo.c)))
 			break
 		}
-		l.branchEdges(l.cmpFlags(cond, a, bo), blk.FirstEdge, blk.FirstEdge+1)
+		l.branchEdges(l.cmpFlags(cond, a, bo), int(blk.FirstEdge), int(blk.FirstEdge)+1)
 	case bc.OpSwitch:
 		l.switchOn(in, blk)
 	case bc.OpCall:
@@ -369,11 +369,11 @@ func (l *lowerer) selectValue(in *bc.Instr) mir.Reg {
 func (l *lowerer) switchOn(in *bc.Instr, blk *profilecounters.Block) {
 	idx := l.read(in.A)
 	n := len(in.Table)
-	def := blk.FirstEdge + n
+	def := int(blk.FirstEdge) + n
 	if c, ok := l.constOf(idx); ok {
 		e := def
 		if uint64(c) < uint64(n) {
-			e = blk.FirstEdge + int(c)
+			e = int(blk.FirstEdge) + int(c)
 		}
 		l.jumpEdge(e)
 		return
@@ -395,7 +395,7 @@ func (l *lowerer) switchOn(in *bc.Instr, blk *profilecounters.Block) {
 
 	l.cur, l.curFreq = table, table.Freq
 	sum := 0.0
-	for e := blk.FirstEdge; e < def; e++ {
+	for e := int(blk.FirstEdge); e < def; e++ {
 		sum += l.prof.EdgeProb[e]
 	}
 	prob := func(e int) float64 {
@@ -406,7 +406,7 @@ func (l *lowerer) switchOn(in *bc.Instr, blk *profilecounters.Block) {
 	}
 	l.emit(mir.Instr{Op: mir.OpJMPTABLE, Uses: []mir.Reg{idx}, Pos: l.pos()})
 	from = l.cur
-	for e := blk.FirstEdge; e < def; e++ {
+	for e := int(blk.FirstEdge); e < def; e++ {
 		target, eb := l.edgeTarget(e, table.Freq*prob(e))
 		l.connect(from, e, target, eb, prob(e))
 	}

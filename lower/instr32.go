@@ -132,10 +132,10 @@ func (l *lowerer) instr32(in *bc.Instr, b int) (handled bool, err error) {
 		cond, _ := in.Op.CompareCond()
 		a, bo := l.read(in.A), l.operandB(in)
 		if ca, ok := l.constOf(a); ok && bo.isConst {
-			l.jumpEdge(blk.FirstEdge + boolIndex(!cond.Holds32(ca, bo.c)))
+			l.jumpEdge(int(blk.FirstEdge) + boolIndex(!cond.Holds32(ca, bo.c)))
 			break
 		}
-		l.branchEdges(l.cmpFlags32(cond, a, bo), blk.FirstEdge, blk.FirstEdge+1)
+		l.branchEdges(l.cmpFlags32(cond, a, bo), int(blk.FirstEdge), int(blk.FirstEdge)+1)
 
 	case bc.OpF32Add, bc.OpF32Sub, bc.OpF32Mul, bc.OpF32Div, bc.OpF32Min, bc.OpF32Max:
 		a, bv := l.read(in.A), l.read(in.B)

@@ -179,7 +179,7 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 	var layout *profilecounters.Layout
 	if prof != nil && prof.Layout != nil && len(prof.EdgeProb) == len(prof.Layout.Edges) &&
 		len(prof.BlockFreq) == len(prof.Layout.Blocks) && len(prof.Layout.Blocks) > 0 &&
-		prof.Layout.Blocks[len(prof.Layout.Blocks)-1].End == codeLen {
+		int(prof.Layout.Blocks[len(prof.Layout.Blocks)-1].End) == codeLen {
 		layout = prof.Layout
 	} else {
 		if opts.Packed != nil {
@@ -355,7 +355,7 @@ func (l *lowerer) run() error {
 		hb.Freq = l.prof.BlockFreq[b]
 		l.head[b] = hb.ID
 		l.ssa.addBlock(hb.ID, false)
-		for _, e := range l.layout.Blocks[b].Preds {
+		for _, e := range l.layout.Preds(b) {
 			if reach[l.layout.Edges[e].From] {
 				l.pendingPreds[b]++
 			}
@@ -430,10 +430,10 @@ func (l *lowerer) stableVars(nvars int) ([]bool, error) {
 func (l *lowerer) blockCode(b int) ([]bc.Instr, error) {
 	blk := &l.layout.Blocks[b]
 	if l.packed == nil {
-		return l.bf.Code[blk.Start:blk.End], nil
+		return l.bf.Code[int(blk.Start):int(blk.End)], nil
 	}
 	var err error
-	l.codeBuf, err = l.packed.UnpackRange(l.codeBuf[:0], blk.Start, blk.End)
+	l.codeBuf, err = l.packed.UnpackRange(l.codeBuf[:0], int(blk.Start), int(blk.End))
 	return l.codeBuf, err
 }
 
@@ -475,7 +475,7 @@ func (l *lowerer) predArrived(b int) {
 // lowerEdge accounts for bytecode edge e: it now exists in mir.
 func (l *lowerer) lowerEdge(e int) {
 	l.edgeDone[e] = true
-	l.predArrived(l.layout.Edges[e].To)
+	l.predArrived(int(l.layout.Edges[e].To))
 }
 
 // counted reports whether the code counts counter slot s.
@@ -537,7 +537,7 @@ func (l *lowerer) countEdge(e int) {
 			Aux: int32(profilecounters.EdgeCounter(lv.edge)), Pos: int32(l.pc)})
 	}
 	l.count(profilecounters.EdgeCounter(e))
-	l.enterLoop(ed.To)
+	l.enterLoop(int(ed.To))
 }
 
 // enterLoop starts the loop variables of bytecode block b from zero at the
@@ -552,7 +552,7 @@ func (l *lowerer) enterLoop(b int) {
 // current offset, goes to a block at or before it: a loop's back edge,
 // which polls.
 func (l *lowerer) backward(e int) bool {
-	return l.layout.Blocks[l.layout.Edges[e].To].Start <= l.pc
+	return int(l.layout.Blocks[l.layout.Edges[e].To].Start) <= l.pc
 }
 
 // edgeTarget returns the mir block bytecode edge e should enter from the
@@ -579,7 +579,7 @@ func (l *lowerer) connect(from *mir.Block, e, target int, edgeBlock *mir.Block, 
 		// start from zero.
 		saved := l.cur
 		l.cur = from
-		l.enterLoop(l.layout.Edges[e].To)
+		l.enterLoop(int(l.layout.Edges[e].To))
 		l.cur = saved
 		l.lowerEdge(e)
 		return
@@ -662,28 +662,28 @@ func (l *lowerer) lowerBlock(b int) error {
 	if err != nil {
 		return err
 	}
-	for pc := blk.Start; pc < blk.End; pc++ {
+	for pc := int(blk.Start); pc < int(blk.End); pc++ {
 		if l.cur == nil {
 			// An earlier instruction always traps; the rest is dead.
 			break
 		}
 		l.pc = pc
-		in := &code[pc-blk.Start]
+		in := &code[pc-int(blk.Start)]
 		if err := l.instr(in, b); err != nil {
 			return fmt.Errorf("instruction %d (%s): %w", pc, in.Op, err)
 		}
 	}
 	if l.cur != nil {
 		// The block falls through into the next one.
-		l.pc = blk.End - 1
-		l.jumpEdge(blk.FirstEdge)
+		l.pc = int(blk.End) - 1
+		l.jumpEdge(int(blk.FirstEdge))
 	}
 	// Edges of this block that were not lowered (folded branches, or code
 	// cut short by a trap) never arrive.
-	for e := blk.FirstEdge; e < blk.FirstEdge+blk.NumEdges; e++ {
+	for e := int(blk.FirstEdge); e < int(blk.FirstEdge)+int(blk.NumEdges); e++ {
 		if !l.edgeDone[e] {
 			l.edgeDone[e] = true
-			l.predArrived(l.layout.Edges[e].To)
+			l.predArrived(int(l.layout.Edges[e].To))
 		}
 	}
 	return nil

@@ -170,7 +170,7 @@ func (p *ChordPlan) Reconstruct(counts []uint64) []uint64 {
 			return nb, 0
 		case s < l.NumCounters():
 			ed := &l.Edges[s-1]
-			return ed.From, ed.To
+			return int(ed.From), int(ed.To)
 		}
 		return int(p.exitBlocks[s-l.NumCounters()]), nb
 	}

@@ -30,9 +30,9 @@ func walkCounts(l *profilecounters.Layout, p *profilecounters.ChordPlan, r *rand
 				finished = true
 				break
 			}
-			e := blk.FirstEdge + r.IntN(blk.NumEdges)
+			e := int(blk.FirstEdge) + r.IntN(int(blk.NumEdges))
 			walk[profilecounters.EdgeCounter(e)]++
-			b = l.Edges[e].To
+			b = int(l.Edges[e].To)
 		}
 		if !finished {
 			continue

@@ -27,6 +27,8 @@
 package profilecounters
 
 import (
+	"slices"
+
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/cfg"
 )
@@ -56,22 +58,21 @@ func (k EdgeKind) String() string {
 
 // Edge is a control-flow edge between two blocks.
 type Edge struct {
-	From, To int // block indices
+	From, To int32 // block indices
 	Kind     EdgeKind
-	Case     int // the switch table index, for EdgeCase
+	Case     int32 // the switch table index, for EdgeCase
 }
 
 // Block is a basic block of a bytecode function: instructions Start..End-1,
 // entered only at Start and left only after End-1.
 type Block struct {
-	Start, End int
+	Start, End int32
 	// FirstEdge and NumEdges give the block's successor edges: edges
 	// FirstEdge..FirstEdge+NumEdges-1. A conditional branch has
 	// [taken, not-taken]; a switch has its cases in table order, then its
-	// default; ret and trap have none.
-	FirstEdge, NumEdges int
-	// Preds lists the edges entering the block.
-	Preds []int
+	// default; ret and trap have none. (Layout.Preds lists the edges
+	// entering it.)
+	FirstEdge, NumEdges int32
 	// Last is the opcode of the block's last instruction.
 	Last bytecode.Op
 	// againstZero is set when the last instruction compares with the
@@ -90,6 +91,8 @@ type Layout struct {
 	Blocks  []Block
 	Edges   []Edge
 	blockAt []int32
+	// The edges entering block b are preds[predStart[b]:predStart[b+1]].
+	predStart, preds []int32
 }
 
 // EntryCounter is the counter slot that counts calls of the function.
@@ -130,7 +133,7 @@ func NewLayout(f *bytecode.Function) *Layout {
 		for i := pc; i < end; i++ {
 			l.blockAt[i] = int32(len(l.Blocks))
 		}
-		l.Blocks = append(l.Blocks, Block{Start: pc, End: end})
+		l.Blocks = append(l.Blocks, Block{Start: int32(pc), End: int32(end)})
 		pc = end
 	}
 	ne := 0
@@ -148,12 +151,12 @@ func NewLayout(f *bytecode.Function) *Layout {
 	l.Edges = make([]Edge, 0, ne)
 	for b := range l.Blocks {
 		blk := &l.Blocks[b]
-		blk.FirstEdge = len(l.Edges)
+		blk.FirstEdge = int32(len(l.Edges))
 		in := &f.Code[blk.End-1]
 		blk.Last = in.Op
 		blk.againstZero = in.UseImm && in.Imm == 0
 		add := func(to int, kind EdgeKind, c int) {
-			l.Edges = append(l.Edges, Edge{From: b, To: to, Kind: kind, Case: c})
+			l.Edges = append(l.Edges, Edge{From: int32(b), To: int32(to), Kind: kind, Case: int32(c)})
 		}
 		switch {
 		case in.Op == bytecode.OpJump:
@@ -169,24 +172,29 @@ func NewLayout(f *bytecode.Function) *Layout {
 		case in.FallsThrough():
 			add(b+1, EdgeFallthrough, 0)
 		}
-		blk.NumEdges = len(l.Edges) - blk.FirstEdge
+		blk.NumEdges = int32(len(l.Edges)) - blk.FirstEdge
 	}
-	// The predecessor lists share one array.
-	npred := make([]int, len(l.Blocks))
+	// The predecessor lists share one array, in edge order.
+	l.predStart = make([]int32, len(l.Blocks)+1)
 	for _, ed := range l.Edges {
-		npred[ed.To]++
+		l.predStart[ed.To+1]++
 	}
-	preds := make([]int, len(l.Edges))
-	off := 0
 	for b := range l.Blocks {
-		blk := &l.Blocks[b]
-		blk.Preds = preds[off : off : off+npred[b]]
-		off += npred[b]
+		l.predStart[b+1] += l.predStart[b]
 	}
+	l.preds = make([]int32, len(l.Edges))
+	fill := slices.Clone(l.predStart[:len(l.Blocks)])
 	for e, ed := range l.Edges {
-		l.Blocks[ed.To].Preds = append(l.Blocks[ed.To].Preds, e)
+		l.preds[fill[ed.To]] = int32(e)
+		fill[ed.To]++
 	}
 	return l
+}
+
+// Preds returns the edges entering block b, in edge order. The slice is
+// the layout's: it must not be changed.
+func (l *Layout) Preds(b int) []int32 {
+	return l.preds[l.predStart[b]:l.predStart[b+1]:l.predStart[b+1]]
 }
 
 // BlockAt returns the index of the block containing instruction pc.
@@ -200,7 +208,7 @@ func (l *Layout) NumCounters() int { return 1 + len(l.Edges) }
 func (l *Layout) Graph() *cfg.Graph {
 	succTo := make([]int, len(l.Edges))
 	for e, ed := range l.Edges {
-		succTo[e] = ed.To
+		succTo[e] = int(ed.To)
 	}
 	succs := make([][]int, len(l.Blocks))
 	for b := range l.Blocks {
@@ -253,7 +261,7 @@ func (l *Layout) blockCount(b int, counters, edgeCounts []uint64) uint64 {
 	if b == 0 {
 		c = counters[EntryCounter]
 	}
-	for _, e := range l.Blocks[b].Preds {
+	for _, e := range l.Preds(b) {
 		c += edgeCounts[e]
 	}
 	return c

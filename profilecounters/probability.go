@@ -82,14 +82,14 @@ func (l *Layout) staticProbabilities(sh shape) []float64 {
 		if blk.NumEdges == 0 {
 			continue
 		}
-		first := blk.FirstEdge
+		first := int(blk.FirstEdge)
 		if blk.NumEdges != 2 || l.Edges[first].Kind != EdgeTaken {
-			for i := 0; i < blk.NumEdges; i++ {
+			for i := range int(blk.NumEdges) {
 				p[first+i] = 1 / float64(blk.NumEdges)
 			}
 			continue
 		}
-		taken, notTaken := l.Edges[first].To, l.Edges[first+1].To
+		taken, notTaken := int(l.Edges[first].To), int(l.Edges[first+1].To)
 		pt := 0.5
 		if q, ok := loopHeuristic(sh.loops, b, taken, notTaken); ok {
 			pt = combine(pt, q)

@@ -45,7 +45,7 @@ func loopFunc() *bytecode.Function {
 
 func TestLayout(t *testing.T) {
 	l := NewLayout(loopFunc())
-	wantBlocks := [][2]int{{0, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 9}, {9, 10}, {10, 11}, {11, 12}}
+	wantBlocks := [][2]int32{{0, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 9}, {9, 10}, {10, 11}, {11, 12}}
 	if len(l.Blocks) != len(wantBlocks) {
 		t.Fatalf("got %d blocks, want %d: %+v", len(l.Blocks), len(wantBlocks), l.Blocks)
 	}
@@ -55,9 +55,9 @@ func TestLayout(t *testing.T) {
 		}
 	}
 	type e struct {
-		from, to int
+		from, to int32
 		kind     EdgeKind
-		c        int
+		c        int32
 	}
 	want := []e{
 		{0, 1, EdgeFallthrough, 0},

@@ -196,7 +196,7 @@ func TestEDSmoothingMatchesProfileCounters(t *testing.T) {
 			counts := l.EdgeCounts(counters)
 			for b := range l.Blocks {
 				blk := &l.Blocks[b]
-				lo, hi := blk.FirstEdge, blk.FirstEdge+blk.NumEdges
+				lo, hi := int(blk.FirstEdge), int(blk.FirstEdge+blk.NumEdges)
 				got := EDEdgeProbabilities(counts[lo:hi])
 				for i := range got {
 					if got[i] != want[lo+i] {
