@@ -202,7 +202,8 @@ func Destruct(f *mir.Func, opts DestructOptions) (*Destructed, error) {
 func splitPhiEdges(f *mir.Func) []splitRecord {
 	var splits []splitRecord
 	nblocks := len(f.Blocks)
-	var pos [][]int // mir.PredPositions, computed when first needed
+	var pos mir.EdgePositions // computed when first needed
+	havePos := false
 	for bi := 0; bi < nblocks; bi++ {
 		b := f.Blocks[bi]
 		if t := b.Terminator(); t == nil || t.Op == mir.OpJMP {
@@ -212,13 +213,13 @@ func splitPhiEdges(f *mir.Func) []splitRecord {
 			if !hasPhis(f.Blocks[s]) {
 				continue
 			}
-			if pos == nil {
+			if !havePos {
 				// Splitting replaces the entries of the edge it splits
 				// in place, so the positions of the others stay valid.
-				pos = mir.PredPositions(f)
+				pos, havePos = mir.PredPositions(f), true
 			}
-			n := SplitEdgeAt(f, b, i, pos[bi][i])
-			splits = append(splits, splitRecord{block: n.ID, succIdx: i, predPos: pos[bi][i]})
+			n := SplitEdgeAt(f, b, i, pos.At(bi, i))
+			splits = append(splits, splitRecord{block: n.ID, succIdx: i, predPos: pos.At(bi, i)})
 		}
 	}
 	return splits

@@ -73,8 +73,9 @@ func succPositions(f *mir.Func) [][]int {
 	for bi, b := range f.Blocks {
 		out[bi], backing = backing[:len(b.Preds):len(b.Preds)], backing[len(b.Preds):]
 	}
-	for bi, row := range mir.PredPositions(f) {
-		for i, k := range row {
+	pos := mir.PredPositions(f)
+	for bi := range pos.Blocks() {
+		for i, k := range pos.Row(bi) {
 			if k >= 0 {
 				out[f.Blocks[bi].Succs[i]][k] = i
 			}

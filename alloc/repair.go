@@ -42,7 +42,7 @@ type rebuilder struct {
 	reached []bool
 	// predPos is mir.PredPositions of the function: where each successor
 	// edge is among its successor's predecessors (the φ operand it reads).
-	predPos [][]int
+	predPos mir.EdgePositions
 
 	// constrained is false when fixed-register and two-address operands
 	// are ignored (DestructOptions.NoConstraints).
@@ -209,7 +209,7 @@ func (rb *rebuilder) walk(b *mir.Block, state []int32, kill func(v int)) {
 	// The φ operands of the successor are read at the end of b.
 	for k, succ := range b.Succs {
 		sb := f.Blocks[succ]
-		pi := rb.predPos[b.ID][k]
+		pi := rb.predPos.At(b.ID, k)
 		var written [][2]int
 		for _, phi := range sb.Phis() {
 			x := phi.Uses[pi]
@@ -388,7 +388,7 @@ func (rb *rebuilder) reconstruct() error {
 		var dst, src []mir.Reg
 		for k, succ := range b.Succs {
 			sb := f.Blocks[succ]
-			pi := rb.predPos[bi][k]
+			pi := rb.predPos.At(bi, k)
 			for _, phi := range sb.Phis() {
 				x := phi.Uses[pi]
 				p := phi.Defs[0].Index()

@@ -69,7 +69,7 @@ func SplitCriticalEdges(f *mir.Func) int {
 	// the positions of the others stay valid.
 	pos := mir.PredPositions(f)
 	for _, e := range edges {
-		SplitEdgeAt(f, f.Blocks[e.Block], e.Succ, pos[e.Block][e.Succ])
+		SplitEdgeAt(f, f.Blocks[e.Block], e.Succ, pos.At(e.Block, e.Succ))
 	}
 	return len(edges)
 }

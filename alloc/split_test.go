@@ -39,7 +39,7 @@ func TestSplitEdgeFindsTheEdge(t *testing.T) {
 		if len(b.Succs) > 0 {
 			i := r.IntN(len(b.Succs))
 			s := f.Blocks[b.Succs[i]]
-			want := mir.PredPositions(f)[b.ID][i]
+			want := mir.PredPositions(f).At(b.ID, i)
 			n := SplitEdge(f, b, i)
 			if s.Preds[want] != n.ID || b.Succs[i] != n.ID {
 				t.Fatalf("iteration %d: split b%d's edge %d: preds of b%d %v, want b%d at %d", iter, b.ID, i, s.ID, s.Preds, n.ID, want)
@@ -68,8 +68,8 @@ func TestSuccPositions(t *testing.T) {
 		for _, b := range f.Blocks {
 			for k, p := range b.Preds {
 				want := -1
-				for i, pos := range mir.PredPositions(f)[p] {
-					if f.Blocks[p].Succs[i] == b.ID && pos == k {
+				for i, pos := range mir.PredPositions(f).Row(p) {
+					if f.Blocks[p].Succs[i] == b.ID && int(pos) == k {
 						want = i
 					}
 				}

@@ -268,8 +268,9 @@ func (v *verifier) structure() error {
 func (v *verifier) edgesMatch() error {
 	f := v.f
 	paired, preds := 0, 0
-	for _, row := range PredPositions(f) {
-		for _, i := range row {
+	pos := PredPositions(f)
+	for b := range pos.Blocks() {
+		for _, i := range pos.Row(b) {
 			if i < 0 {
 				return v.edgeMismatch()
 			}

@@ -600,7 +600,7 @@ func (a *edBase) buildPhiEdges() {
 	}
 	for p, blk := range f.Blocks {
 		for i, s := range blk.Succs {
-			if k := pp[p][i]; k >= 0 {
+			if k := pp.At(p, i); k >= 0 {
 				edgeAt[s][k] = a.succBase[p] + int32(i)
 			}
 		}

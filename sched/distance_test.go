@@ -778,8 +778,8 @@ func edLen(blk *mir.Block) float64 { return float64(len(blk.Instrs) - len(blk.Ph
 
 // edPhiUse reports whether a φ of the target of edge k out of block b
 // reads v on that edge (pp is mir.PredPositions(f)).
-func edPhiUse(f *mir.Func, pp [][]int, b, k int, v mir.Reg) bool {
-	pos := pp[b][k]
+func edPhiUse(f *mir.Func, pp mir.EdgePositions, b, k int, v mir.Reg) bool {
+	pos := pp.At(b, k)
 	if pos < 0 {
 		return false
 	}

@@ -88,7 +88,7 @@ func (a *allocator) secondPass() (*Result, error) {
 				org.Instr[p] = append(org.Instr[p][:t:t], append(minusOnes(len(code)), org.Instr[p][t])...)
 				a.stats.HoistedEdgeCode += len(code)
 			default:
-				nbk := alloc.SplitEdgeAt(out, ob, k, pos[p][k])
+				nbk := alloc.SplitEdgeAt(out, ob, k, pos.At(p, k))
 				nbk.Instrs = append(code, nbk.Instrs...)
 				org.Block = append(org.Block, -1)
 				org.Instr = append(org.Instr, minusOnes(len(nbk.Instrs)))
