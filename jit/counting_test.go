@@ -80,6 +80,84 @@ func TestCompiledCountsMatchInterpreter(t *testing.T) {
 	}
 }
 
+// callStats runs calls of fn, one per argument list, on a new instance of
+// m under opts, whatever each call does (return or trap), and returns the
+// instance's statistics and the calls' errors.
+func callStats(t *testing.T, opts Options, m *bytecode.Module, fn string, args [][]uint64) ([]FuncStats, []error) {
+	t.Helper()
+	mod, err := newEngine(t, opts).Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Tier != TierInterp && mod.Tier() != opts.Tier {
+		t.Fatalf("module runs in tier %s: %v", mod.Tier(), mod.CompileError())
+	}
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make([]error, len(args))
+	for i, a := range args {
+		_, errs[i] = inst.Call(context.Background(), fn, a...)
+	}
+	return inst.Stats(), errs
+}
+
+// instantiable reports whether m instantiates without imports.
+func instantiable(t *testing.T, m *bytecode.Module) bool {
+	t.Helper()
+	mod, err := newEngine(t, Options{Tier: TierInterp}).Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = mod.Instantiate(nil)
+	return err == nil
+}
+
+// TestCompiledCountsMatchInterpreterOnPrograms checks counting in compiled
+// code on the hand-written programs, several functions to a module
+// (counters of several functions below the context; calls derived from
+// the entry block's edges or counted): the counts of calls that return
+// are the interpreter's, and so are the calls counted when some trap.
+func TestCompiledCountsMatchInterpreterOnPrograms(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("compiled tiers are not supported on this platform")
+	}
+	tiers := []Options{
+		{Tier: TierBaseline, CountEdges: true},
+		{Tier: TierOptimizing, CountEdges: true, CheckAllocations: true},
+	}
+	checked := 0
+	for _, c := range testprogs.ProgramCases() {
+		if len(c.Module.Funcs) < 2 || !instantiable(t, c.Module) {
+			continue
+		}
+		args := [][]uint64{c.Args, c.Args}
+		want, wantErrs := callStats(t, Options{Tier: TierInterp}, c.Module, c.Func, args)
+		for _, opts := range tiers {
+			got, errs := callStats(t, opts, c.Module, c.Func, args)
+			for i := range errs {
+				if (errs[i] == nil) != (wantErrs[i] == nil) {
+					t.Fatalf("%s %s: call %d: %v, the interpreter %v", opts.Tier, c.Name, i, errs[i], wantErrs[i])
+				}
+			}
+			for fn := range want {
+				w, g := want[fn], got[fn]
+				if g.Calls != w.Calls {
+					t.Errorf("%s %s %s: %d calls, want %d", opts.Tier, c.Name, w.Name, g.Calls, w.Calls)
+				}
+				if c.Trap == bytecode.TrapNone && (g.Instructions != w.Instructions || !slices.Equal(g.Edges, w.Edges)) {
+					t.Errorf("%s %s %s: %d instructions, edges %v; want %d, %v", opts.Tier, c.Name, w.Name, g.Instructions, g.Edges, w.Instructions, w.Edges)
+				}
+			}
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Fatalf("only %d programs checked", checked)
+	}
+}
+
 // TestCountedCodeUsesFewCounters checks that counting code increments
 // fewer counters than the interpreter keeps: the plan leaves a spanning
 // tree uncounted.
