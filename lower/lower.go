@@ -493,10 +493,26 @@ func (l *lowerer) countEdge(e int) {
 }
 
 // enterLoop starts the loop variables of bytecode block b from zero at the
-// end of the current block, a predecessor of b's head.
+// end of the current block, a predecessor of b's head. Each start is a
+// zero of its own, defined there (before the block's terminator, when it
+// has one), rather than the function's shared zero: that one is defined
+// in the entry block and would hold a register from there to every loop
+// entered.
 func (l *lowerer) enterLoop(b int) {
+	if len(l.loopVars[b]) == 0 {
+		return
+	}
+	z := l.newG()
+	in := l.f.NewInstr(mir.Instr{Op: mir.OpMOVQconst, Defs: []mir.Reg{z}, Pos: int32(l.pc)})
+	if t := l.cur.Terminator(); t != nil && t.Op.Info().Terminator {
+		n := len(l.cur.Instrs)
+		l.cur.Instrs = append(l.cur.Instrs[:n-1], in, t)
+	} else {
+		l.cur.Append(in)
+	}
+	l.consts.set(z, 0)
 	for _, lv := range l.loopVars[b] {
-		l.ssa.write(lv.x, l.cur.ID, l.zeroOf(mir.GPR))
+		l.ssa.write(lv.x, l.cur.ID, z)
 	}
 }
 
