@@ -30,7 +30,8 @@ type CompileStats struct {
 	CodeBytes    int // machine code, constant pools and jump tables
 	// CountedEdges is the number of counters the code increments (the
 	// chords of each counting function's flow graph, its entry counter
-	// included); zero when the code does not count.
+	// included when the calls are counted rather than derived); zero when
+	// the code does not count.
 	CountedEdges int
 	// Lower is SSA construction and instruction selection; OutOfSSA the
 	// translation out of SSA form (alloc.Destruct); Alloc the register

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/profilecounters"
 	"github.com/kiln-jit/kiln/runtime"
 )
 
@@ -155,6 +156,83 @@ func TestCompiledCountsMatchInterpreterOnPrograms(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Fatalf("only %d programs checked", checked)
+	}
+}
+
+// TestCompiledCallsExactWhenCallsTrap checks that the calls compiled code
+// reports are exact when calls trap, whether it counts them (an entry
+// block that may trap) or derives them from the entry block's edges (an
+// entry block that only branches).
+func TestCompiledCallsExactWhenCallsTrap(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("compiled tiers are not supported on this platform")
+	}
+	for _, tt := range []struct {
+		name, src    string
+		entryByBlock bool
+	}{
+		{"entry block branches", `
+func f (i64) -> (i64)
+  regs i64
+  br.lt_s r0, 0, negative
+  i64.const r1, 100
+  i64.div_s r0, r1, r0
+  ret r0
+negative:
+  ret r0
+end
+export "f" f
+`, true},
+		{"entry block divides", `
+func f (i64) -> (i64)
+  regs i64
+  i64.const r1, 100
+  i64.div_s r1, r1, r0
+  br.lt_s r0, 0, negative
+  ret r1
+negative:
+  ret r0
+end
+export "f" f
+`, false},
+		{"entry block is a loop header", `
+func f (i64) -> (i64)
+  regs i64
+top:
+  i64.add r1, r1, 1
+  br.lt_s r1, 3, top
+  i64.const r1, 100
+  i64.div_s r0, r1, r0
+  ret r0
+end
+export "f" f
+`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := bytecode.Assemble([]byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := profilecounters.NewLayout(m.Funcs[0])
+			if got := profilecounters.NewChordPlan(l, nil).EntryByBlock(); got != tt.entryByBlock {
+				t.Fatalf("EntryByBlock %v, want %v", got, tt.entryByBlock)
+			}
+			// 5 and -1 return; 0 traps (division by zero), twice.
+			args := [][]uint64{{testprogs.I(5)}, {testprogs.I(0)}, {testprogs.I(-1)}, {testprogs.I(0)}}
+			want, _ := callStats(t, Options{Tier: TierInterp}, m, "f", args)
+			for _, opts := range []Options{
+				{Tier: TierBaseline, CountEdges: true},
+				{Tier: TierOptimizing, CountEdges: true},
+			} {
+				got, errs := callStats(t, opts, m, "f", args)
+				if errs[0] != nil || errs[1] == nil || errs[2] != nil || errs[3] == nil {
+					t.Fatalf("%s: errors %v, want the calls of 0 to trap", opts.Tier, errs)
+				}
+				if got[0].Calls != want[0].Calls || got[0].Calls != 4 {
+					t.Errorf("%s: %d calls, the interpreter %d, want 4", opts.Tier, got[0].Calls, want[0].Calls)
+				}
+			}
+		})
 	}
 }
 
