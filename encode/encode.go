@@ -39,7 +39,13 @@ import (
 	"github.com/kiln-jit/kiln/mir"
 )
 
-// Code is an encoded function.
+// CodeAlign is the alignment a function's code must be installed at: the
+// assembler keeps jumps from crossing or ending on CodeAlign-byte
+// boundaries counted from the start of Bytes, and chunks start on them.
+const CodeAlign = 32
+
+// Code is an encoded function, to be installed at an address that is a
+// multiple of CodeAlign.
 type Code struct {
 	Func      int
 	Name      string
@@ -352,6 +358,12 @@ func (e *encoder) flush() error {
 	code, relocs, err := e.a.assemble()
 	if err != nil {
 		return err
+	}
+	// A chunk starts on a CodeAlign boundary, for the padding of its jumps
+	// to keep them off the boundaries; the chunk before ends with its
+	// stubs, so the filler between is never run.
+	for len(e.code)%CodeAlign != 0 {
+		e.code = append(e.code, 0xcc)
 	}
 	base := len(e.code)
 	e.code = append(e.code, code...)

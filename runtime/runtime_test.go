@@ -114,7 +114,7 @@ func TestInstallAndEnter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code.Addr(1)%16 != 0 || code.Addr(1) == code.Addr(0) {
+	if PartAlign%encode.CodeAlign != 0 || code.Addr(1)%PartAlign != 0 || code.Addr(1) == code.Addr(0) {
 		t.Fatalf("part addresses %#x %#x", code.Addr(0), code.Addr(1))
 	}
 	if p := mappingPerms(t, code.Addr(1)); p != "r-xp" {
