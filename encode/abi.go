@@ -5,33 +5,34 @@ import "github.com/kiln-jit/kiln/mir"
 // The execution context: a block of memory that R15 points to in all
 // compiled code. The runtime's ExecCtx struct mirrors this layout (its
 // tests check every offset); the assembly trampolines use the same
-// numbers.
+// numbers. The instance's edge counters lie just below the context, at
+// negative displacements from R15 (Options.CounterOffset), so that
+// counting an edge is one add to memory.
 const (
-	CtxMemBase      = 0   // address of linear memory
-	CtxMemLen       = 8   // bytes of linear memory
-	CtxMemBound     = 16  // four bounds (mir.CtxMemBound1...8), 8 bytes each
-	CtxStackLimit   = 48  // lowest stack pointer a frame may reach
-	CtxBudget       = 56  // polls left before the next exit to Go
-	CtxDepth        = 64  // active frames
-	CtxMaxDepth     = 72  // frames allowed
-	CtxFuncTable    = 80  // address of the entry-point table, one word per function
-	CtxExitStub     = 88  // address of the shared exit stub
-	CtxCounterTable = 96  // address of the instance's edge counters (see Options.CounterBase)
-	CtxExitCode     = 104 // uint32: why compiled code stopped
-	CtxExitArg      = 108 // uint32: trap kind, host import, runtime function
-	CtxExitFunc     = 112 // uint32: function of the exit site
-	CtxExitSite     = 116 // uint32: exit site within that function
-	CtxCallFunc     = 120 // uint32: function of the last call site
-	CtxCallSite     = 124 // uint32: last call site (for overflow in a prologue)
-	CtxExitSP       = 128 // stack pointer of the suspended compiled code
-	CtxGoSP         = 136 // goroutine stack pointer saved by the trampolines
-	CtxGoBP         = 144 // goroutine frame pointer saved by the trampolines
-	CtxJitSP        = 152 // where the next entry's stack starts
-	CtxRegs         = 160 // 16 GPRs in encoding order, saved at exits
-	CtxXRegs        = 288 // 16 XMM registers (low 64 bits), saved at exits
-	CtxGlobals      = 416 // address of the instance's globals, 8 bytes each
-	CtxTable        = 424 // address of the table's packed entries (mir.TableEntry), 8 bytes each
-	CtxSize         = 432
+	CtxMemBase    = 0   // address of linear memory
+	CtxMemLen     = 8   // bytes of linear memory
+	CtxMemBound   = 16  // four bounds (mir.CtxMemBound1...8), 8 bytes each
+	CtxStackLimit = 48  // lowest stack pointer a frame may reach
+	CtxBudget     = 56  // polls left before the next exit to Go
+	CtxDepth      = 64  // active frames
+	CtxMaxDepth   = 72  // frames allowed
+	CtxFuncTable  = 80  // address of the entry-point table, one word per function
+	CtxExitStub   = 88  // address of the shared exit stub
+	CtxExitCode   = 96  // uint32: why compiled code stopped
+	CtxExitArg    = 100 // uint32: trap kind, host import, runtime function
+	CtxExitFunc   = 104 // uint32: function of the exit site
+	CtxExitSite   = 108 // uint32: exit site within that function
+	CtxCallFunc   = 112 // uint32: function of the last call site
+	CtxCallSite   = 116 // uint32: last call site (for overflow in a prologue)
+	CtxExitSP     = 120 // stack pointer of the suspended compiled code
+	CtxGoSP       = 128 // goroutine stack pointer saved by the trampolines
+	CtxGoBP       = 136 // goroutine frame pointer saved by the trampolines
+	CtxJitSP      = 144 // where the next entry's stack starts
+	CtxRegs       = 152 // 16 GPRs in encoding order, saved at exits
+	CtxXRegs      = 280 // 16 XMM registers (low 64 bits), saved at exits
+	CtxGlobals    = 408 // address of the instance's globals, 8 bytes each
+	CtxTable      = 416 // address of the table's packed entries (mir.TableEntry), 8 bytes each
+	CtxSize       = 424
 )
 
 // ctxFieldOffset maps the context fields mir code reads to offsets.

@@ -40,7 +40,13 @@ import (
 	"github.com/kiln-jit/kiln/mir"
 )
 
-// Code is an encoded function.
+// CodeAlign is the alignment a function's code must be installed at: the
+// assembler keeps jumps from crossing or ending on CodeAlign-byte
+// boundaries counted from the start of Bytes, and chunks start on them.
+const CodeAlign = 32
+
+// Code is an encoded function, to be installed at an address that is a
+// multiple of CodeAlign.
 type Code struct {
 	Func      int
 	Name      string
@@ -129,11 +135,11 @@ func (e *encoder) location(r mir.Reg) (obj.Addr, error) {
 }
 
 type encoder struct {
-	// counterBase is Options.CounterBase.
-	counterBase int
-	a           *assembler
-	f           *mir.Func
-	frame       frame
+	// counterOffset is Options.CounterOffset.
+	counterOffset int64
+	a             *assembler
+	f             *mir.Func
+	frame         frame
 	// labels of the blocks of the current chunk (nil for the others), and
 	// the layout order
 	labels []*obj.Prog
@@ -202,10 +208,13 @@ type Options struct {
 	// take 32-bit displacements. A function that fits in one chunk is
 	// encoded exactly as if it were not chunked.
 	ChunkInstrs int
-	// CounterBase is where the function's edge counters start among the
-	// words the context's CounterTable addresses: OpCount increments word
-	// CounterBase+Aux, with one load of the context and one add to memory.
-	CounterBase int
+	// CounterOffset is the displacement from the context (R15) of the
+	// function's counter slot 0: OpCount increments the word at
+	// R15+CounterOffset+8*Aux, and OpCountAdd adds to it, with one add to
+	// memory. The counters lie below the context (runtime.Thread), so it
+	// is negative when the function counts; every counter's displacement
+	// must fit in 32 bits.
+	CounterOffset int64
 }
 
 // DefaultChunkInstrs is the default Options.ChunkInstrs.
@@ -230,7 +239,7 @@ func FuncOptions(f *mir.Func, opts Options) (*Code, error) {
 	a := getAssembler()
 	defer putAssembler(a)
 	e := &encoder{a: a, f: f, frame: layoutFrame(f), pool: &obj.LSym{Name: "pool"}, poolIndex: map[[2]uint64]int64{},
-		chunkInstrs: chunk, counterBase: opts.CounterBase}
+		chunkInstrs: chunk, counterOffset: opts.CounterOffset}
 	if err := e.encode(); err != nil {
 		return nil, fmt.Errorf("encode %s: %w", f.Name, err)
 	}
@@ -350,6 +359,12 @@ func (e *encoder) flush() error {
 	code, relocs, err := e.a.assemble()
 	if err != nil {
 		return err
+	}
+	// A chunk starts on a CodeAlign boundary, for the padding of its jumps
+	// to keep them off the boundaries; the chunk before ends with its
+	// stubs, so the filler between is never run.
+	for len(e.code)%CodeAlign != 0 {
+		e.code = append(e.code, 0xcc)
 	}
 	base := len(e.code)
 	e.code = append(e.code, code...)

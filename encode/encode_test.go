@@ -43,14 +43,26 @@ func mem(base, index mir.Reg, scale uint8, disp int64) x86asm.Mem {
 // the given number of stack slots and decodes it.
 func encodeOne(t *testing.T, in *mir.Instr, slots int) []x86asm.Inst {
 	t.Helper()
+	out, err := encodeOneOptions(t, in, slots, Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", in.Op, err)
+	}
+	return out
+}
+
+// encodeOneOptions is encodeOne with the encoder's options (those that
+// apply to one instruction: CounterOffset), returning the encoder's error.
+func encodeOneOptions(t *testing.T, in *mir.Instr, slots int, opts Options) ([]x86asm.Inst, error) {
+	t.Helper()
 	f := &mir.Func{Name: "t", Form: mir.FormAllocated, Slots: make([]mir.SlotInfo, slots)}
 	a := getAssembler()
 	defer putAssembler(a)
-	e := &encoder{a: a, f: f, frame: frame{size: 8 + 8*int64(slots)}, pool: &obj.LSym{Name: "pool"}, poolIndex: map[[2]uint64]int64{}}
+	e := &encoder{a: a, f: f, frame: frame{size: 8 + 8*int64(slots)}, pool: &obj.LSym{Name: "pool"}, poolIndex: map[[2]uint64]int64{},
+		counterOffset: opts.CounterOffset}
 	b := &mir.Block{}
 	e.next, e.chunkOf, e.labels, e.blockOff = []int{-1}, []int32{0}, make([]*obj.Prog, 1), make([]int, 1)
 	if err := e.instr(b, in); err != nil {
-		t.Fatalf("%s: %v", in.Op, err)
+		return nil, err
 	}
 	if err := e.flush(); err != nil {
 		t.Fatalf("%s: %v", in.Op, err)
@@ -68,7 +80,7 @@ func encodeOne(t *testing.T, in *mir.Instr, slots int) []x86asm.Inst {
 		out = append(out, inst)
 		off += inst.Len
 	}
-	return out
+	return out, nil
 }
 
 // formTest is one instruction form and the single x86 instruction it must
@@ -360,8 +372,8 @@ func TestExpandedForms(t *testing.T) {
 		want string // mnemonics in order
 	}{
 		{ins(mir.OpIDIVQ, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "CQO IDIV"},
-		{ins(mir.OpCount, nil, nil, 0, 0), "MOV ADD"},
-		{ins(mir.OpCountAdd, nil, regs(mir.R9), 0, 0), "MOV ADD"},
+		{ins(mir.OpCount, nil, nil, 0, 0), "ADD"},
+		{ins(mir.OpCountAdd, nil, regs(mir.R9), 0, 0), "ADD"},
 		{ins(mir.OpDIVQ, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "XOR DIV"},
 		{setL, "SETL MOVZX"},
 		{setFEQ, "MOV SETE MOVZX CMOVP"},
@@ -414,18 +426,18 @@ func TestExpandedOperands(t *testing.T) {
 		want string // instructions in Intel syntax, "; "-separated
 	}{
 		{ins(mir.OpIDIVL, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.R9), 0, 0), "CDQ; IDIV R9L"},
-		{globalOp(mir.OpGLOBALloadQ, mir.RBX, 3), "MOV R11, [R15+0x1a0]; MOV RBX, [R11+0x18]"},
-		{globalOp(mir.OpGLOBALloadL, mir.R9, 2), "MOV R11, [R15+0x1a0]; MOV R9L, [R11+0x10]"},
-		{globalOp(mir.OpGLOBALloadSD, mir.X3, 1), "MOV R11, [R15+0x1a0]; MOVSD_XMM X3, [R11+0x8]"},
-		{globalOp(mir.OpGLOBALloadSS, mir.X12, 0), "MOV R11, [R15+0x1a0]; MOVSS X12, [R11]"},
-		{globalOp(mir.OpGLOBALstoreQ, mir.RBX, 3), "MOV R11, [R15+0x1a0]; MOV [R11+0x18], RBX"},
-		{globalOp(mir.OpGLOBALstoreL, mir.R9, 2), "MOV R11, [R15+0x1a0]; MOV [R11+0x10], R9L"},
-		{globalOp(mir.OpGLOBALstoreSD, mir.X3, 1), "MOV R11, [R15+0x1a0]; MOVSD_XMM [R11+0x8], X3"},
-		{globalOp(mir.OpGLOBALstoreSS, mir.X12, 5), "MOV R11, [R15+0x1a0]; MOVSS [R11+0x28], X12"},
-		{ins(mir.OpTABLEload, regs(mir.RCX), regs(mir.RSI), 0, 0), "MOV R11, [R15+0x1a8]; MOV RCX, [R11+8*RSI]"},
+		{globalOp(mir.OpGLOBALloadQ, mir.RBX, 3), "MOV R11, [R15+0x198]; MOV RBX, [R11+0x18]"},
+		{globalOp(mir.OpGLOBALloadL, mir.R9, 2), "MOV R11, [R15+0x198]; MOV R9L, [R11+0x10]"},
+		{globalOp(mir.OpGLOBALloadSD, mir.X3, 1), "MOV R11, [R15+0x198]; MOVSD_XMM X3, [R11+0x8]"},
+		{globalOp(mir.OpGLOBALloadSS, mir.X12, 0), "MOV R11, [R15+0x198]; MOVSS X12, [R11]"},
+		{globalOp(mir.OpGLOBALstoreQ, mir.RBX, 3), "MOV R11, [R15+0x198]; MOV [R11+0x18], RBX"},
+		{globalOp(mir.OpGLOBALstoreL, mir.R9, 2), "MOV R11, [R15+0x198]; MOV [R11+0x10], R9L"},
+		{globalOp(mir.OpGLOBALstoreSD, mir.X3, 1), "MOV R11, [R15+0x198]; MOVSD_XMM [R11+0x8], X3"},
+		{globalOp(mir.OpGLOBALstoreSS, mir.X12, 5), "MOV R11, [R15+0x198]; MOVSS [R11+0x28], X12"},
+		{ins(mir.OpTABLEload, regs(mir.RCX), regs(mir.RSI), 0, 0), "MOV R11, [R15+0x1a0]; MOV RCX, [R11+8*RSI]"},
 		{ins(mir.OpCALLIND, regs(mir.RAX), regs(mir.RDI, mir.RAX), 0, 0), "MOV R11, [R15+0x40]; CMP R11, [R15+0x48]; " +
-			"ADD [R15+0x40], 0x1; MOV [R15+0x78], 0x0; MOV [R15+0x7c], 0x0; MOV R11, [R15+0x50]; CALL [R11+8*RAX]; " +
-			"SUB [R15+0x40], 0x1; MOV [R15+0x68], 0x1; MOV [R15+0x6c], 0x5; MOV [R15+0x70], 0x0; MOV [R15+0x74], 0x0; CALL [R15+0x58]; INT 0x3"},
+			"ADD [R15+0x40], 0x1; MOV [R15+0x70], 0x0; MOV [R15+0x74], 0x0; MOV R11, [R15+0x50]; CALL [R11+8*RAX]; " +
+			"SUB [R15+0x40], 0x1; MOV [R15+0x60], 0x1; MOV [R15+0x64], 0x5; MOV [R15+0x68], 0x0; MOV [R15+0x6c], 0x0; CALL [R15+0x58]; INT 0x3"},
 		{ins(mir.OpDIVL, regs(mir.RAX, mir.RDX), regs(mir.RAX, mir.RBX), 0, 0), "XOR EDX, EDX; DIV EBX"},
 		{ins(mir.OpMINSS, regs(mir.X1), regs(mir.X1, mir.X12), 0, 0),
 			"UCOMISS X1, X12; ORPS X1, X12; ADDSS X1, X12; MINSS X1, X12"},
@@ -444,6 +456,58 @@ func TestExpandedOperands(t *testing.T) {
 		}
 		if g := strings.Join(got, "; "); g != tt.want {
 			t.Errorf("%s: %s\nwant %s", tt.in.Op, g, tt.want)
+		}
+	}
+}
+
+// TestCountForms checks that counting an edge is one add to the counter's
+// word below the context (R15+CounterOffset+8*Aux), with a byte's
+// displacement where it reaches and four bytes otherwise, and that a
+// counter beyond a 32-bit displacement is an error.
+func TestCountForms(t *testing.T) {
+	count := func(op mir.Op, slot int32, use ...mir.Reg) *mir.Instr {
+		in := ins(op, nil, use, 0, 0)
+		in.Aux = slot
+		return in
+	}
+	for _, tt := range []struct {
+		in     *mir.Instr
+		offset int64
+		src    x86asm.Arg // what is added: 1 or the register
+		disp   int64      // of the counter from R15
+		bytes  int        // the instruction's length; 0: an error
+	}{
+		{count(mir.OpCount, 0), -40, x86asm.Imm(1), -40, 5},
+		{count(mir.OpCount, 4), -40, x86asm.Imm(1), -8, 5},
+		{count(mir.OpCountAdd, 1, mir.R9), -40, x86asm.R9, -32, 4},
+		{count(mir.OpCountAdd, 2, mir.RAX), -40, x86asm.RAX, -24, 4},
+		{count(mir.OpCount, 0), -128, x86asm.Imm(1), -128, 5},
+		{count(mir.OpCount, 0), -136, x86asm.Imm(1), -136, 8},
+		{count(mir.OpCountAdd, 3, mir.RBX), -8 << 20, x86asm.RBX, -8<<20 + 24, 7},
+		{count(mir.OpCount, 0), -1 << 31, x86asm.Imm(1), -1 << 31, 8},
+		{count(mir.OpCount, 0), -1<<31 - 8, nil, 0, 0},
+		{count(mir.OpCountAdd, 1<<28, mir.RAX), 0, nil, 0, 0},
+	} {
+		got, err := encodeOneOptions(t, tt.in, 0, Options{CounterOffset: tt.offset})
+		if tt.bytes == 0 {
+			if err == nil || !strings.Contains(err.Error(), "beyond a 32-bit displacement") {
+				t.Errorf("%s slot %d at %d: error %v, want one about the displacement", tt.in.Op, tt.in.Aux, tt.offset, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s slot %d at %d: %v", tt.in.Op, tt.in.Aux, tt.offset, err)
+			continue
+		}
+		if len(got) != 1 {
+			t.Errorf("%s slot %d at %d: %v, want one instruction", tt.in.Op, tt.in.Aux, tt.offset, got)
+			continue
+		}
+		mem, ok := got[0].Args[0].(x86asm.Mem)
+		if got[0].Op != x86asm.ADD || !ok || mem.Base != x86asm.R15 || mem.Index != 0 || int64(int32(mem.Disp)) != tt.disp ||
+			got[0].Args[1] != tt.src || got[0].MemBytes != 8 || got[0].Len != tt.bytes {
+			t.Errorf("%s slot %d at %d: %v (%d bytes), want ADD of %v to the 8 bytes at R15%+d (%d bytes)",
+				tt.in.Op, tt.in.Aux, tt.offset, got[0], got[0].Len, tt.src, tt.disp, tt.bytes)
 		}
 	}
 }

@@ -50,7 +50,7 @@ func newExecHarness(t *testing.T) *execHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	th, err := runtime.NewThread(1<<16, stub.Addr(0))
+	th, err := runtime.NewThread(1<<16, stub.Addr(0), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func (h *execHarness) install(t *testing.T, f *mir.Func) *execCompiled {
 // its results, which must be in registers too.
 func (h *execHarness) call(t *testing.T, c *execCompiled, args ...uint64) []uint64 {
 	t.Helper()
-	ctx := &h.th.Ctx
+	ctx := h.th.Ctx
 	ctx.JitSP = h.th.StackTop()
 	for i, l := range mir.ArgLocations(c.f.Params, true) {
 		h.setReg(t, l, args[i])

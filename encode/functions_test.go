@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twitchyliquid64/golang-asm/obj"
 	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/kiln-jit/kiln/alloc"
@@ -90,6 +91,71 @@ func testWholeFunctionsDecode(t *testing.T, chunk int) {
 		}
 	}
 	t.Logf("%d functions decoded", funcs)
+}
+
+// TestJumpsKeepOffBoundaries checks the jump padding on every function of
+// the shared test modules, encoded in one chunk and in chunks of five
+// instructions: no jump, call or return crosses or ends on a CodeAlign
+// boundary (so none straddles the 32-byte windows of Intel's JCC
+// erratum once installed at a multiple of CodeAlign), but the raw
+// branches between chunks; and every chunk starts on a boundary.
+func TestJumpsKeepOffBoundaries(t *testing.T) {
+	seen := map[*bytecode.Module]bool{}
+	jumps, chunks := 0, 0
+	for _, c := range testprogs.AllCases() {
+		if seen[c.Module] {
+			continue
+		}
+		seen[c.Module] = true
+		lowered, err := lower.Module(c.Module, lower.FullTarget())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range lowered {
+			af, err := alloc.Baseline(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, err := Func(af)
+			if err != nil {
+				t.Fatalf("%s: %v", f.Name, err)
+			}
+			for off := 0; off < code.CodeSize; {
+				inst, err := x86asm.Decode(code.Bytes[off:code.CodeSize], 64)
+				if err != nil {
+					t.Fatalf("%s: decode at %#x: %v", f.Name, off, err)
+				}
+				switch inst.Op {
+				case x86asm.JMP, x86asm.CALL, x86asm.RET, x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG,
+					x86asm.JGE, x86asm.JL, x86asm.JLE, x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO, x86asm.JP, x86asm.JS:
+					jumps++
+					if off%CodeAlign+inst.Len >= CodeAlign {
+						t.Errorf("%s: %v at %#x, %d bytes, reaches a %d-byte boundary", f.Name, inst, off, inst.Len, CodeAlign)
+					}
+				}
+				off += inst.Len
+			}
+			// Chunks of five instructions: each starts on a boundary.
+			e := &encoder{a: getAssembler(), f: af, frame: layoutFrame(af), pool: &obj.LSym{Name: "pool"},
+				poolIndex: map[[2]uint64]int64{}, chunkInstrs: 5}
+			err = e.encode()
+			putAssembler(e.a)
+			if err != nil {
+				t.Fatalf("%s: %v", f.Name, err)
+			}
+			for i, id := range e.order {
+				if i > 0 && e.chunkOf[id] != e.chunkOf[e.order[i-1]] {
+					chunks++
+					if e.blockOff[id]%CodeAlign != 0 {
+						t.Errorf("%s: chunk %d starts at %#x", f.Name, e.chunkOf[id], e.blockOff[id])
+					}
+				}
+			}
+		}
+	}
+	if jumps < 1000 || chunks < 100 {
+		t.Fatalf("only %d jumps and %d chunk starts checked", jumps, chunks)
+	}
 }
 
 func TestExitStubDecodes(t *testing.T) {

@@ -169,12 +169,16 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 	case mir.OpTABLEload:
 		e.op2(x86.AMOVQ, ctxOp(CtxTable), regOp(mir.ScratchGPR))
 		e.op2(x86.AMOVQ, memIdxOp(mir.ScratchGPR, u[0], 8, 0), dst())
-	case mir.OpCount:
-		e.op2(x86.AMOVQ, ctxOp(CtxCounterTable), regOp(mir.ScratchGPR))
-		e.op2(x86.AADDQ, constOp(1), memOp(mir.ScratchGPR, 8*(int64(e.counterBase)+int64(in.Aux))))
-	case mir.OpCountAdd:
-		e.op2(x86.AMOVQ, ctxOp(CtxCounterTable), regOp(mir.ScratchGPR))
-		e.op2(x86.AADDQ, reg(0), memOp(mir.ScratchGPR, 8*(int64(e.counterBase)+int64(in.Aux))))
+	case mir.OpCount, mir.OpCountAdd:
+		off := e.counterOffset + 8*int64(in.Aux)
+		if off != int64(int32(off)) {
+			return fmt.Errorf("counter %d at %d bytes from the context, beyond a 32-bit displacement", in.Aux, off)
+		}
+		src := constOp(1)
+		if in.Op == mir.OpCountAdd {
+			src = reg(0)
+		}
+		e.op2(x86.AADDQ, src, ctxOp(off))
 	case mir.OpMOVQconst:
 		e.op2(x86.AMOVQ, constOp(in.Imm), dst())
 	case mir.OpNEGQ:

@@ -30,7 +30,8 @@ type CompileStats struct {
 	CodeBytes    int // machine code, constant pools and jump tables
 	// CountedEdges is the number of counters the code increments (the
 	// chords of each counting function's flow graph, its entry counter
-	// included); zero when the code does not count.
+	// included when the calls are counted rather than derived); zero when
+	// the code does not count.
 	CountedEdges int
 	// Lower is SSA construction and instruction selection; OutOfSSA the
 	// translation out of SSA form (alloc.Destruct); Alloc the register
@@ -96,9 +97,13 @@ type compiledModule struct {
 	// plans says, for each function that counts its edges, which edges
 	// its code counts (nil: it does not count).
 	plans []*profilecounters.ChordPlan
-	// counterBase is where each counting function's counters start in an
-	// instance's counter words, counterWords their number.
-	counterBase  []int
+	// counterBelow says, for each counting function, how many words below
+	// an instance's context (runtime.Thread.Counters) its counter slot 0
+	// lies; its slots follow upward. The first function to count takes the
+	// words nearest the context, so that a small module's counters are
+	// within a byte's displacement of R15. counterWords is the number of
+	// counter words.
+	counterBelow []int
 	counterWords int
 	stats        CompileStats
 	// hostCount is the number of the module's own host imports; compiled
@@ -374,8 +379,10 @@ func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program,
 	}
 	start = time.Now()
 	encOpts := cfg.encode
+	below := 0
 	if plan != nil {
-		encOpts.CounterBase = cm.counterWords
+		below = cm.counterWords + plan.NumCounters()
+		encOpts.CounterOffset = -8 * int64(below)
 	}
 	enc, err := encode.FuncOptions(af, encOpts)
 	if err != nil {
@@ -391,10 +398,10 @@ func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program,
 		cm.stats.Instructions += instrs
 	}
 	cm.plans = append(cm.plans, plan)
-	cm.counterBase = append(cm.counterBase, cm.counterWords)
+	cm.counterBelow = append(cm.counterBelow, below)
 	if plan != nil {
 		cm.stats.CountedEdges += plan.NumChords()
-		cm.counterWords += plan.NumCounters()
+		cm.counterWords = below
 	}
 	cm.params = append(cm.params, params)
 	cm.results = append(cm.results, results)

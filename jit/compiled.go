@@ -44,12 +44,10 @@ type compiledInstance struct {
 	// suspended holds, for each nesting depth of calls, the context of
 	// the compiled code a nested call suspended (see Call).
 	suspended []runtime.SavedState
-	// counterWords holds the counters of every function whose code
-	// counts its edges (cm.plans), function fn's in its plan's slots from
-	// cm.counterBase[fn]; compiled code reaches it through the context.
-	// counters[fn] is function fn's part (nil: it does not count).
-	counterWords []uint64
-	counters     [][]uint64
+	// counters[fn] is function fn's part of the thread's counters (nil:
+	// its code does not count), in its plan's slots (cm.counterBelow);
+	// compiled code reaches them from the context.
+	counters [][]uint64
 	// interpret runs a function of a mixed module in the interpreter for
 	// its stub (mixed.go); nil when every function is compiled.
 	interpret interp.ExternalCall
@@ -61,7 +59,7 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 	if err != nil {
 		return nil, err
 	}
-	th, err := runtime.NewThread(stackBytes, stub)
+	th, err := runtime.NewThread(stackBytes, stub, cm.counterWords)
 	if err != nil {
 		return nil, err
 	}
@@ -81,15 +79,13 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 	c.setTable(table)
 	th.Ctx.MaxDepth = int64(cfg.MaxCallDepth)
 	if cm.counterWords > 0 {
-		c.counterWords = make([]uint64, cm.counterWords)
 		c.counters = make([][]uint64, len(cm.plans))
 		for fn, p := range cm.plans {
 			if p != nil {
-				b := cm.counterBase[fn]
-				c.counters[fn] = c.counterWords[b : b+p.NumCounters() : b+p.NumCounters()]
+				b := len(th.Counters) - cm.counterBelow[fn]
+				c.counters[fn] = th.Counters[b : b+p.NumCounters() : b+p.NumCounters()]
 			}
 		}
-		th.Ctx.CounterTable = uintptr(unsafe.Pointer(&c.counterWords[0]))
 	}
 	return c, nil
 }
@@ -116,7 +112,7 @@ func (c *compiledInstance) setTable(entries []uint64) {
 
 // syncMemory tells compiled code where linear memory is now.
 func (c *compiledInstance) syncMemory() {
-	x := &c.thread.Ctx
+	x := c.thread.Ctx
 	b := c.mem.Bytes
 	base := uintptr(0)
 	if len(b) > 0 {
@@ -135,7 +131,7 @@ func (c *compiledInstance) syncMemory() {
 // value reads a value from its calling-convention location, in the context
 // (registers) or on the machine stack (slots, relative to sp).
 func (c *compiledInstance) value(loc mir.Reg, sp uintptr) (uint64, error) {
-	x := &c.thread.Ctx
+	x := c.thread.Ctx
 	switch {
 	case loc.IsPhys() && loc.Class() == mir.XMM:
 		return x.XRegs[loc-mir.X0], nil
@@ -147,7 +143,7 @@ func (c *compiledInstance) value(loc mir.Reg, sp uintptr) (uint64, error) {
 
 // setValue writes a value to its calling-convention location.
 func (c *compiledInstance) setValue(loc mir.Reg, sp uintptr, v uint64) error {
-	x := &c.thread.Ctx
+	x := c.thread.Ctx
 	switch {
 	case loc.IsPhys() && loc.Class() == mir.XMM:
 		x.XRegs[loc-mir.X0] = v
@@ -201,7 +197,7 @@ func (c *compiledInstance) call(ctx context.Context, fn int, args, results []uin
 		return fmt.Errorf("jit: func %s takes %d arguments and returns %d results; got %d and %d",
 			prog.Module.Funcs[fn].Name, len(cm.args[fn]), len(cm.rets[fn]), len(args), len(results))
 	}
-	x := &c.thread.Ctx
+	x := c.thread.Ctx
 	s := compiledCall{outermost: c.active == 0}
 	sp := c.thread.StackTop()
 	if s.outermost {
@@ -266,7 +262,7 @@ type compiledCall struct {
 // recovers the panic and makes *err the HostPanic trap of the exit that
 // called the host function; in every case it restores the state s saved.
 func (c *compiledInstance) leave(s *compiledCall, err *error) {
-	x := &c.thread.Ctx
+	x := c.thread.Ctx
 	inHost := c.inHost
 	host, fn, site := int(x.ExitArg), x.ExitFunc, x.ExitSite
 	c.active, c.hostTop, c.inHost = s.active, s.hostTop, s.inHost
@@ -291,7 +287,7 @@ func (c *compiledInstance) leave(s *compiledCall, err *error) {
 // exits until it returns or traps. Call undoes the setup.
 func (c *compiledInstance) enter(fn int, args, results []uint64, sp uintptr) error {
 	prog, cm := c.prog, c.cm
-	x := &c.thread.Ctx
+	x := c.thread.Ctx
 	depth := x.Depth
 	if depth >= int64(c.cfg.MaxCallDepth) {
 		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: prog.Module.Funcs[fn].Name}
@@ -320,7 +316,7 @@ func (c *compiledInstance) enter(fn int, args, results []uint64, sp uintptr) err
 // run enters the code and serves its exits.
 func (c *compiledInstance) run(fn int, results []uint64, sp uintptr) error {
 	prog, cm := c.prog, c.cm
-	x := &c.thread.Ctx
+	x := c.thread.Ctx
 	c.syncMemory()
 	x.Budget = c.poll.Budget
 	c.thread.Enter(c.table[fn])
@@ -384,7 +380,7 @@ func (c *compiledInstance) hostCall(h int) error {
 	if h < 0 || h >= len(c.hosts) && (c.interpret == nil || !c.cm.isStub(h-c.cm.hostCount)) {
 		return fmt.Errorf("jit: host import %d out of range", h)
 	}
-	x := &c.thread.Ctx
+	x := c.thread.Ctx
 	// The exit stub's call pushed its return address: the outgoing
 	// argument slots start just above it.
 	sp := x.ExitSP + 8
@@ -444,7 +440,7 @@ func (c *compiledInstance) callHost(h int, sp uintptr, args, results []uint64) e
 
 // runtimeCall runs a runtime function for the suspended code.
 func (c *compiledInstance) runtimeCall(fn int) error {
-	x := &c.thread.Ctx
+	x := c.thread.Ctx
 	switch fn {
 	case mir.RTMemoryGrow:
 		x.Regs[mir.RAX] = uint64(c.mem.Grow(x.Regs[mir.RDI]))

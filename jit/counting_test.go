@@ -8,6 +8,7 @@ import (
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/profilecounters"
 	"github.com/kiln-jit/kiln/runtime"
 )
 
@@ -77,6 +78,161 @@ func TestCompiledCountsMatchInterpreter(t *testing.T) {
 				t.Errorf("optimizing without counting %s %s: %d calls counted", k.Name, plain[fn].Name, plain[fn].Calls)
 			}
 		}
+	}
+}
+
+// callStats runs calls of fn, one per argument list, on a new instance of
+// m under opts, whatever each call does (return or trap), and returns the
+// instance's statistics and the calls' errors.
+func callStats(t *testing.T, opts Options, m *bytecode.Module, fn string, args [][]uint64) ([]FuncStats, []error) {
+	t.Helper()
+	mod, err := newEngine(t, opts).Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Tier != TierInterp && mod.Tier() != opts.Tier {
+		t.Fatalf("module runs in tier %s: %v", mod.Tier(), mod.CompileError())
+	}
+	inst, err := mod.Instantiate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make([]error, len(args))
+	for i, a := range args {
+		_, errs[i] = inst.Call(context.Background(), fn, a...)
+	}
+	return inst.Stats(), errs
+}
+
+// instantiable reports whether m instantiates without imports.
+func instantiable(t *testing.T, m *bytecode.Module) bool {
+	t.Helper()
+	mod, err := newEngine(t, Options{Tier: TierInterp}).Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = mod.Instantiate(nil)
+	return err == nil
+}
+
+// TestCompiledCountsMatchInterpreterOnPrograms checks counting in compiled
+// code on the hand-written programs, several functions to a module
+// (counters of several functions below the context; calls derived from
+// the entry block's edges or counted): the counts of calls that return
+// are the interpreter's, and so are the calls counted when some trap.
+func TestCompiledCountsMatchInterpreterOnPrograms(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("compiled tiers are not supported on this platform")
+	}
+	tiers := []Options{
+		{Tier: TierBaseline, CountEdges: true},
+		{Tier: TierOptimizing, CountEdges: true, CheckAllocations: true},
+	}
+	checked := 0
+	for _, c := range testprogs.ProgramCases() {
+		if len(c.Module.Funcs) < 2 || !instantiable(t, c.Module) {
+			continue
+		}
+		args := [][]uint64{c.Args, c.Args}
+		want, wantErrs := callStats(t, Options{Tier: TierInterp}, c.Module, c.Func, args)
+		for _, opts := range tiers {
+			got, errs := callStats(t, opts, c.Module, c.Func, args)
+			for i := range errs {
+				if (errs[i] == nil) != (wantErrs[i] == nil) {
+					t.Fatalf("%s %s: call %d: %v, the interpreter %v", opts.Tier, c.Name, i, errs[i], wantErrs[i])
+				}
+			}
+			for fn := range want {
+				w, g := want[fn], got[fn]
+				if g.Calls != w.Calls {
+					t.Errorf("%s %s %s: %d calls, want %d", opts.Tier, c.Name, w.Name, g.Calls, w.Calls)
+				}
+				if c.Trap == bytecode.TrapNone && (g.Instructions != w.Instructions || !slices.Equal(g.Edges, w.Edges)) {
+					t.Errorf("%s %s %s: %d instructions, edges %v; want %d, %v", opts.Tier, c.Name, w.Name, g.Instructions, g.Edges, w.Instructions, w.Edges)
+				}
+			}
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Fatalf("only %d programs checked", checked)
+	}
+}
+
+// TestCompiledCallsExactWhenCallsTrap checks that the calls compiled code
+// reports are exact when calls trap, whether it counts them (an entry
+// block that may trap) or derives them from the entry block's edges (an
+// entry block that only branches).
+func TestCompiledCallsExactWhenCallsTrap(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("compiled tiers are not supported on this platform")
+	}
+	for _, tt := range []struct {
+		name, src    string
+		entryByBlock bool
+	}{
+		{"entry block branches", `
+func f (i64) -> (i64)
+  regs i64
+  br.lt_s r0, 0, negative
+  i64.const r1, 100
+  i64.div_s r0, r1, r0
+  ret r0
+negative:
+  ret r0
+end
+export "f" f
+`, true},
+		{"entry block divides", `
+func f (i64) -> (i64)
+  regs i64
+  i64.const r1, 100
+  i64.div_s r1, r1, r0
+  br.lt_s r0, 0, negative
+  ret r1
+negative:
+  ret r0
+end
+export "f" f
+`, false},
+		{"entry block is a loop header", `
+func f (i64) -> (i64)
+  regs i64
+top:
+  i64.add r1, r1, 1
+  br.lt_s r1, 3, top
+  i64.const r1, 100
+  i64.div_s r0, r1, r0
+  ret r0
+end
+export "f" f
+`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := bytecode.Assemble([]byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := profilecounters.NewLayout(m.Funcs[0])
+			if got := profilecounters.NewChordPlan(l, nil).EntryByBlock(); got != tt.entryByBlock {
+				t.Fatalf("EntryByBlock %v, want %v", got, tt.entryByBlock)
+			}
+			// 5 and -1 return; 0 traps (division by zero), twice.
+			args := [][]uint64{{testprogs.I(5)}, {testprogs.I(0)}, {testprogs.I(-1)}, {testprogs.I(0)}}
+			want, _ := callStats(t, Options{Tier: TierInterp}, m, "f", args)
+			for _, opts := range []Options{
+				{Tier: TierBaseline, CountEdges: true},
+				{Tier: TierOptimizing, CountEdges: true},
+			} {
+				got, errs := callStats(t, opts, m, "f", args)
+				if errs[0] != nil || errs[1] == nil || errs[2] != nil || errs[3] == nil {
+					t.Fatalf("%s: errors %v, want the calls of 0 to trap", opts.Tier, errs)
+				}
+				if got[0].Calls != want[0].Calls || got[0].Calls != 4 {
+					t.Errorf("%s: %d calls, the interpreter %d, want 4", opts.Tier, got[0].Calls, want[0].Calls)
+				}
+			}
+		})
 	}
 }
 

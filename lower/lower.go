@@ -52,15 +52,17 @@ type Options struct {
 	Target Target
 	// Counters, when not nil, makes the code count edges as the plan says
 	// (profilecounters.ChordPlan): an OpCount for every counted slot, on
-	// its edge (in the jump's block, or a block of its own on a
-	// conditional edge), at the start of a block without successors for
-	// its exit edge, and in the entry block for the calls. A self-loop
-	// (an edge from a block to itself) is counted in a register instead:
-	// zero on entering the block, one more on each iteration, added to its
-	// counter (OpCountAdd) on each edge that leaves the block, so a tight
-	// loop pays a register increment rather than a memory one; a trap or
-	// cancellation inside the loop loses the iterations of that visit. The
-	// plan must be one of this function's layout.
+	// its edge (in the jump's block, at the start of its target when the
+	// plan says so (AtHead), or else a block of its own on a conditional
+	// edge), at the start of a block without successors for its exit
+	// edge, and in the entry block for the calls when they are counted. A
+	// self-loop (an edge from a block to itself) is counted in a register
+	// instead: zero on entering the block, one more on each iteration,
+	// added to its counter (OpCountAdd) on each edge that leaves the
+	// block, so a tight loop pays a register increment rather than a
+	// memory one; a trap or cancellation inside the loop loses the
+	// iterations of that visit. The plan must be one of this function's
+	// layout.
 	Counters *profilecounters.ChordPlan
 	// Module holds what lowering needs to know about the whole module;
 	// nil computes it for this call. A caller lowering many functions of
@@ -246,7 +248,10 @@ type lowerer struct {
 	// loopVars lists, per bytecode block, the variables counting its
 	// self-loop edges in a register (Options.Counters).
 	loopVars [][]loopVar
-	f        *mir.Func
+	// countAtHead marks the bytecode blocks whose head counts the edge
+	// entering them (ChordPlan.AtHead), set when that edge is lowered.
+	countAtHead []bool
+	f           *mir.Func
 
 	// memoryMoves is set when memory may be grown, so its base and length
 	// must be read again after calls.
@@ -362,6 +367,7 @@ func (l *lowerer) run() error {
 		}
 	}
 	l.edgeDone = make([]bool, len(l.layout.Edges))
+	l.countAtHead = make([]bool, len(l.layout.Blocks))
 	// The entry block jumps to bytecode block 0.
 	l.pendingPreds[0]++
 	l.emit(mir.Instr{Op: mir.OpJMP, Pos: -1})
@@ -541,10 +547,26 @@ func (l *lowerer) countEdge(e int) {
 }
 
 // enterLoop starts the loop variables of bytecode block b from zero at the
-// end of the current block, a predecessor of b's head.
+// end of the current block, a predecessor of b's head. Each start is a
+// zero of its own, defined there (before the block's terminator, when it
+// has one), rather than the function's shared zero: that one is defined
+// in the entry block and would hold a register from there to every loop
+// entered.
 func (l *lowerer) enterLoop(b int) {
+	if len(l.loopVars[b]) == 0 {
+		return
+	}
+	z := l.newG()
+	in := l.f.NewInstr(mir.Instr{Op: mir.OpMOVQconst, Defs: []mir.Reg{z}, Pos: int32(l.pc)})
+	if t := l.cur.Terminator(); t != nil && t.Op.Info().Terminator {
+		n := len(l.cur.Instrs)
+		l.cur.Instrs = append(l.cur.Instrs[:n-1], in, t)
+	} else {
+		l.cur.Append(in)
+	}
+	l.consts.set(z, 0)
 	for _, lv := range l.loopVars[b] {
-		l.ssa.write(lv.x, l.cur.ID, l.zeroOf(mir.GPR))
+		l.ssa.write(lv.x, l.cur.ID, z)
 	}
 }
 
@@ -558,9 +580,11 @@ func (l *lowerer) backward(e int) bool {
 // edgeTarget returns the mir block bytecode edge e should enter from the
 // branch at the current offset: the target's head, or a new block of the
 // edge's own (edgeBlock) when the edge needs code, a poll for a backward
-// edge or the increment of a counted one. freq is the edge's frequency.
+// edge or the increment of a counted one that its target's head does not
+// count (ChordPlan.AtHead). freq is the edge's frequency.
 func (l *lowerer) edgeTarget(e int, freq float64) (target int, edgeBlock *mir.Block) {
-	if !l.backward(e) && !l.counted(profilecounters.EdgeCounter(e)) && len(l.loopVars[l.layout.Edges[e].From]) == 0 {
+	counted := l.counted(profilecounters.EdgeCounter(e))
+	if !l.backward(e) && (!counted || l.counters.AtHead(e)) && len(l.loopVars[l.layout.Edges[e].From]) == 0 {
 		return l.head[l.layout.Edges[e].To], nil
 	}
 	eb := l.newSealedBlock(freq)
@@ -574,9 +598,12 @@ func (l *lowerer) edgeTarget(e int, freq float64) (target int, edgeBlock *mir.Bl
 func (l *lowerer) connect(from *mir.Block, e, target int, edgeBlock *mir.Block, prob float64) {
 	l.f.AddEdge(from.ID, target, prob)
 	if edgeBlock == nil {
-		// No code of its own: no count, and neither end counts a
-		// self-loop in a register, but the target's loop variables
-		// start from zero.
+		// No code of its own: the target's head counts the edge if it is
+		// counted, neither end counts a self-loop in a register, but the
+		// target's loop variables start from zero.
+		if l.counted(profilecounters.EdgeCounter(e)) {
+			l.countAtHead[l.layout.Edges[e].To] = true
+		}
 		saved := l.cur
 		l.cur = from
 		l.enterLoop(int(l.layout.Edges[e].To))
@@ -653,6 +680,10 @@ func (l *lowerer) lowerBlock(b int) error {
 	blk := &l.layout.Blocks[b]
 	l.cur = l.f.Blocks[l.head[b]]
 	l.curFreq = l.cur.Freq
+	if l.countAtHead[b] {
+		// The only edge into b (lowered before b: its source dominates b).
+		l.count(profilecounters.EdgeCounter(int(l.layout.Preds(b)[0])))
+	}
 	if l.counters != nil {
 		if s := l.counters.ExitSlot(b); s >= 0 {
 			l.count(s)

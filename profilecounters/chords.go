@@ -15,17 +15,33 @@ import (
 // returns or traps) to X and an edge from X to the entry block, the
 // function's calls. Every node conserves flow (what enters leaves), so
 // the counts of the tree's edges follow from those of the chords. The
-// tree is a maximum spanning tree by expected frequency, so the hot edges
-// go uncounted; the edge X -> entry is always a chord (the entry counter,
-// one increment per call), and so is every self-loop, which no tree
-// contains (lower keeps a self-loop's count in a register while the loop
-// runs and adds it to its counter when the loop is left).
+// tree is a maximum spanning tree by expected frequency times the cost of
+// counting the edge, so the hot edges go uncounted. Every self-loop is a
+// chord, which no tree contains (lower keeps a self-loop's count in a
+// register while the loop runs and adds it to its counter when the loop
+// is left).
+//
+// The edge X -> entry (the entry counter, one increment per call) is a
+// chord too, so that the calls are counted exactly even when some do not
+// return, with one exception that costs less: when no instruction of the
+// entry block can end a call and no edge enters it, the entry block's
+// successor edges are chords instead and the calls are their sum. Each
+// call then takes exactly one of them, so a function whose entry block
+// only tests its arguments (a recursive function's base case) counts each
+// call once, where the entry counter and a chord of the rest would count
+// some calls twice. The plan takes that form when its expected cost is
+// lower.
+//
+// A counted edge of a branch or switch costs a block of its own and a
+// jump, except when it goes forward to a block that no other edge enters
+// and leaves a block without a self-loop: it is then counted at the start
+// of its target (AtHead).
 //
 // Conservation fails where a call ends inside a block: a trap, a
 // cancellation, fuel running out, or a call that moved into another
 // activation (on-stack replacement). The counts derived then are off by
-// those few executions; negative results are clamped to zero. A profile
-// is a heuristic, so this is accepted.
+// those few executions (the calls are not); negative results are clamped
+// to zero. A profile is a heuristic, so this is accepted.
 
 // ChordPlan says which edges of a function compiled code counts and
 // derives the others. Counter slots: EntryCounter, then EdgeCounter(e)
@@ -40,8 +56,11 @@ type ChordPlan struct {
 	exitOf []int32
 	// chord is set for every counted slot.
 	chord []bool
-	// numChords counts the counted slots (the entry counter included).
+	// numChords counts the counted slots.
 	numChords int
+	// entryByBlock is set when the calls are not counted but derived from
+	// the entry block's successor edges, all chords.
+	entryByBlock bool
 }
 
 // splitCost is how much more counting an edge costs when it needs a block
@@ -64,31 +83,56 @@ func NewChordPlan(l *Layout, prof *Profile) *ChordPlan {
 			p.exitOf[b] = int32(len(p.exitBlocks))
 		}
 	}
-	p.chord = make([]bool, p.NumCounters())
-	p.chord[EntryCounter] = true
 	// Candidate tree edges, heaviest first: the layout's edges, then the
 	// exit edges. Node nb is X.
-	type cand struct {
-		slot     int32
-		from, to int32
-		weight   float64
-	}
-	cands := make([]cand, 0, len(l.Edges)+len(p.exitBlocks))
+	cands := make([]chordCand, 0, len(l.Edges)+len(p.exitBlocks))
 	for e, ed := range l.Edges {
 		w := prof.BlockFreq[ed.From] * prof.EdgeProb[e]
-		if ed.Kind != EdgeJump && ed.Kind != EdgeFallthrough && ed.To > ed.From {
+		if ed.Kind != EdgeJump && ed.Kind != EdgeFallthrough && ed.To > ed.From && !p.AtHead(e) {
 			// Counting a forward edge of a branch or switch takes a block
 			// of its own and a jump; the others are counted in place (a
 			// backward edge has its poll block anyway).
 			w *= splitCost
 		}
-		cands = append(cands, cand{int32(EdgeCounter(e)), int32(ed.From), int32(ed.To), w})
+		cands = append(cands, chordCand{int32(EdgeCounter(e)), int32(ed.From), int32(ed.To), w})
 	}
 	for k, b := range p.exitBlocks {
-		cands = append(cands, cand{int32(p.ExitCounter(k)), b, int32(nb), prof.BlockFreq[b]})
+		cands = append(cands, chordCand{int32(p.ExitCounter(k)), b, int32(nb), prof.BlockFreq[b]})
 	}
 	// Ties keep the layout's order, so that the plan is deterministic.
-	slices.SortStableFunc(cands, func(x, y cand) int { return cmp.Compare(y.weight, x.weight) })
+	slices.SortStableFunc(cands, func(x, y chordCand) int { return cmp.Compare(y.weight, x.weight) })
+	chord, cost := p.spanningTree(cands, false)
+	cost += prof.BlockFreq[0] // the entry counter
+	if entry := &l.Blocks[0]; l.entryCannotEnd && len(l.Preds(0)) == 0 && entry.NumEdges > 1 {
+		if byBlock, c := p.spanningTree(cands, true); c < cost {
+			chord, p.entryByBlock = byBlock, true
+		}
+	}
+	p.chord = chord
+	for _, c := range p.chord {
+		if c {
+			p.numChords++
+		}
+	}
+	return p
+}
+
+// chordCand is an edge of the flow graph that may join the spanning tree:
+// its counter slot, its ends (node len(Blocks) is X) and its weight.
+type chordCand struct {
+	slot     int32
+	from, to int32
+	weight   float64
+}
+
+// spanningTree returns the chords of a maximum spanning tree of the flow
+// graph, cands sorted heaviest first, and their total weight. The entry
+// edge X -> entry is a chord, or with entryByBlock a tree edge and the
+// entry block's successor edges chords.
+func (p *ChordPlan) spanningTree(cands []chordCand, entryByBlock bool) ([]bool, float64) {
+	l := p.layout
+	nb := len(l.Blocks)
+	chord := make([]bool, p.NumCounters())
 	parent := make([]int32, nb+1)
 	for i := range parent {
 		parent[i] = int32(i)
@@ -100,21 +144,56 @@ func NewChordPlan(l *Layout, prof *Profile) *ChordPlan {
 		}
 		return x
 	}
+	cost := 0.0
+	if entryByBlock {
+		parent[find(int32(nb))] = find(0)
+		first := l.Blocks[0].FirstEdge
+		for e := first; e < first+l.Blocks[0].NumEdges; e++ {
+			chord[EdgeCounter(int(e))] = true
+		}
+	} else {
+		chord[EntryCounter] = true
+	}
 	for _, c := range cands {
+		if chord[c.slot] {
+			cost += c.weight // forced
+			continue
+		}
 		a, b := find(c.from), find(c.to)
 		if a == b {
-			p.chord[c.slot] = true // closes a cycle (or is a self-loop)
+			chord[c.slot] = true // closes a cycle (or is a self-loop)
+			cost += c.weight
 			continue
 		}
 		parent[a] = b
 	}
-	for _, c := range p.chord {
-		if c {
-			p.numChords++
+	return chord, cost
+}
+
+// AtHead reports whether compiled code counts edge e, when it is a chord,
+// at the start of its target block: e is a forward edge of a branch or
+// switch, no other edge enters its target, and it leaves a block without
+// a self-loop (whose count in a register the edge adds to its counter,
+// in a block of the edge's own).
+func (p *ChordPlan) AtHead(e int) bool {
+	l := p.layout
+	ed := &l.Edges[e]
+	if ed.Kind == EdgeJump || ed.Kind == EdgeFallthrough || ed.To <= ed.From || len(l.Preds(int(ed.To))) != 1 {
+		return false
+	}
+	from := &l.Blocks[ed.From]
+	for x := from.FirstEdge; x < from.FirstEdge+from.NumEdges; x++ {
+		if l.Edges[x].To == ed.From {
+			return false
 		}
 	}
-	return p
+	return true
 }
+
+// EntryByBlock reports whether the calls are derived, not counted: the
+// entry block's successor edges are counted instead (see the package's
+// notes on counting in compiled code).
+func (p *ChordPlan) EntryByBlock() bool { return p.entryByBlock }
 
 // Layout returns the layout the plan counts.
 func (p *ChordPlan) Layout() *Layout { return p.layout }
@@ -123,7 +202,7 @@ func (p *ChordPlan) Layout() *Layout { return p.layout }
 func (p *ChordPlan) NumCounters() int { return p.layout.NumCounters() + len(p.exitBlocks) }
 
 // NumChords returns how many slots compiled code increments, the entry
-// counter included.
+// counter among them unless the calls are derived (EntryByBlock).
 func (p *ChordPlan) NumChords() int { return p.numChords }
 
 // ExitCounter returns the slot of exit edge k.
@@ -156,6 +235,15 @@ func (p *ChordPlan) Reconstruct(counts []uint64) []uint64 {
 		if p.chord[s] {
 			val[s], known[s] = int64(counts[s]), true
 		}
+	}
+	if p.entryByBlock {
+		// The calls, from the entry block, which no call ends inside:
+		// exact even when the rest of the graph does not conserve flow.
+		first := l.Blocks[0].FirstEdge
+		for e := first; e < first+l.Blocks[0].NumEdges; e++ {
+			val[EntryCounter] += val[EdgeCounter(int(e))]
+		}
+		known[EntryCounter] = true
 	}
 	// Incidence lists of the flow graph, X being node nb: slot, and
 	// whether the edge enters the node.

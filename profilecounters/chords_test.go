@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
 	"github.com/kiln-jit/kiln/profilecounters"
 )
@@ -16,6 +17,13 @@ import (
 // (exit edges too), counting only walks that end within a step bound, so
 // flow is conserved exactly.
 func walkCounts(l *profilecounters.Layout, p *profilecounters.ChordPlan, r *rand.Rand, calls int) (layoutForm, planForm []uint64) {
+	return walkCountsEnding(l, p, r, calls, 0)
+}
+
+// walkCountsEnding is walkCounts with calls that end inside a block (a
+// trap, a cancellation) with probability end at each block after the
+// entry block; it keeps the walks that end so.
+func walkCountsEnding(l *profilecounters.Layout, p *profilecounters.ChordPlan, r *rand.Rand, calls int, end float64) (layoutForm, planForm []uint64) {
 	layoutForm = make([]uint64, l.NumCounters())
 	planForm = make([]uint64, p.NumCounters())
 	walk := make([]uint64, p.NumCounters())
@@ -25,6 +33,10 @@ func walkCounts(l *profilecounters.Layout, p *profilecounters.ChordPlan, r *rand
 		b, finished := 0, false
 		for step := 0; step < 10000; step++ {
 			blk := &l.Blocks[b]
+			if step > 0 && r.Float64() < end {
+				finished = true
+				break
+			}
 			if blk.NumEdges == 0 {
 				walk[p.ExitSlot(b)]++
 				finished = true
@@ -102,7 +114,7 @@ func TestChordPlanReconstructs(t *testing.T) {
 
 // TestChordPlanLeavesHotEdgesUncounted checks the maximum spanning tree:
 // a loop's back edge, the hottest edge of a loop, is not counted when the
-// loop's exit is.
+// loop's exit is; and that the calls are counted.
 func TestChordPlanLeavesHotEdgesUncounted(t *testing.T) {
 	checked := 0
 	for _, k := range testprogs.Kernels() {
@@ -125,11 +137,193 @@ func TestChordPlanLeavesHotEdgesUncounted(t *testing.T) {
 		if best >= 0 && plan.Counted(profilecounters.EdgeCounter(best)) {
 			t.Errorf("%s: the hottest edge %d (%v) is counted", k.Name, best, l.Edges[best])
 		}
-		if !plan.Counted(profilecounters.EntryCounter) {
-			t.Errorf("%s: the entry counter is not counted", k.Name)
+		// The calls are counted: by the entry counter, or by the entry
+		// block's successor edges.
+		entry := &l.Blocks[0]
+		countedOut := true
+		for e := entry.FirstEdge; e < entry.FirstEdge+entry.NumEdges; e++ {
+			countedOut = countedOut && plan.Counted(profilecounters.EdgeCounter(int(e)))
+		}
+		if plan.EntryByBlock() == plan.Counted(profilecounters.EntryCounter) || plan.EntryByBlock() && !countedOut {
+			t.Errorf("%s: entry counted %v, entry block's edges counted %v, calls derived from them %v",
+				k.Name, plan.Counted(profilecounters.EntryCounter), countedOut, plan.EntryByBlock())
 		}
 	}
 	if checked != 4 {
 		t.Fatalf("checked %d kernels, want 4", checked)
+	}
+}
+
+// testLayouts returns the layouts of the kernels' functions and of
+// generated functions, with their names.
+func testLayouts() ([]*profilecounters.Layout, []string) {
+	var layouts []*profilecounters.Layout
+	var names []string
+	for _, k := range testprogs.Kernels() {
+		for _, f := range k.Module.Funcs {
+			layouts = append(layouts, profilecounters.NewLayout(f))
+			names = append(names, k.Name+"."+f.Name)
+		}
+	}
+	for seed := range uint64(4) {
+		m := testprogs.GeneratedModule(400, seed)
+		for _, f := range m.Funcs {
+			layouts = append(layouts, profilecounters.NewLayout(f))
+			names = append(names, "generated."+f.Name)
+		}
+	}
+	return layouts, names
+}
+
+// TestChordPlanCallsExactWhenCallsEnd checks that the calls reconstructed
+// are exact when calls end inside blocks after the entry block (which the
+// plan derives the calls from only when none can end inside it), and
+// that the counted edges are reconstructed exactly when none do.
+func TestChordPlanCallsExactWhenCallsEnd(t *testing.T) {
+	layouts, names := testLayouts()
+	r := rand.New(rand.NewPCG(3, 4))
+	byBlock := 0
+	for i, l := range layouts {
+		plan := profilecounters.NewChordPlan(l, nil)
+		if plan.EntryByBlock() {
+			byBlock++
+		}
+		truth, counted := walkCountsEnding(l, plan, r, 300, 0.05)
+		for s := range counted {
+			if !plan.Counted(s) {
+				counted[s] = 0
+			}
+		}
+		got := plan.Reconstruct(counted)
+		if got[profilecounters.EntryCounter] != truth[profilecounters.EntryCounter] {
+			t.Errorf("%s: %d calls reconstructed, want %d (entry by block %v)", names[i], got[profilecounters.EntryCounter],
+				truth[profilecounters.EntryCounter], plan.EntryByBlock())
+		}
+		for s := range counted {
+			if s < len(got) && plan.Counted(s) && got[s] != truth[s] {
+				t.Errorf("%s: counted slot %d reconstructed as %d, counted %d", names[i], s, got[s], truth[s])
+			}
+		}
+	}
+	if byBlock == 0 {
+		t.Error("no plan derives the calls from the entry block")
+	}
+}
+
+// TestChordPlanEntryByBlock checks when a plan derives the calls from the
+// entry block's edges instead of counting them, and which of its edges it
+// counts at the start of their targets.
+func TestChordPlanEntryByBlock(t *testing.T) {
+	for _, tt := range []struct {
+		name, src    string
+		entryByBlock bool
+		chords       int
+		atHead       []int // edges counted at their target's start
+	}{
+		{"recursion with a base case", `
+func f (i64) -> (i64)
+  regs i64 i64
+  br.lt_s r0, 2, base
+  i64.sub r1, r0, 1
+  call f (r1) -> (r1)
+  i64.sub r2, r0, 2
+  call f (r2) -> (r2)
+  i64.add r0, r1, r2
+  ret r0
+base:
+  ret r0
+end
+`, true, 2, []int{0, 1}},
+		{"entry block loads", `
+func f (i64) -> (i64)
+  regs i64
+  i64.load r1, [r0]
+  br.lt_s r0, 2, base
+  ret r1
+base:
+  ret r0
+end
+memory 1 1
+`, false, 2, []int{0, 1}},
+		{"entry block calls", `
+func g () -> ()
+  ret
+end
+func f (i64) -> (i64)
+  call g () -> ()
+  br.lt_s r0, 2, base
+  ret r0
+base:
+  ret r0
+end
+`, false, 2, []int{0, 1}},
+		{"entry block jumps", `
+func f (i64) -> (i64)
+  i64.add r0, r0, 1
+  jump next
+next:
+  br.lt_s r0, 2, base
+  ret r0
+base:
+  ret r0
+end
+`, false, 2, []int{1, 2}},
+		{"entry block is a loop header", `
+func f (i64) -> (i64)
+top:
+  i64.sub r0, r0, 1
+  br.gt_s r0, 2, top
+  br.lt_s r0, 0, base
+  ret r0
+base:
+  ret r0
+end
+`, false, 3, []int{2, 3}},
+		{"switch in the entry block, a target shared", `
+func f (i64) -> (i64)
+  switch r0, [a, b, a], c
+a:
+  ret r0
+b:
+  i64.add r0, r0, 1
+c:
+  ret r0
+end
+`, true, 4, []int{1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := bytecode.Assemble([]byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := profilecounters.NewLayout(m.Funcs[len(m.Funcs)-1])
+			plan := profilecounters.NewChordPlan(l, nil)
+			if plan.EntryByBlock() != tt.entryByBlock || plan.NumChords() != tt.chords {
+				t.Errorf("entry by block %v, %d chords; want %v, %d", plan.EntryByBlock(), plan.NumChords(), tt.entryByBlock, tt.chords)
+			}
+			if plan.Counted(profilecounters.EntryCounter) == tt.entryByBlock {
+				t.Errorf("entry counter counted %v with entry by block %v", plan.Counted(profilecounters.EntryCounter), tt.entryByBlock)
+			}
+			var atHead []int
+			for e := range l.Edges {
+				if plan.AtHead(e) {
+					atHead = append(atHead, e)
+				}
+			}
+			if !slices.Equal(atHead, tt.atHead) {
+				t.Errorf("edges counted at their target's start %v, want %v", atHead, tt.atHead)
+			}
+			// Calls that all return: every count reconstructs.
+			r := rand.New(rand.NewPCG(5, 6))
+			truth, counted := walkCounts(l, plan, r, 100)
+			for s := range counted {
+				if !plan.Counted(s) {
+					counted[s] = 0
+				}
+			}
+			if got := plan.Reconstruct(counted); !slices.Equal(got, truth) {
+				t.Errorf("reconstructed %v, want %v", got, truth)
+			}
+		})
 	}
 }

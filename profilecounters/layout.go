@@ -93,6 +93,9 @@ type Layout struct {
 	blockAt []int32
 	// The edges entering block b are preds[predStart[b]:predStart[b+1]].
 	predStart, preds []int32
+	// entryCannotEnd is set when no instruction of the entry block can end
+	// a call (see cannotEndCall).
+	entryCannotEnd bool
 }
 
 // EntryCounter is the counter slot that counts calls of the function.
@@ -174,6 +177,10 @@ func NewLayout(f *bytecode.Function) *Layout {
 		}
 		blk.NumEdges = int32(len(l.Edges)) - blk.FirstEdge
 	}
+	l.entryCannotEnd = len(l.Blocks) > 0
+	for pc := 0; l.entryCannotEnd && pc < int(l.Blocks[0].End); pc++ {
+		l.entryCannotEnd = cannotEndCall(f.Code[pc].Op)
+	}
 	// The predecessor lists share one array, in edge order.
 	l.predStart = make([]int32, len(l.Blocks)+1)
 	for _, ed := range l.Edges {
@@ -195,6 +202,32 @@ func NewLayout(f *bytecode.Function) *Layout {
 // the layout's: it must not be changed.
 func (l *Layout) Preds(b int) []int32 {
 	return l.preds[l.predStart[b]:l.predStart[b+1]:l.predStart[b+1]]
+}
+
+// cannotEndCall reports whether an instruction of op never ends the call
+// that runs it: it cannot trap, call, exit to Go or poll (for fuel or
+// cancellation). Branches qualify: a backward one polls, but on its edge,
+// after its block. Loads and stores (bounds), memory.grow (an exit to
+// Go), calls, returns, traps and ops added after this list are taken to
+// end calls.
+func cannotEndCall(op bytecode.Op) bool {
+	switch op {
+	case bytecode.OpI64DivS, bytecode.OpI64DivU, bytecode.OpI64RemS, bytecode.OpI64RemU,
+		bytecode.OpI32DivS, bytecode.OpI32DivU, bytecode.OpI32RemS, bytecode.OpI32RemU,
+		bytecode.OpI64TruncF64S, bytecode.OpI64TruncF64U, bytecode.OpI32TruncF32S, bytecode.OpI32TruncF32U,
+		bytecode.OpI32TruncF64S, bytecode.OpI32TruncF64U, bytecode.OpI64TruncF32S, bytecode.OpI64TruncF32U:
+		return false // division by zero, overflow, NaN
+	case bytecode.OpMemorySize, bytecode.OpGlobalGet, bytecode.OpGlobalSet, bytecode.OpJump, bytecode.OpBrIf,
+		bytecode.OpBrEq, bytecode.OpBrNe, bytecode.OpBrLtS, bytecode.OpBrLtU, bytecode.OpBrLeS, bytecode.OpBrLeU,
+		bytecode.OpBrGtS, bytecode.OpBrGtU, bytecode.OpBrGeS, bytecode.OpBrGeU, bytecode.OpSwitch:
+		return true
+	}
+	// The opcodes are numbered in groups that later versions only append
+	// to: from the constants to the reinterpretations, the i64 and f64
+	// computations; from the i32 constant to the f32 reinterpretation,
+	// those of the 32-bit types with their compare-and-branch ops.
+	return op >= bytecode.OpI64Const && op <= bytecode.OpF64ReinterpretI64 ||
+		op >= bytecode.OpI32Const && op <= bytecode.OpF32ReinterpretI32
 }
 
 // BlockAt returns the index of the block containing instruction pc.

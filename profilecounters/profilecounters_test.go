@@ -238,3 +238,32 @@ func TestDrift(t *testing.T) {
 		t.Errorf("drift under new behaviour = %+v, want distance > 0.5", d)
 	}
 }
+
+// TestCannotEndCall checks the ops an entry block may hold for its edges
+// to stand for the calls: none that loads, stores, calls, returns, traps
+// or grows memory, or that divides or truncates with a trap; and that the
+// arithmetic, comparisons, conversions and branches qualify.
+func TestCannotEndCall(t *testing.T) {
+	mayEnd := map[bytecode.Op]bool{
+		bytecode.OpI64DivS: true, bytecode.OpI64DivU: true, bytecode.OpI64RemS: true, bytecode.OpI64RemU: true,
+		bytecode.OpI32DivS: true, bytecode.OpI32DivU: true, bytecode.OpI32RemS: true, bytecode.OpI32RemU: true,
+		bytecode.OpI64TruncF64S: true, bytecode.OpI64TruncF64U: true, bytecode.OpI32TruncF32S: true, bytecode.OpI32TruncF32U: true,
+		bytecode.OpI32TruncF64S: true, bytecode.OpI32TruncF64U: true, bytecode.OpI64TruncF32S: true, bytecode.OpI64TruncF32U: true,
+		bytecode.OpMemoryGrow: true, bytecode.OpInvalid: true,
+	}
+	for op := bytecode.Op(0); int(op) < bytecode.NumOps; op++ {
+		switch op.Info().Format {
+		case bytecode.FormatLoad, bytecode.FormatStore, bytecode.FormatCall, bytecode.FormatCallIndirect,
+			bytecode.FormatReturn, bytecode.FormatTrap, bytecode.FormatNone:
+			mayEnd[op] = true
+		}
+	}
+	for op := bytecode.Op(0); int(op) < bytecode.NumOps; op++ {
+		if got := cannotEndCall(op); got == mayEnd[op] {
+			t.Errorf("%s: cannotEndCall %v", op, got)
+		}
+	}
+	if cannotEndCall(bytecode.Op(bytecode.NumOps)) {
+		t.Error("an op beyond the table cannot end a call")
+	}
+}

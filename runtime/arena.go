@@ -21,20 +21,25 @@ type Reloc struct {
 }
 
 // Code is installed machine code: one sealed read-execute mapping holding
-// several parts, each 16-byte aligned. The mapping is unmapped by a
-// cleanup when the Code becomes unreachable; whoever may still run the
-// code must keep the Code reachable.
+// several parts, each aligned to PartAlign bytes. The mapping is unmapped
+// by a cleanup when the Code becomes unreachable; whoever may still run
+// the code must keep the Code reachable.
 type Code struct {
 	mem   []byte
 	addrs []uintptr
 }
+
+// PartAlign is the alignment of every installed part, a multiple of
+// encode.CodeAlign: the encoder keeps jumps from crossing 32-byte
+// boundaries counted from the start of a function's code.
+const PartAlign = 32
 
 // Install copies the parts into new executable memory.
 func Install(parts []Part) (*Code, error) {
 	total := 0
 	offs := make([]int, len(parts))
 	for i, p := range parts {
-		total = (total + 15) &^ 15
+		total = (total + PartAlign - 1) &^ (PartAlign - 1)
 		offs[i] = total
 		total += len(p.Bytes)
 	}

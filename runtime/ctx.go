@@ -3,32 +3,33 @@ package runtime
 // ExecCtx is the execution context compiled code reads and writes through
 // R15. Its layout is fixed by package encode (abi.go); the tests check
 // every offset. It holds no Go pointers: addresses are uintptr, and the
-// objects they name are kept alive by the Thread and its owner.
+// objects they name are kept alive by the Thread and its owner. A
+// Thread's context lives in the same allocation as its counters, right
+// above them (Thread.Counters).
 type ExecCtx struct {
-	MemBase      uintptr
-	MemLen       uint64
-	MemBound     [4]uint64
-	StackLimit   uintptr
-	Budget       int64
-	Depth        int64
-	MaxDepth     int64
-	FuncTable    uintptr
-	ExitStub     uintptr
-	CounterTable uintptr
-	ExitCode     uint32
-	ExitArg      uint32
-	ExitFunc     uint32
-	ExitSite     uint32
-	CallFunc     uint32
-	CallSite     uint32
-	ExitSP       uintptr
-	GoSP         uintptr
-	GoBP         uintptr
-	JitSP        uintptr
-	Regs         [16]uint64
-	XRegs        [16]uint64
-	Globals      uintptr
-	Table        uintptr
+	MemBase    uintptr
+	MemLen     uint64
+	MemBound   [4]uint64
+	StackLimit uintptr
+	Budget     int64
+	Depth      int64
+	MaxDepth   int64
+	FuncTable  uintptr
+	ExitStub   uintptr
+	ExitCode   uint32
+	ExitArg    uint32
+	ExitFunc   uint32
+	ExitSite   uint32
+	CallFunc   uint32
+	CallSite   uint32
+	ExitSP     uintptr
+	GoSP       uintptr
+	GoBP       uintptr
+	JitSP      uintptr
+	Regs       [16]uint64
+	XRegs      [16]uint64
+	Globals    uintptr
+	Table      uintptr
 }
 
 // SavedState is the part of the context a nested entry (a host function

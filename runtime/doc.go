@@ -6,9 +6,11 @@
 //     executable at once), and unmapped by a cleanup once nothing refers
 //     to it any more (a running call keeps it referenced).
 //   - Each Thread owns an execution context (ExecCtx, the memory R15 points
-//     to in compiled code) and a stack of its own, mmap'd with a guard page
-//     below it; compiled code never runs on a goroutine stack, which is
-//     small and moves.
+//     to in compiled code), the edge counters of its instance's code, in
+//     the words just below the context so that one instruction adds to a
+//     counter, and a stack of its own, mmap'd with a guard page below it;
+//     compiled code never runs on a goroutine stack, which is small and
+//     moves.
 //   - Enter calls compiled code through an ABI0 trampoline that saves the
 //     goroutine's stack pointer, switches to the thread's stack, loads the
 //     argument registers from the context and calls the entry point. When

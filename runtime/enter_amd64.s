@@ -3,13 +3,13 @@
 #include "textflag.h"
 
 // Offsets into ExecCtx; they must match encode/abi.go (checked by tests).
-#define CTX_EXITCODE 104
-#define CTX_EXITSP 128
-#define CTX_GOSP 136
-#define CTX_GOBP 144
-#define CTX_JITSP 152
-#define CTX_REGS 160
-#define CTX_XREGS 288
+#define CTX_EXITCODE 96
+#define CTX_EXITSP 120
+#define CTX_GOSP 128
+#define CTX_GOBP 136
+#define CTX_JITSP 144
+#define CTX_REGS 152
+#define CTX_XREGS 280
 
 // func jitCall(ctx *ExecCtx, fn uintptr)
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,7 +32,6 @@ func TestContextLayout(t *testing.T) {
 		{"MaxDepth", unsafe.Offsetof(c.MaxDepth), encode.CtxMaxDepth},
 		{"FuncTable", unsafe.Offsetof(c.FuncTable), encode.CtxFuncTable},
 		{"ExitStub", unsafe.Offsetof(c.ExitStub), encode.CtxExitStub},
-		{"CounterTable", unsafe.Offsetof(c.CounterTable), encode.CtxCounterTable},
 		{"ExitCode", unsafe.Offsetof(c.ExitCode), encode.CtxExitCode},
 		{"ExitArg", unsafe.Offsetof(c.ExitArg), encode.CtxExitArg},
 		{"ExitFunc", unsafe.Offsetof(c.ExitFunc), encode.CtxExitFunc},
@@ -114,13 +114,13 @@ func TestInstallAndEnter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code.Addr(1)%16 != 0 || code.Addr(1) == code.Addr(0) {
+	if PartAlign%encode.CodeAlign != 0 || code.Addr(1)%PartAlign != 0 || code.Addr(1) == code.Addr(0) {
 		t.Fatalf("part addresses %#x %#x", code.Addr(0), code.Addr(1))
 	}
 	if p := mappingPerms(t, code.Addr(1)); p != "r-xp" {
 		t.Fatalf("code mapping is %s, want r-xp", p)
 	}
-	th, err := NewThread(1<<20, exitStub(t))
+	th, err := NewThread(1<<20, exitStub(t), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +131,52 @@ func TestInstallAndEnter(t *testing.T) {
 	}
 	if !code.Contains(code.Addr(1)) || code.Contains(0) {
 		t.Fatal("Contains is wrong")
+	}
+}
+
+// TestThreadCounters checks that a thread's counters are the words just
+// below its context, so that code adds to counter i of n at R15-8*(n-i),
+// and that NewThread refuses counts it cannot lay out.
+func TestThreadCounters(t *testing.T) {
+	if !Supported() {
+		t.Skip("compiled code is not supported here")
+	}
+	// add qword [r15+disp], 1, with a byte's or four bytes' displacement.
+	addAt := func(disp int32) []byte {
+		if disp == int32(int8(disp)) {
+			return []byte{0x49, 0x83, 0x47, byte(disp), 0x01}
+		}
+		b := []byte{0x49, 0x83, 0x87, 0, 0, 0, 0, 0x01}
+		binary.LittleEndian.PutUint32(b[3:], uint32(disp))
+		return b
+	}
+	for _, n := range []int{1, 3, 16, 17, 1000} {
+		// Counter 0 once, counter n-1 twice.
+		body := append(addAt(int32(-8*n)), addAt(-8)...)
+		body = append(append(body, addAt(-8)...), 0xc3)
+		code, err := Install([]Part{{Bytes: body}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		th, err := NewThread(64<<10, exitStub(t), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(th.Counters) != n || cap(th.Counters) != n {
+			t.Fatalf("%d counters: len %d cap %d", n, len(th.Counters), cap(th.Counters))
+		}
+		th.Enter(code.Addr(0))
+		want := make([]uint64, n)
+		want[0]++
+		want[n-1] += 2
+		if th.Ctx.ExitCode != 0 || !slices.Equal(th.Counters, want) {
+			t.Errorf("%d counters: exit %d, counters %v, want %v", n, th.Ctx.ExitCode, th.Counters, want)
+		}
+	}
+	for _, n := range []int{-1, MaxCounters + 1} {
+		if _, err := NewThread(64<<10, 0, n); err == nil {
+			t.Errorf("a thread with %d counters was accepted", n)
+		}
 	}
 }
 
@@ -153,7 +199,7 @@ func TestThreadStack(t *testing.T) {
 	if !Supported() {
 		t.Skip("compiled code is not supported here")
 	}
-	th, err := NewThread(64<<10, 0)
+	th, err := NewThread(64<<10, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +220,7 @@ func TestThreadStack(t *testing.T) {
 	if p := mappingPerms(t, th.Ctx.StackLimit-StackMargin-1); p != "---p" {
 		t.Fatalf("guard page is %s", p)
 	}
-	if _, err := NewThread(100, 0); err == nil {
+	if _, err := NewThread(100, 0, 0); err == nil {
 		t.Fatal("a tiny stack was accepted")
 	}
 }

@@ -7,25 +7,49 @@ import (
 )
 
 // Thread is where compiled code runs for one instance: an execution
-// context and a machine stack. It is not safe for concurrent use; nested
-// entries from host functions (on the same goroutine) are fine when the
-// caller saves and restores the context's state around them.
+// context, the instance's edge counters and a machine stack. It is not
+// safe for concurrent use; nested entries from host functions (on the
+// same goroutine) are fine when the caller saves and restores the
+// context's state around them.
 type Thread struct {
-	Ctx   ExecCtx
-	stack *stack
+	// Ctx is the execution context, the memory R15 points to. It ends the
+	// allocation that Counters begins, and it never moves.
+	Ctx *ExecCtx
+	// Counters are the edge counters compiled code increments, the words
+	// just below the context: Counters[i] lies 8*(len(Counters)-i) bytes
+	// below Ctx, so code reaches any counter with one instruction that
+	// adds to the memory at a fixed negative displacement from R15 (see
+	// encode.Options.CounterOffset). The slice is never reallocated.
+	Counters []uint64
+	stack    *stack
 }
 
-// NewThread returns a thread with a stack of stackBytes and the exit stub
-// installed at exitStub (see encode.ExitStub).
-func NewThread(stackBytes int, exitStub uintptr) (*Thread, error) {
+// ctxWords is the size of ExecCtx in 8-byte words.
+const ctxWords = int(unsafe.Sizeof(ExecCtx{}) / 8)
+
+// MaxCounters is the largest number of counter words a thread holds: the
+// farthest counter must lie within a signed 32-bit displacement of the
+// context.
+const MaxCounters = (1<<31 - 1) / 8
+
+// NewThread returns a thread with a stack of stackBytes, the exit stub
+// installed at exitStub (see encode.ExitStub) and counters zeroed counter
+// words below its context.
+func NewThread(stackBytes int, exitStub uintptr, counters int) (*Thread, error) {
 	if !Supported() {
 		return nil, fmt.Errorf("kiln/runtime: compiled code is not supported on this platform")
+	}
+	if counters < 0 || counters > MaxCounters {
+		return nil, fmt.Errorf("kiln/runtime: %d counters; a thread holds 0 to %d", counters, MaxCounters)
 	}
 	s, err := newStack(stackBytes)
 	if err != nil {
 		return nil, err
 	}
-	t := &Thread{stack: s}
+	// One allocation of words: the counters, then the context, which holds
+	// no Go pointers, so the memory may be typed as plain words.
+	words := make([]uint64, counters+ctxWords)
+	t := &Thread{Ctx: (*ExecCtx)(unsafe.Pointer(&words[counters])), Counters: words[:counters:counters], stack: s}
 	t.Ctx.ExitStub = exitStub
 	t.Ctx.StackLimit = s.limit
 	t.Ctx.JitSP = s.top
@@ -41,11 +65,11 @@ func (t *Thread) StackTop() uintptr { return t.stack.top }
 // at JitSP, JitSP+8, ...), with the argument registers taken from
 // Ctx.Regs and Ctx.XRegs. It returns when the code returns (Ctx.ExitCode
 // 0, results in Ctx.Regs and Ctx.XRegs) or exits.
-func (t *Thread) Enter(fn uintptr) { jitCall(&t.Ctx, fn) }
+func (t *Thread) Enter(fn uintptr) { jitCall(t.Ctx, fn) }
 
 // Resume continues code that exited, with the registers in Ctx.Regs and
 // Ctx.XRegs.
-func (t *Thread) Resume() { jitResume(&t.Ctx) }
+func (t *Thread) Resume() { jitResume(t.Ctx) }
 
 // stackOffset returns the offset in the stack mapping of the 8 bytes at
 // addr, or false when they are not in the stack.
