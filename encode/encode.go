@@ -135,8 +135,9 @@ func (e *encoder) location(r mir.Reg) (obj.Addr, error) {
 }
 
 type encoder struct {
-	// counterOffset is Options.CounterOffset.
+	// counterOffset is Options.CounterOffset, consume Options.Consume.
 	counterOffset int64
+	consume       bool
 	a             *assembler
 	f             *mir.Func
 	frame         frame
@@ -215,6 +216,10 @@ type Options struct {
 	// is negative when the function counts; every counter's displacement
 	// must fit in 32 bits.
 	CounterOffset int64
+	// Consume lets the encoder drop each block's instruction list once it
+	// has encoded the block, so that a huge function's machine IR goes as
+	// its code comes; the function must not be used afterwards.
+	Consume bool
 }
 
 // DefaultChunkInstrs is the default Options.ChunkInstrs.
@@ -239,7 +244,7 @@ func FuncOptions(f *mir.Func, opts Options) (*Code, error) {
 	a := getAssembler()
 	defer putAssembler(a)
 	e := &encoder{a: a, f: f, frame: layoutFrame(f), pool: &obj.LSym{Name: "pool"}, poolIndex: map[[2]uint64]int64{},
-		chunkInstrs: chunk, counterOffset: opts.CounterOffset}
+		chunkInstrs: chunk, counterOffset: opts.CounterOffset, consume: opts.Consume}
 	if err := e.encode(); err != nil {
 		return nil, fmt.Errorf("encode %s: %w", f.Name, err)
 	}
@@ -302,6 +307,9 @@ func (e *encoder) encode() error {
 				}
 				e.posMarks = append(e.posMarks, posMark{first, in.Pos})
 			}
+		}
+		if e.consume {
+			b.Instrs = nil
 		}
 	}
 	return e.flush()

@@ -60,6 +60,24 @@ func testWholeFunctionsDecode(t *testing.T, chunk int) {
 					t.Fatalf("%s: one chunk of its own size and one far larger encode differently", f.Name)
 				}
 			}
+			// Consuming the function encodes it the same and leaves its
+			// blocks without instructions.
+			consumed, err := FuncOptions(af.Clone(), Options{ChunkInstrs: chunk, Consume: true})
+			if err != nil {
+				t.Fatalf("%s consumed: %v", f.Name, err)
+			}
+			if !bytes.Equal(consumed.Bytes, code.Bytes) || !slices.Equal(consumed.PosMap, code.PosMap) || !slices.Equal(consumed.Sites, code.Sites) {
+				t.Fatalf("%s: encoding with Consume differs", f.Name)
+			}
+			kept := af.Clone()
+			if _, err := FuncOptions(kept, Options{ChunkInstrs: chunk, Consume: true}); err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range kept.Blocks {
+				if b.Instrs != nil {
+					t.Fatalf("%s: b%d keeps its instructions after a consuming encode", f.Name, b.ID)
+				}
+			}
 			funcs++
 			starts := map[int]bool{}
 			var branches []int

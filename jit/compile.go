@@ -384,6 +384,7 @@ func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program,
 		below = cm.counterWords + plan.NumCounters()
 		encOpts.CounterOffset = -8 * int64(below)
 	}
+	encOpts.Consume = true // af is not used after it is encoded
 	enc, err := encode.FuncOptions(af, encOpts)
 	if err != nil {
 		return runtime.Part{}, err

@@ -18,23 +18,28 @@ import (
 // φs that used it are checked again. Replacements are recorded as aliases
 // and applied to every operand at the end.
 type ssaBuilder struct {
-	l      *lowerer
-	nvars  int
-	defs   []map[int32]mir.Reg // per block: variable -> current value
+	l     *lowerer
+	nvars int
+	// defs holds, per block, which of tables holds its variables' current
+	// values (1 + the index; 0: none yet). Blocks a check split share one
+	// (see inherit).
+	defs   []int32
+	tables []bindings
 	sealed []bool
-	// incomplete lists, per block, the φs created before it was sealed, in
-	// creation order (for deterministic operand filling).
-	incomplete [][]pendingPhi
-	// phis lists each block's φ instructions (placed before its other
-	// instructions at the end).
-	phis [][]*mir.Instr
+	// incomplete lists, for each block not sealed that has any, the φs
+	// created before it was sealed, in creation order (for deterministic
+	// operand filling).
+	incomplete map[int32][]pendingPhi
+	// phis lists the φ instructions of each block that has any (placed
+	// before its other instructions at the end).
+	phis map[int32][]*mir.Instr
 	// Per virtual register: the replacement of a removed φ (NoReg if
 	// none), and the φ that defines it, if any.
 	alias []mir.Reg
 	phi   []phiInfo
 	// root is, per block, the block whose bindings it shares (itself
 	// unless a check split it off; see inherit).
-	root []int
+	root []int32
 	// stack holds the pending lookups of read.
 	stack []readFrame
 	// stable marks the variables no instruction writes (see
@@ -74,25 +79,82 @@ type pendingPhi struct {
 
 func (s *ssaBuilder) init(l *lowerer, nvars int) {
 	s.l, s.nvars = l, nvars
+	s.incomplete = map[int32][]pendingPhi{}
+	s.phis = map[int32][]*mir.Instr{}
+}
+
+// bindings maps variables to their current values in a block: the first
+// two inline (most blocks write no more), the rest in a map.
+type bindings struct {
+	n    int32
+	vars [2]int32
+	regs [2]mir.Reg
+	more map[int32]mir.Reg
+}
+
+// get returns x's value and whether it has one.
+func (t *bindings) get(x int32) (mir.Reg, bool) {
+	for i := range min(t.n, 2) {
+		if t.vars[i] == x {
+			return t.regs[i], true
+		}
+	}
+	v, ok := t.more[x]
+	return v, ok
+}
+
+// set binds x to v.
+func (t *bindings) set(x int32, v mir.Reg) {
+	for i := range min(t.n, 2) {
+		if t.vars[i] == x {
+			t.regs[i] = v
+			return
+		}
+	}
+	if _, ok := t.more[x]; ok || t.n >= 2 {
+		if t.more == nil {
+			t.more = map[int32]mir.Reg{}
+		}
+		if !ok {
+			t.n++
+		}
+		t.more[x] = v
+		return
+	}
+	t.vars[t.n], t.regs[t.n] = x, v
+	t.n++
+}
+
+// lookup returns variable x's value in block b and whether it has one.
+func (s *ssaBuilder) lookup(b, x int) (mir.Reg, bool) {
+	if t := s.defs[b]; t > 0 {
+		return s.tables[t-1].get(int32(x))
+	}
+	return 0, false
+}
+
+// table returns block b's bindings, making them if it has none.
+func (s *ssaBuilder) table(b int) *bindings {
+	if s.defs[b] == 0 {
+		s.tables = append(s.tables, bindings{})
+		s.defs[b] = int32(len(s.tables))
+	}
+	return &s.tables[s.defs[b]-1]
 }
 
 // reserve makes room for n blocks.
 func (s *ssaBuilder) reserve(n int) {
 	s.defs = slices.Grow(s.defs, n)
 	s.sealed = slices.Grow(s.sealed, n)
-	s.incomplete = slices.Grow(s.incomplete, n)
-	s.phis = slices.Grow(s.phis, n)
 	s.root = slices.Grow(s.root, n)
 }
 
 // addBlock registers a new mir block (IDs must be added in order).
 func (s *ssaBuilder) addBlock(id int, sealed bool) {
 	for len(s.defs) <= id {
-		s.defs = append(s.defs, nil)
+		s.defs = append(s.defs, 0)
 		s.sealed = append(s.sealed, false)
-		s.incomplete = append(s.incomplete, nil)
-		s.phis = append(s.phis, nil)
-		s.root = append(s.root, len(s.root))
+		s.root = append(s.root, int32(len(s.root)))
 	}
 	s.sealed[id] = sealed
 }
@@ -129,19 +191,14 @@ func (s *ssaBuilder) setAlias(r, to mir.Reg) {
 // long as none of them writes a variable; reads of variables not bound in
 // the shared table go to the start of the chain's first block.
 func (s *ssaBuilder) inherit(b, from int) {
-	if s.defs[from] == nil {
-		s.defs[from] = map[int32]mir.Reg{}
-	}
+	s.table(from)
 	s.defs[b] = s.defs[from]
 	s.root[b] = s.root[from]
 }
 
 // write records v as variable x's current value in block b.
 func (s *ssaBuilder) write(x, b int, v mir.Reg) {
-	if s.defs[b] == nil {
-		s.defs[b] = map[int32]mir.Reg{}
-	}
-	s.defs[b][int32(x)] = v
+	s.table(b).set(int32(x), v)
 }
 
 // read returns variable x's value at the current point of block b. A block
@@ -193,24 +250,24 @@ type readFrame struct {
 // and -1 when no predecessor needs reading, or pushes a frame and returns
 // the block to read next.
 func (s *ssaBuilder) readStart(x, b int) (mir.Reg, int) {
-	if v, ok := s.defs[b][int32(x)]; ok {
+	if v, ok := s.lookup(b, x); ok {
 		if v == marker {
 			// Around a loop back to a join being read: the φ breaks
 			// the cycle; readJoin fills in its operands.
-			phi := s.newPhi(x, s.root[b])
+			phi := s.newPhi(x, int(s.root[b]))
 			s.write(x, b, phi)
 			return phi, -1
 		}
 		return s.find(v), -1
 	}
 	// Read x at the start of root block b (Braun et al.'s readRecursive).
-	b = s.root[b]
+	b = int(s.root[b])
 	blk := s.l.f.Blocks[b]
 	var v mir.Reg
 	switch {
 	case !s.sealed[b]:
 		v = s.newPhi(x, b)
-		s.incomplete[b] = append(s.incomplete[b], pendingPhi{x, v})
+		s.incomplete[int32(b)] = append(s.incomplete[int32(b)], pendingPhi{x, v})
 	case len(blk.Preds) == 0:
 		// Read before any definition: registers start at zero.
 		v = s.l.zeroOf(s.l.varClass(x))
@@ -259,10 +316,10 @@ func (s *ssaBuilder) readResume(f *readFrame, v mir.Reg) (mir.Reg, int) {
 func (s *ssaBuilder) readChain(x, b int) (passed []int, p int, zero bool) {
 	p = s.l.f.Blocks[b].Preds[0]
 	for {
-		if _, ok := s.defs[p][int32(x)]; ok {
+		if _, ok := s.lookup(p, x); ok {
 			return passed, p, false
 		}
-		r := s.root[p]
+		r := int(s.root[p])
 		rb := s.l.f.Blocks[r]
 		if !s.sealed[r] || len(rb.Preds) != 1 {
 			return passed, p, false
@@ -285,7 +342,7 @@ const marker = mir.NoReg - 1
 // when they disagree or a loop led back to b, so that the common trivial
 // φs of acyclic joins are never built (Braun et al., section 3.3).
 func (s *ssaBuilder) readJoin(x, b int, vals []mir.Reg) mir.Reg {
-	if cur := s.defs[b][int32(x)]; cur != marker {
+	if cur, _ := s.lookup(b, x); cur != marker {
 		// A loop came back here and made the φ; give it its operands.
 		phi := s.find(cur)
 		if info := s.phiOf(phi); info != nil && !info.removed && len(info.instr.Uses) == 0 {
@@ -322,7 +379,7 @@ func (s *ssaBuilder) newPhi(x, b int) mir.Reg {
 	v := s.l.f.NewVReg(s.l.varClass(x))
 	in := s.l.f.NewInstr(mir.Instr{Op: mir.OpPhi, Defs: []mir.Reg{v}, Pos: -1})
 	in.Uses = s.l.f.RegSlice(len(s.l.f.Blocks[b].Preds))
-	s.phis[b] = append(s.phis[b], in)
+	s.phis[int32(b)] = append(s.phis[int32(b)], in)
 	for len(s.phi) <= v.Index() {
 		s.phi = append(s.phi, phiInfo{})
 	}
@@ -468,8 +525,8 @@ func (s *ssaBuilder) seal(b int) {
 	if s.sealed[b] {
 		return
 	}
-	pending := s.incomplete[b]
-	s.incomplete[b] = nil
+	pending := s.incomplete[int32(b)]
+	delete(s.incomplete, int32(b))
 	for _, p := range pending {
 		s.addOperands(p.v, p.phi)
 	}
@@ -479,7 +536,8 @@ func (s *ssaBuilder) seal(b int) {
 // finish places the surviving φs at the start of their blocks and replaces
 // every operand by its alias.
 func (s *ssaBuilder) finish() {
-	for b, list := range s.phis {
+	for b := range s.l.f.Blocks {
+		list := s.phis[int32(b)]
 		var keep []*mir.Instr
 		for _, in := range list {
 			if !s.phiOf(in.Defs[0]).removed {
