@@ -366,12 +366,13 @@ func (rb *rebuilder) reconstruct() error {
 	}
 	// Read the φ operands of every edge before any block is rewritten.
 	type edgeCopies struct{ dst, src []mir.Reg }
-	ends := make([]edgeCopies, len(f.Blocks))
+	ends := map[int32]edgeCopies{} // the blocks that end with φ copies
 	state := make([]int32, mir.NumPhysRegs)
 	rewritten := make([][]*mir.Instr, len(f.Blocks))
-	// Every block's output starts in one shared array with a little room
-	// for inserted copies; a block that needs more moves out on append.
-	const room = 4
+	// Every block's output starts in one shared array with room for one
+	// inserted copy (the φ copies at its end, or a repair); a block that
+	// needs more moves out on append.
+	const room = 1
 	total := 0
 	for _, b := range f.Blocks {
 		total += len(b.Instrs) + room
@@ -407,7 +408,9 @@ func (rb *rebuilder) reconstruct() error {
 				rb.stats.WeightedPhiCopies += b.Freq
 			}
 		}
-		ends[bi] = edgeCopies{dst, src}
+		if len(dst) > 0 {
+			ends[int32(bi)] = edgeCopies{dst, src}
+		}
 		rewritten[bi] = e.out
 	}
 	if rb.err != nil {
@@ -418,7 +421,7 @@ func (rb *rebuilder) reconstruct() error {
 			continue // unreachable: left as it is (no φ reads it)
 		}
 		out := rewritten[bi]
-		if c := ends[bi]; len(c.dst) > 0 {
+		if c, ok := ends[int32(bi)]; ok {
 			term := out[len(out)-1]
 			out = append(out[:len(out)-1], parCopy(f, c.dst, c.src, term.Pos), term)
 		}

@@ -229,7 +229,7 @@ func (a *allocator) candidate(v int32, r mir.Reg) SpillCandidate {
 		return c
 	}
 	for _, n := range a.succsOf(a.b) {
-		s := n.block
+		s := int(n.block)
 		i := d.inIndex(s, v)
 		if i >= 0 {
 			dist := int(d.inInfoOf(s)[i].dist) + 1

@@ -319,9 +319,9 @@ func (a *allocator) touch(v int32) {
 // expected executions per call of the parallel edges between the two
 // (summed) and their number.
 type neighbour struct {
-	block int
+	block int32
+	edges int32
 	freq  float64
-	edges int
 }
 
 // buildNeighbours fills the neighbour lists: every block's distinct
@@ -346,7 +346,7 @@ func (a *allocator) buildNeighbours() {
 		first := len(succs)
 		for k, s := range pb.Succs {
 			if at[s] == 0 {
-				succs = append(succs, neighbour{block: s})
+				succs = append(succs, neighbour{block: int32(s)})
 				at[s] = int32(len(succs) - first)
 			}
 			n := &succs[first+int(at[s])-1]
@@ -370,7 +370,7 @@ func (a *allocator) buildNeighbours() {
 	fill := at // all zero again: the fill count of each block's list
 	for p := range nb {
 		for _, n := range succs[succStart[p]:succStart[p+1]] {
-			preds[predStart[n.block]+fill[n.block]] = neighbour{block: p, freq: n.freq, edges: n.edges}
+			preds[predStart[n.block]+fill[n.block]] = neighbour{block: int32(p), freq: n.freq, edges: n.edges}
 			fill[n.block]++
 		}
 	}
@@ -538,11 +538,11 @@ func (a *allocator) processedNeighbours(list []neighbour) []int {
 		case x.freq < y.freq:
 			return 1
 		}
-		return x.block - y.block
+		return int(x.block - y.block)
 	})
 	out := a.nbBuf[:0]
 	for _, n := range sorted {
-		out = append(out, n.block)
+		out = append(out, int(n.block))
 	}
 	a.nbBuf, a.nbSort = out, sorted
 	return out

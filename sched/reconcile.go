@@ -405,7 +405,7 @@ func (a *allocator) sinkReloads() {
 			}
 		}
 		for _, n := range a.predsOf(s) {
-			p := n.block
+			p := int(n.block)
 			if len(f.Blocks[p].Succs) == 1 && f.Blocks[p].Terminator().Op == mir.OpJMP {
 				continue // not critical: its code needs no block
 			}
@@ -425,8 +425,8 @@ func (a *allocator) sinkReloads() {
 // live-out values.
 func (a *allocator) eachInEdgeValue(s int, fn func(p, i, j int, n neighbour)) {
 	for _, n := range a.predsOf(s) {
-		a.edgeValues(n.block, s, func(i, j int) bool {
-			fn(n.block, i, j, n)
+		a.edgeValues(int(n.block), s, func(i, j int) bool {
+			fn(int(n.block), i, j, n)
 			return true
 		})
 	}

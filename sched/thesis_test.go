@@ -623,7 +623,7 @@ func TestFig4_1PhaseOrdering(t *testing.T) {
 // successors.
 func succNeighbour(a *allocator, p, s int) neighbour {
 	for _, n := range a.succsOf(p) {
-		if n.block == s {
+		if int(n.block) == s {
 			return n
 		}
 	}
