@@ -63,21 +63,7 @@ func walkCountsEnding(l *profilecounters.Layout, p *profilecounters.ChordPlan, r
 // plan and deriving the rest gives every edge's count, on the layouts of
 // the kernels and of generated functions, under random profiles.
 func TestChordPlanReconstructs(t *testing.T) {
-	var layouts []*profilecounters.Layout
-	names := []string{}
-	for _, k := range testprogs.Kernels() {
-		for _, f := range k.Module.Funcs {
-			layouts = append(layouts, profilecounters.NewLayout(f))
-			names = append(names, k.Name+"."+f.Name)
-		}
-	}
-	for seed := range uint64(4) {
-		m := testprogs.GeneratedModule(400, seed)
-		for _, f := range m.Funcs {
-			layouts = append(layouts, profilecounters.NewLayout(f))
-			names = append(names, "generated."+f.Name)
-		}
-	}
+	layouts, names := testLayouts()
 	r := rand.New(rand.NewPCG(1, 2))
 	for i, l := range layouts {
 		// Plan with a profile of one set of walks, count another.
