@@ -15,18 +15,7 @@ import (
 // a generated module, and without the module facts or the layout it is an
 // error.
 func TestPackedCode(t *testing.T) {
-	var mods []*bc.Module
-	seen := map[*bc.Module]bool{}
-	for _, c := range testprogs.AllCases() {
-		if !seen[c.Module] {
-			seen[c.Module] = true
-			mods = append(mods, c.Module)
-		}
-	}
-	for _, k := range testprogs.Kernels() {
-		mods = append(mods, k.Module)
-	}
-	mods = append(mods, testprogs.GeneratedModule(3000, 1))
+	mods := append(testprogs.CaseModules(), testprogs.GeneratedModule(3000, 1))
 	n := 0
 	for _, m := range mods {
 		codeless := *m

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/kiln-jit/kiln/alloc"
-	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
 	"github.com/kiln-jit/kiln/lower"
 	"github.com/kiln-jit/kiln/mir"
@@ -19,12 +18,7 @@ import (
 // spill heuristic, with and without store placement, and in source order.
 func TestInPlaceSameResult(t *testing.T) {
 	var funcs []*mir.Func
-	seen := map[*bc.Module]bool{}
-	addModule := func(m *bc.Module) {
-		if seen[m] {
-			return
-		}
-		seen[m] = true
+	for _, m := range testprogs.CaseModules() {
 		fs, err := lower.Module(m, lower.FullTarget())
 		if err != nil {
 			t.Fatal(err)
@@ -36,12 +30,6 @@ func TestInPlaceSameResult(t *testing.T) {
 			}
 			funcs = append(funcs, d.Func)
 		}
-	}
-	for _, c := range testprogs.AllCases() {
-		addModule(c.Module)
-	}
-	for _, k := range testprogs.Kernels() {
-		addModule(k.Module)
 	}
 	funcs = append(funcs, generatedFunc(t, 3000))
 	configs := map[string]Options{

@@ -221,3 +221,24 @@ func AllCases() []Case {
 	cases := append(InstructionCases(), ProgramCases()...)
 	return append(cases, TableCases()...)
 }
+
+// CaseModules returns the distinct modules of AllCases and then of the
+// kernels, in order, for tests that take every shared module through a
+// stage.
+func CaseModules() []*bytecode.Module {
+	var mods []*bytecode.Module
+	seen := map[*bytecode.Module]bool{}
+	add := func(m *bytecode.Module) {
+		if !seen[m] {
+			seen[m] = true
+			mods = append(mods, m)
+		}
+	}
+	for _, c := range AllCases() {
+		add(c.Module)
+	}
+	for _, k := range Kernels() {
+		add(k.Module)
+	}
+	return mods
+}
