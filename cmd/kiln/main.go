@@ -13,7 +13,10 @@
 //
 // run loads FILE, calls the exported function -func with the arguments
 // parsed by its signature (i64 as decimal or 0x hex integers, f64 as
-// floats), and prints each result on its own line. It provides these host
+// floats), and prints each result on its own line. -stats prints to
+// standard error the compile's cost and each function's tier, calls and
+// edge counts (compiled code counts them as well while -stats is on:
+// jit.Options.CountEdges). It provides these host
 // functions to modules that import them:
 //
 //	putc (i64) -> ()        write the low byte to standard output
@@ -274,7 +277,7 @@ type runFlags struct {
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tier, "tier", "auto", "execution tier: auto (the interpreter, then the optimizing tier once hot), interp, baseline or optimizing")
 	fs.StringVar(&f.fn, "func", "main", "exported function to call")
-	fs.BoolVar(&f.stats, "stats", false, "print per-function statistics to standard error")
+	fs.BoolVar(&f.stats, "stats", false, "print per-function statistics to standard error (compiled code counts calls and edges for them)")
 	fs.BoolVar(&f.opts.PerfMap, "perf-map", false, "name the compiled functions for Linux perf in /tmp/perf-PID.map")
 	fs.BoolVar(&f.opts.JITDump, "jitdump", false, "record the compiled functions for perf inject --jit in /tmp/jit-PID.dump")
 	fs.Int64Var(&f.opts.Fuel, "fuel", 0, "backward branches and calls the call may take (0: no limit)")
@@ -305,6 +308,9 @@ func (f *runFlags) engineOptions() (jit.Options, error) {
 		return opts, err
 	}
 	opts.Tier = tier
+	// Statistics count the compiled code's calls and edges too (a few
+	// percent of run time), not only the interpreter's.
+	opts.CountEdges = f.stats
 	for _, v := range []struct {
 		name  string
 		value int64

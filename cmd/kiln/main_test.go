@@ -51,6 +51,7 @@ func TestRun(t *testing.T) {
 		{[]string{"run", "-tier=optimizing", "-func=boom", "testdata/fact.kasm", "0"}, 1, "", "trap: integer divide by zero in boom at instruction 0"},
 		{[]string{"run", "-stats", "testdata/fact.kasm", "3"}, 0, "3\n6\n6\n", "func main: tier interp, 1 calls"},
 		{[]string{"run", "-stats", "-tier=optimizing", "testdata/fact.kasm", "3"}, 0, "3\n6\n6\n", "compile: tier optimizing, 3 functions,"},
+		{[]string{"run", "-stats", "-tier=optimizing", "testdata/fact.kasm", "3"}, 0, "3\n6\n6\n", "func main: tier optimizing, 1 calls"},
 		{[]string{"run", "-stats", "-tier=optimizing", "-interpreted=main,boom", "testdata/fact.kasm", "3"}, 0, "3\n6\n6\n", "func main: tier interp, 1 calls"},
 		{[]string{"run", "-stats", "-tier=baseline", "-interpreted=boom", "testdata/fact.kasm", "3"}, 0, "3\n6\n6\n", "compile: tier baseline, 2 functions (1 left interpreted),"},
 		{[]string{"run", "testdata/fact.kasm"}, 2, "", "main (i64) -> (i64): takes 1 arguments, got 0"},
