@@ -140,3 +140,48 @@ func BenchmarkPathological(b *testing.B) {
 		}
 	}
 }
+
+// TestLoadedModuleRetainsLittle loads the deep loop nest at two sizes on
+// every tier and bounds what a loaded module keeps on the heap for each
+// further instruction once the load's garbage is collected: the prepared
+// interpreter code and the block layout, the bytecode packed, and for the
+// compiled tiers what the running code needs (trap sites, counters); not
+// the bytecode as instructions, the machine IR or the compile's tables.
+// Retained bytes are steady from run to run, where the resident peak is
+// not; the difference of two sizes leaves out what every load keeps
+// whatever its size (pooled assemblers, exit stubs).
+func TestLoadedModuleRetainsLittle(t *testing.T) {
+	sizes := [2]int{10_000, 100_000}
+	if testing.Short() {
+		sizes = [2]int{5_000, 20_000}
+	}
+	const maxPerInstr = 200
+	for _, tier := range pathologicalTiers() {
+		var retained, instrs [2]float64
+		var mods [2]*Module
+		for i, n := range sizes {
+			m := testprogs.DeepNest(n)
+			instrs[i] = float64(m.Instructions())
+			e := newEngine(t, Options{Tier: tier})
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			mod, err := e.Load(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(m) // the caller's module is not the loaded one's
+			retained[i] = float64(after.HeapAlloc) - float64(before.HeapAlloc)
+			mods[i] = mod
+		}
+		per := (retained[1] - retained[0]) / (instrs[1] - instrs[0])
+		t.Logf("%s: %.0f bytes retained per further instruction (%.0f and %.0f bytes for %.0f and %.0f instructions)",
+			tier, per, retained[0], retained[1], instrs[0], instrs[1])
+		if per > maxPerInstr {
+			t.Errorf("%s: a loaded module retains %.0f bytes per further instruction (limit %d)", tier, per, maxPerInstr)
+		}
+		runtime.KeepAlive(mods)
+	}
+}
