@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"math"
 	"slices"
 
 	"github.com/kiln-jit/kiln/mir"
@@ -14,16 +15,22 @@ import (
 // it right after each of its definitions keeps the slot current wherever
 // the value is live, and every other store of it can go.
 //
-// placeStores chooses, value by value, the cheaper of two cuts between the
-// value's definitions and its reloads: the stores the pass placed, or one
-// store after each definition, by the frequencies of their blocks (the
-// edge counts of the profile, or the static estimate), and rewrites the
-// stores when the second executes fewer. A value is left alone when one of
-// its definitions did not survive into the output as an instruction that
-// defines a register (a stack argument, say). This is the cut at the
-// sources only: moving stores to other points of the graph, and moving
-// reloads towards their uses (the load problem), needs the register that
-// holds the value at every point of the cut and is not done here.
+// placeStores solves, value by value, the store problem as a minimum cut
+// (cutStores) between the value's definitions and the stores the pass
+// placed, weighted by the frequencies of their blocks (the edge counts of
+// the profile, or the static estimate): a store may go when every
+// definition whose value reaches it (storeReach) stores right after
+// itself, so the cut keeps some stores and adds a store after some
+// definitions, the cheapest mix; a value defined outside a loop and in it
+// can keep its stores in the loop for the definition outside and store
+// after the one inside, or the reverse. It rewrites the stores when the
+// cut executes fewer. A value is left alone when one of its definitions
+// did not survive into the output as an instruction that defines a
+// register (a stack argument, say), or a store of it is reached by no
+// definition. The cut's points are the definitions and the stores the pass
+// made: moving stores to other points of the graph, and moving reloads
+// towards their uses (the load problem), needs the register that holds the
+// value at every point of the cut and is not done here.
 func (a *allocator) placeStores(res *Result) {
 	pre, post, org := a.f, res.Func, res.Origins
 	nv := len(pre.VRegs)
@@ -41,7 +48,7 @@ func (a *allocator) placeStores(res *Result) {
 	// definitions are read from the dataflow's tables, not from its
 	// instructions, which Options.InPlace has rewritten.
 	d := a.d
-	type at struct{ b, i int32 }
+	type at = placeAt
 	where := make([]at, d.instrBase[len(pre.Blocks)])
 	for i := range where {
 		where[i] = at{-1, -1}
@@ -59,10 +66,7 @@ func (a *allocator) placeStores(res *Result) {
 	}
 	// The definitions of each spilled value, as output positions and the
 	// register each writes.
-	type def struct {
-		at  at
-		reg mir.Reg
-	}
+	type def = placeDef
 	defs := make(map[int32][]def)
 	bad := make(map[int32]bool)
 	for n := range where {
@@ -112,33 +116,40 @@ func (a *allocator) placeStores(res *Result) {
 	slices.Sort(vals)
 	drop := make(map[at]bool)
 	after := make(map[at][]*mir.Instr)
+	reach := newStoreReach(post)
 	for _, v := range vals {
 		st, ds := stores[v], defs[v]
 		if bad[v] || len(ds) == 0 {
 			continue
 		}
-		var atStores, atDefs float64
-		for _, s := range st {
-			atStores += post.Blocks[s.b].Freq
+		defAt := make([]at, len(ds))
+		for i, d := range ds {
+			defAt[i] = d.at
 		}
-		for _, d := range ds {
-			atDefs += post.Blocks[d.at.b].Freq
+		// Which stores each definition's value reaches.
+		pairs, ok := reach.pairs(defAt, st)
+		if !ok {
+			continue // a store no definition reaches, or too much work
 		}
-		if atDefs >= atStores {
+		keep, cutDefs, gain := a.cutStores(ds, st, pairs, post)
+		if gain <= 0 {
 			continue
 		}
 		h := a.vs[v].home
-		for _, s := range st {
-			drop[s] = true
+		for j, s := range st {
+			if !keep[j] {
+				drop[s] = true
+				a.stats.PlacedStoresRemoved++
+			}
 		}
-		for _, d := range ds {
+		for _, i := range cutDefs {
+			d := ds[i]
 			pos := post.Blocks[d.at.b].Instrs[d.at.i].Pos
 			after[d.at] = append(after[d.at], post.NewInstr(mir.Instr{Op: mir.OpSpill, Defs: []mir.Reg{h}, Uses: []mir.Reg{d.reg}, Pos: pos}))
+			a.stats.PlacedStoresAdded++
 		}
 		a.stats.PlacedValues++
-		a.stats.PlacedStoresRemoved += len(st)
-		a.stats.PlacedStoresAdded += len(ds)
-		a.stats.WeightedPlacementGain += atStores - atDefs
+		a.stats.WeightedPlacementGain += gain
 	}
 	if len(drop) == 0 {
 		return
@@ -168,4 +179,158 @@ func (a *allocator) placeStores(res *Result) {
 		}
 		blk.Instrs, org.Instr[b] = instrs, origin
 	}
+}
+
+// placeAt is a position in the output: instruction i of block b.
+type placeAt struct{ b, i int32 }
+
+// placeDef is a definition of a spilled value in the output and the
+// register it writes.
+type placeDef struct {
+	at  placeAt
+	reg mir.Reg
+}
+
+// cutStores solves the store problem of one value as a minimum cut: a
+// Source feeds each definition i (cutting Source→i, at the frequency of
+// its block, stores the value right after it), each definition feeds, by
+// an uncuttable edge, the stores its value reaches (pairs), and each
+// store j feeds the Sink (cutting j→Sink, at its block's frequency, keeps
+// the store). Every path Source→i→j→Sink must be cut once: a store may go
+// only when every definition that reaches it stores after itself. The cut
+// is the thesis's contraction solver's (§3.5.2), finishing exactly what no
+// rule reduces. It returns the stores to keep, the definitions to store
+// after, and the frequency it saves against keeping every store.
+func (a *allocator) cutStores(ds []placeDef, st []placeAt, pairs [][]int32, post *mir.Func) (keep []bool, cutDefs []int, gain float64) {
+	const source, sink = 0, 1
+	p := NewMinCutProblem(2+len(ds)+len(st), source, sink)
+	defEdge := make([]int, len(ds))
+	for i, d := range ds {
+		defEdge[i] = p.AddEdge(source, 2+i, post.Blocks[d.at.b].Freq)
+	}
+	storeEdge := make([]int, len(st))
+	atStores := 0.0
+	for j, s := range st {
+		f := post.Blocks[s.b].Freq
+		atStores += f
+		storeEdge[j] = p.AddEdge(2+len(ds)+j, sink, f)
+	}
+	for i, js := range pairs {
+		for _, j := range js {
+			p.AddEdge(2+i, 2+len(ds)+int(j), math.Inf(1))
+		}
+	}
+	cut := p.SolveContraction(ContractionOptions{ExactResidual: true})
+	a.stats.PlacementCuts++
+	if cut.ExactResidual {
+		a.stats.PlacementExactResiduals++
+	}
+	in := make(map[int]bool, len(cut.Edges))
+	for _, e := range cut.Edges {
+		in[e] = true
+	}
+	keep = make([]bool, len(st))
+	for j, e := range storeEdge {
+		keep[j] = in[e]
+	}
+	for i, e := range defEdge {
+		if in[e] {
+			cutDefs = append(cutDefs, i)
+		}
+	}
+	return keep, cutDefs, atStores - cut.Cost
+}
+
+// storeReach finds which of a value's stores the value of each of its
+// definitions reaches: along the output's control flow from the
+// definition, up to the next definition of the value on each path.
+type storeReach struct {
+	f     *mir.Func
+	stamp []int32
+	mark  int32
+	stack []int32
+}
+
+func newStoreReach(f *mir.Func) *storeReach {
+	return &storeReach{f: f, stamp: make([]int32, len(f.Blocks))}
+}
+
+// maxReachVisits bounds the blocks the searches for one value visit; a
+// value beyond it keeps its stores.
+const maxReachVisits = 1 << 16
+
+// pairs returns, for each definition, the indices of the stores its value
+// reaches. ok is false when some store is reached by no definition (the
+// value is then left alone) or the search would cost too much.
+func (r *storeReach) pairs(defs, stores []placeAt) (pairs [][]int32, ok bool) {
+	defsIn := map[int32][]int32{}   // block -> positions of definitions
+	storesIn := map[int32][]int32{} // block -> store indices
+	for _, d := range defs {
+		defsIn[d.b] = append(defsIn[d.b], d.i)
+	}
+	for j, s := range stores {
+		storesIn[s.b] = append(storesIn[s.b], int32(j))
+	}
+	for _, l := range defsIn {
+		slices.Sort(l)
+	}
+	// firstDefAfter returns the position of the first definition in block
+	// b after position i (-1: from the block's start), or MaxInt32.
+	firstDefAfter := func(b, i int32) int32 {
+		for _, p := range defsIn[b] {
+			if p > i {
+				return p
+			}
+		}
+		return math.MaxInt32
+	}
+	reached := make([]bool, len(stores))
+	pairs = make([][]int32, len(defs))
+	visits := 0
+	for k, d := range defs {
+		add := func(b, from, to int32) {
+			for _, j := range storesIn[b] {
+				if s := stores[j]; s.i > from && s.i < to {
+					pairs[k] = append(pairs[k], j)
+					reached[j] = true
+				}
+			}
+		}
+		next := firstDefAfter(d.b, d.i)
+		add(d.b, d.i, next)
+		if next != math.MaxInt32 {
+			continue // redefined in its block
+		}
+		r.mark++
+		r.stack = append(r.stack[:0], int32(d.b))
+		first := true
+		for len(r.stack) > 0 {
+			b := r.stack[len(r.stack)-1]
+			r.stack = r.stack[:len(r.stack)-1]
+			if !first {
+				if r.stamp[b] == r.mark {
+					continue
+				}
+				r.stamp[b] = r.mark
+				if visits++; visits > maxReachVisits {
+					return nil, false
+				}
+				next := firstDefAfter(b, -1)
+				add(b, -1, next)
+				if next != math.MaxInt32 {
+					continue
+				}
+			}
+			first = false
+			for _, s := range r.f.Blocks[b].Succs {
+				r.stack = append(r.stack, int32(s))
+			}
+		}
+	}
+	for _, ok := range reached {
+		if !ok {
+			return nil, false
+		}
+	}
+	return pairs, true
 }

@@ -114,3 +114,55 @@ func TestEdgeCodePlacement(t *testing.T) {
 	}
 	t.Logf("instructions hoisted off critical edges: %v; reloads sunk to joins: %v", hoisted, sunk)
 }
+
+// TestStoreCut checks the store problem's parts on a hand-made graph: a
+// value defined in a cold block (d0) whose value reaches a hot store (s0),
+// and in a hot block (d1) whose value reaches only a cold store (s1). Every
+// store kept costs 10+1, a store after every definition 1+10; the minimum
+// cut stores after d0 and keeps s1, costing 2.
+//
+//	b0 -> b1 (d0, freq 1) -> b3 (s0, freq 10)
+//	b0 -> b2 (d1, freq 10) -> b4 (s1, freq 1)
+//	b3 -> b5 (d0's value again: a definition first), b4 -> b5
+func TestStoreCut(t *testing.T) {
+	f := &mir.Func{}
+	for i, blk := range []struct {
+		succs []int
+		freq  float64
+	}{{[]int{1, 2}, 11}, {[]int{3}, 1}, {[]int{4}, 10}, {[]int{5}, 10}, {[]int{5}, 1}, {nil, 11}} {
+		f.Blocks = append(f.Blocks, &mir.Block{ID: i, Succs: blk.succs, Freq: blk.freq})
+	}
+	defs := []placeAt{{1, 0}, {2, 0}, {5, 0}}
+	stores := []placeAt{{3, 0}, {4, 2}}
+	pairs, ok := newStoreReach(f).pairs(defs, stores)
+	if !ok {
+		t.Fatal("a store is reached by no definition")
+	}
+	want := [][]int32{{0}, {1}, nil}
+	for i := range want {
+		if !slices.Equal(pairs[i], want[i]) {
+			t.Fatalf("definition %d reaches stores %v, want %v", i, pairs[i], want[i])
+		}
+	}
+	a := &allocator{}
+	ds := []placeDef{{at: defs[0]}, {at: defs[1]}, {at: defs[2]}}
+	keep, cutDefs, gain := a.cutStores(ds, stores, pairs, f)
+	if !slices.Equal(keep, []bool{false, true}) || !slices.Equal(cutDefs, []int{0}) || gain != 9 {
+		t.Errorf("keep %v, store after definitions %v, gain %v; want keep [false true], after [0], gain 9", keep, cutDefs, gain)
+	}
+	if a.stats.PlacementCuts != 1 {
+		t.Errorf("%d cuts counted, want 1", a.stats.PlacementCuts)
+	}
+	// A store that no definition reaches leaves the value alone.
+	if _, ok := newStoreReach(f).pairs(defs[1:2], stores); ok {
+		t.Error("a store reached by no definition was accepted")
+	}
+	// A definition after a store in the same block does not reach it, one
+	// before it does, and around a self-loop it reaches the stores before
+	// itself.
+	g := &mir.Func{Blocks: []*mir.Block{{ID: 0, Succs: []int{0}, Freq: 1}}}
+	pairs, ok = newStoreReach(g).pairs([]placeAt{{0, 3}}, []placeAt{{0, 1}, {0, 5}})
+	if !ok || !slices.Equal(pairs[0], []int32{1, 0}) {
+		t.Errorf("self-loop: pairs %v, %v; want [[1 0]]", pairs, ok)
+	}
+}

@@ -115,6 +115,10 @@ type Stats struct {
 	// placement.
 	PlacedValues, PlacedStoresRemoved, PlacedStoresAdded int
 	WeightedPlacementGain                                float64
+	// PlacementCuts counts the store problems solved as minimum cuts, and
+	// PlacementExactResiduals those the contraction rules did not reduce
+	// to nothing (finished by a maximum flow).
+	PlacementCuts, PlacementExactResiduals int
 	// SplitEdges counts the blocks added on edges for reconciliation code.
 	SplitEdges int
 	// SunkReloads counts the reloads put at the top of a join in place of
@@ -263,6 +267,12 @@ func (s *Stats) Add(o *Stats) {
 	s.WeightedEdgeLoads += o.WeightedEdgeLoads
 	s.WeightedEdgeStores += o.WeightedEdgeStores
 	s.WeightedEdgeRemats += o.WeightedEdgeRemats
+	s.PlacedValues += o.PlacedValues
+	s.PlacedStoresRemoved += o.PlacedStoresRemoved
+	s.PlacedStoresAdded += o.PlacedStoresAdded
+	s.WeightedPlacementGain += o.WeightedPlacementGain
+	s.PlacementCuts += o.PlacementCuts
+	s.PlacementExactResiduals += o.PlacementExactResiduals
 	s.SplitEdges += o.SplitEdges
 	s.HoistedEdgeCode += o.HoistedEdgeCode
 	s.SunkReloads += o.SunkReloads
