@@ -55,8 +55,8 @@ func prepareWithoutCode(ctx context.Context, m *bytecode.Module) (*interp.Progra
 
 // of returns the code of function i of m: the code m holds, or, for a
 // function of the loaded module that holds none (a verified function has
-// at least one instruction), its packed code unpacked (a new slice). A nil c stands for a module that holds all its
-// code.
+// at least one instruction), its packed code unpacked (a new slice). A
+// nil c stands for a module that holds all its code.
 func (c *moduleCode) of(m *bytecode.Module, i int) ([]bytecode.Instr, error) {
 	f := m.Funcs[i]
 	if len(f.Code) > 0 {
