@@ -263,6 +263,14 @@ const maxReachVisits = 1 << 16
 // reaches. ok is false when some store is reached by no definition (the
 // value is then left alone) or the search would cost too much.
 func (r *storeReach) pairs(defs, stores []placeAt) (pairs [][]int32, ok bool) {
+	if len(defs) == 1 {
+		// Every store holds the value of the only definition.
+		all := make([]int32, len(stores))
+		for j := range all {
+			all[j] = int32(j)
+		}
+		return [][]int32{all}, true
+	}
 	defsIn := map[int32][]int32{}   // block -> positions of definitions
 	storesIn := map[int32][]int32{} // block -> store indices
 	for _, d := range defs {

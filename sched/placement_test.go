@@ -154,15 +154,18 @@ func TestStoreCut(t *testing.T) {
 		t.Errorf("%d cuts counted, want 1", a.stats.PlacementCuts)
 	}
 	// A store that no definition reaches leaves the value alone.
-	if _, ok := newStoreReach(f).pairs(defs[1:2], stores); ok {
+	if _, ok := newStoreReach(f).pairs(defs[1:3], stores); ok {
 		t.Error("a store reached by no definition was accepted")
 	}
-	// A definition after a store in the same block does not reach it, one
-	// before it does, and around a self-loop it reaches the stores before
-	// itself.
+	// In a self-loop, each definition reaches the stores up to the next
+	// definition, around the loop too.
 	g := &mir.Func{Blocks: []*mir.Block{{ID: 0, Succs: []int{0}, Freq: 1}}}
-	pairs, ok = newStoreReach(g).pairs([]placeAt{{0, 3}}, []placeAt{{0, 1}, {0, 5}})
-	if !ok || !slices.Equal(pairs[0], []int32{1, 0}) {
-		t.Errorf("self-loop: pairs %v, %v; want [[1 0]]", pairs, ok)
+	pairs, ok = newStoreReach(g).pairs([]placeAt{{0, 3}, {0, 7}}, []placeAt{{0, 1}, {0, 5}, {0, 9}})
+	if !ok || !slices.Equal(pairs[0], []int32{1}) || !slices.Equal(pairs[1], []int32{2, 0}) {
+		t.Errorf("self-loop: pairs %v, %v; want [[1] [2 0]]", pairs, ok)
+	}
+	// With one definition every store holds its value.
+	if pairs, ok := newStoreReach(g).pairs([]placeAt{{0, 3}}, []placeAt{{0, 1}, {0, 5}}); !ok || !slices.Equal(pairs[0], []int32{0, 1}) {
+		t.Errorf("one definition: pairs %v, %v; want [[0 1]]", pairs, ok)
 	}
 }
