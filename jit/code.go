@@ -53,27 +53,9 @@ func prepareWithoutCode(ctx context.Context, m *bytecode.Module) (*interp.Progra
 	return prog, code, nil
 }
 
-// of returns the code of function i of m: the code m holds, or, for a
-// function of the loaded module that holds none (a verified function has
-// at least one instruction), its packed code unpacked (a new slice). A
-// nil c stands for a module that holds all its code.
-func (c *moduleCode) of(m *bytecode.Module, i int) ([]bytecode.Instr, error) {
-	f := m.Funcs[i]
-	if len(f.Code) > 0 {
-		return f.Code, nil
-	}
-	if c == nil || i >= len(c.packed) {
-		return nil, fmt.Errorf("jit: internal error: no code for function %s", f.Name)
-	}
-	code, err := c.packed[i].Unpack()
-	if err != nil {
-		return nil, fmt.Errorf("jit: function %s: %w", f.Name, err)
-	}
-	return code, nil
-}
-
 // packedOf returns the packed code of function i of m, or nil when m
-// holds the function's code (see of).
+// holds the function's code (a verified function has at least one
+// instruction). A nil c stands for a module that holds all its code.
 func (c *moduleCode) packedOf(m *bytecode.Module, i int) (*bytecode.PackedCode, error) {
 	f := m.Funcs[i]
 	if len(f.Code) > 0 {
@@ -85,7 +67,8 @@ func (c *moduleCode) packedOf(m *bytecode.Module, i int) (*bytecode.PackedCode, 
 	return &c.packed[i], nil
 }
 
-// len returns the number of instructions of function i of m (see of).
+// len returns the number of instructions of function i of m (see
+// packedOf).
 func (c *moduleCode) len(m *bytecode.Module, i int) int {
 	if f := m.Funcs[i]; len(f.Code) > 0 || c == nil || i >= len(c.packed) {
 		return len(f.Code)
@@ -98,14 +81,16 @@ func (c *moduleCode) len(m *bytecode.Module, i int) int {
 func (m *Module) fullModule() (*bytecode.Module, error) {
 	full := m.prog.Module.Clone()
 	for i, f := range full.Funcs {
-		if len(f.Code) > 0 {
-			continue
-		}
-		code, err := m.code.of(full, i)
+		p, err := m.code.packedOf(full, i)
 		if err != nil {
 			return nil, err
 		}
-		f.Code = code
+		if p == nil {
+			continue // the function holds its code
+		}
+		if f.Code, err = p.Unpack(); err != nil {
+			return nil, fmt.Errorf("jit: function %s: %w", f.Name, err)
+		}
 	}
 	return full, nil
 }
