@@ -48,10 +48,9 @@ func (a *allocator) placeStores(res *Result) {
 	// definitions are read from the dataflow's tables, not from its
 	// instructions, which Options.InPlace has rewritten.
 	d := a.d
-	type at = placeAt
-	where := make([]at, d.instrBase[len(pre.Blocks)])
+	where := make([]placeAt, d.instrBase[len(pre.Blocks)])
 	for i := range where {
-		where[i] = at{-1, -1}
+		where[i] = placeAt{-1, -1}
 	}
 	for b, blk := range post.Blocks {
 		ob := org.Block[b]
@@ -60,14 +59,13 @@ func (a *allocator) placeStores(res *Result) {
 		}
 		for i := range blk.Instrs {
 			if oi := org.Instr[b][i]; oi >= 0 {
-				where[d.instrBase[ob]+oi] = at{int32(b), int32(i)}
+				where[d.instrBase[ob]+oi] = placeAt{int32(b), int32(i)}
 			}
 		}
 	}
 	// The definitions of each spilled value, as output positions and the
 	// register each writes.
-	type def = placeDef
-	defs := make(map[int32][]def)
+	defs := make(map[int32][]placeDef)
 	bad := make(map[int32]bool)
 	for n := range where {
 		for k, v := range d.defVReg[d.defStart[n]:d.defStart[n+1]] {
@@ -84,11 +82,11 @@ func (a *allocator) placeStores(res *Result) {
 				bad[v] = true
 				continue
 			}
-			defs[v] = append(defs[v], def{w, out.Defs[k]})
+			defs[v] = append(defs[v], placeDef{w, out.Defs[k]})
 		}
 	}
 	// The stores of each value, and anything else touching its slot.
-	stores := make(map[int32][]at)
+	stores := make(map[int32][]placeAt)
 	for b, blk := range post.Blocks {
 		for i, in := range blk.Instrs {
 			for _, u := range in.Uses {
@@ -99,7 +97,7 @@ func (a *allocator) placeStores(res *Result) {
 			for _, d := range in.Defs {
 				if v, ok := homeOf[d]; ok {
 					if in.Op == mir.OpSpill && len(in.Defs) == 1 {
-						stores[v] = append(stores[v], at{int32(b), int32(i)})
+						stores[v] = append(stores[v], placeAt{int32(b), int32(i)})
 					} else {
 						bad[v] = true
 					}
@@ -114,15 +112,15 @@ func (a *allocator) placeStores(res *Result) {
 		vals = append(vals, v)
 	}
 	slices.Sort(vals)
-	drop := make(map[at]bool)
-	after := make(map[at][]*mir.Instr)
+	drop := make(map[placeAt]bool)
+	after := make(map[placeAt][]*mir.Instr)
 	reach := newStoreReach(post)
 	for _, v := range vals {
 		st, ds := stores[v], defs[v]
 		if bad[v] || len(ds) == 0 {
 			continue
 		}
-		defAt := make([]at, len(ds))
+		defAt := make([]placeAt, len(ds))
 		for i, d := range ds {
 			defAt[i] = d.at
 		}
@@ -167,7 +165,7 @@ func (a *allocator) placeStores(res *Result) {
 		instrs := make([]*mir.Instr, 0, len(blk.Instrs)+added)
 		origin := make([]int32, 0, cap(instrs))
 		for i, in := range blk.Instrs {
-			p := at{b, int32(i)}
+			p := placeAt{b, int32(i)}
 			if !drop[p] {
 				instrs = append(instrs, in)
 				origin = append(origin, org.Instr[b][i])
@@ -255,6 +253,14 @@ func newStoreReach(f *mir.Func) *storeReach {
 	return &storeReach{f: f, stamp: make([]int32, len(f.Blocks))}
 }
 
+// push appends block b's successors to stack.
+func (r *storeReach) push(stack []int32, b int32) []int32 {
+	for _, s := range r.f.Blocks[b].Succs {
+		stack = append(stack, int32(s))
+	}
+	return stack
+}
+
 // maxReachVisits bounds the blocks the searches for one value visit; a
 // value beyond it keeps its stores.
 const maxReachVisits = 1 << 16
@@ -309,29 +315,24 @@ func (r *storeReach) pairs(defs, stores []placeAt) (pairs [][]int32, ok bool) {
 		if next != math.MaxInt32 {
 			continue // redefined in its block
 		}
+		// Its block's successors and on, up to a block that redefines it
+		// (whose stores before the definition it reaches).
 		r.mark++
-		r.stack = append(r.stack[:0], int32(d.b))
-		first := true
+		r.stack = r.push(r.stack[:0], d.b)
 		for len(r.stack) > 0 {
 			b := r.stack[len(r.stack)-1]
 			r.stack = r.stack[:len(r.stack)-1]
-			if !first {
-				if r.stamp[b] == r.mark {
-					continue
-				}
-				r.stamp[b] = r.mark
-				if visits++; visits > maxReachVisits {
-					return nil, false
-				}
-				next := firstDefAfter(b, -1)
-				add(b, -1, next)
-				if next != math.MaxInt32 {
-					continue
-				}
+			if r.stamp[b] == r.mark {
+				continue
 			}
-			first = false
-			for _, s := range r.f.Blocks[b].Succs {
-				r.stack = append(r.stack, int32(s))
+			r.stamp[b] = r.mark
+			if visits++; visits > maxReachVisits {
+				return nil, false
+			}
+			next := firstDefAfter(b, -1)
+			add(b, -1, next)
+			if next == math.MaxInt32 {
+				r.stack = r.push(r.stack, b)
 			}
 		}
 	}
