@@ -111,7 +111,8 @@ func NewModuleInfo(m *bc.Module) *ModuleInfo {
 // stands in for it: the same memory, table and signatures, with some
 // functions replaced by calls out of the module (to code that runs them
 // elsewhere, the interpreter for instance) through host imports added
-// after its own, or with its functions' code kept elsewhere (Options.Code).
+// after its own, or with its functions' code kept elsewhere
+// (Options.Packed).
 // Memory moves in m exactly when it does in i's module: the functions run
 // elsewhere are its functions.
 func (i *ModuleInfo) StandIn(m *bc.Module) *ModuleInfo {
