@@ -70,10 +70,16 @@
 //     Options.NoEdgeHoisting), or on a new block splitting the edge. The
 //     frame (stack slots, callee-saved registers written) is laid out by
 //     the encoder;
-//  7. store placement (placement.go; Options.NoPlacement turns it off):
-//     each spilled value's stores move to right after its definitions when
-//     that executes fewer stores by the block frequencies, the cut at the
-//     sources of the thesis's store problem (§3.5).
+//  7. spill placement (Options.NoPlacement turns it off), the thesis's
+//     §3.5 in its order: first the load problem (loadplacement.go): the
+//     reloads that leave their register untouched to the end of their
+//     block move forward, towards the uses they serve, to the minimum cut
+//     by frequency (out of a loop whose exit alone reads the value, say),
+//     and reloads whose register is overwritten before it is read go;
+//     then the store problem (placement.go): each spilled value's stores
+//     move to right after its definitions when that executes fewer stores
+//     by the block frequencies, the cut at the sources of the store
+//     problem.
 //
 // # Decisions where the thesis is silent or kiln differs
 //
@@ -81,10 +87,15 @@
 //   - Spill stores go where the value is evicted (the text about their
 //     placement is lost from the thesis's only copy); a value whose slot is
 //     up to date is not stored again; then step 7 may move them to the
-//     definitions. Reloads go right before the use; the load problem of
-//     §3.5 (moving reloads towards their uses) and cuts inside the graph
-//     are not done: they need the register that holds the value at every
-//     point of the cut.
+//     definitions. Reloads go right before the use, or on the edge into a
+//     block that wants the value in a register; step 7 may move the
+//     latter. The store problem cuts only at definitions and at the stores
+//     the pass made (cuts inside the graph need the register that holds
+//     the value at every point of the cut); the load problem cuts anywhere
+//     in its region where the register and the slot both hold the value
+//     on every path (valueHolders), which the thesis gets from its single
+//     virtual register per value and kiln, whose coalesced copies let one
+//     register hold several values, from an analysis of the output.
 //   - Rematerialization: a virtual register every definition of which is
 //     the same constant (MOVQconst, MOVSDconst) or context load (CtxLoad)
 //     is never stored: spilling it is free and reloading it recomputes it.

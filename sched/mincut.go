@@ -446,12 +446,28 @@ type contraction struct {
 func newContraction(p *MinCutProblem) *contraction {
 	g := &contraction{
 		s: p.Source, t: p.Sink,
+		e:    make([]cedge, 0, len(p.Edges)),
 		out:  make([][]int, p.N),
 		in:   make([][]int, p.N),
-		pair: make(map[[2]int]int),
+		pair: make(map[[2]int]int, len(p.Edges)),
 	}
+	// The vertices' edge lists and the edges' locations are carved out of
+	// shared arrays, each with room for what it starts with (merges that
+	// add more copy it out).
+	nOut, nIn := make([]int, p.N), make([]int, p.N)
+	for _, e := range p.Edges {
+		nOut[e.From]++
+		nIn[e.To]++
+	}
+	lists := make([]int, 2*len(p.Edges))
+	for v := range p.N {
+		g.out[v], lists = lists[:0:nOut[v]], lists[nOut[v]:]
+		g.in[v], lists = lists[:0:nIn[v]], lists[nIn[v]:]
+	}
+	locs := make([]int, len(p.Edges))
 	for i, e := range p.Edges {
-		g.add(e.From, e.To, e.Cap, []int{i})
+		locs[i] = i
+		g.add(e.From, e.To, e.Cap, locs[i:i+1:i+1])
 	}
 	return g
 }
@@ -654,4 +670,66 @@ func (g *contraction) solveResidual() []int {
 		locs = append(locs, g.e[ids[i]].locs...)
 	}
 	return locs
+}
+
+// greedyFlow returns the value of a flow from Source to Sink found
+// greedily, along paths with capacity left, without the reverse edges a
+// maximum flow needs: a lower bound on the minimum cut's cost. When it
+// reaches what a placement costs already, the placement is a minimum cut
+// and no solver need run; that is the common case and costs a walk along
+// each path.
+func (p *MinCutProblem) greedyFlow() float64 {
+	first := make([]int32, p.N)
+	for i := range first {
+		first[i] = -1
+	}
+	next := make([]int32, len(p.Edges))
+	res := make([]float64, len(p.Edges))
+	for e := len(p.Edges) - 1; e >= 0; e-- {
+		next[e] = first[p.Edges[e].From]
+		first[p.Edges[e].From] = int32(e)
+		res[e] = p.Edges[e].Cap
+	}
+	seen := make([]bool, p.N)
+	path := make([]int32, 0, 16)
+	const eps = 1e-9
+	// find extends path from node n to the Sink over edges with residual
+	// capacity.
+	var find func(n int) bool
+	find = func(n int) bool {
+		if n == p.Sink {
+			return true
+		}
+		seen[n] = true
+		for e := first[n]; e >= 0; e = next[e] {
+			if res[e] > eps && !seen[p.Edges[e].To] {
+				path = append(path, e)
+				if find(p.Edges[e].To) {
+					return true
+				}
+				path = path[:len(path)-1]
+			}
+		}
+		return false
+	}
+	flow := 0.0
+	for e := first[p.Source]; e >= 0; e = next[e] {
+		for res[e] > eps {
+			clear(seen)
+			seen[p.Source] = true
+			path = append(path[:0], e)
+			if !find(p.Edges[e].To) {
+				break
+			}
+			push := math.Inf(1)
+			for _, x := range path {
+				push = math.Min(push, res[x])
+			}
+			for _, x := range path {
+				res[x] -= push
+			}
+			flow += push
+		}
+	}
+	return flow
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/kiln-jit/kiln/alloc"
 	"github.com/kiln-jit/kiln/mir"
 )
 
@@ -28,62 +29,21 @@ import (
 // did not survive into the output as an instruction that defines a
 // register (a stack argument, say), or a store of it is reached by no
 // definition. The cut's points are the definitions and the stores the pass
-// made: moving stores to other points of the graph, and moving reloads
-// towards their uses (the load problem), needs the register that holds the
-// value at every point of the cut and is not done here.
+// made: moving stores to other points of the graph needs the register that
+// holds the value at every point of the cut and is not done. The load
+// problem (placeReloads) runs first.
 func (a *allocator) placeStores(res *Result) {
-	pre, post, org := a.f, res.Func, res.Origins
-	nv := len(pre.VRegs)
-	homeOf := make(map[mir.Reg]int32) // home slot -> value
-	for v := range nv {
-		if h := a.vs[v].home; h != mir.NoReg && h.IsSlot() {
-			homeOf[h] = int32(v)
-		}
-	}
+	post, org := res.Func, res.Origins
+	homeOf := a.homeSlots() // home slot -> value
 	if len(homeOf) == 0 {
 		return
 	}
-	// Where each input instruction went: input instruction i of block b
-	// (numbered d.instrBase[b]+i) to where[d.instrBase[b]+i]. The input's
-	// definitions are read from the dataflow's tables, not from its
-	// instructions, which Options.InPlace has rewritten.
-	d := a.d
-	where := make([]placeAt, d.instrBase[len(pre.Blocks)])
-	for i := range where {
-		where[i] = placeAt{-1, -1}
-	}
-	for b, blk := range post.Blocks {
-		ob := org.Block[b]
-		if ob < 0 {
-			continue
-		}
-		for i := range blk.Instrs {
-			if oi := org.Instr[b][i]; oi >= 0 {
-				where[d.instrBase[ob]+oi] = placeAt{int32(b), int32(i)}
-			}
-		}
-	}
 	// The definitions of each spilled value, as output positions and the
-	// register each writes.
-	defs := make(map[int32][]placeDef)
-	bad := make(map[int32]bool)
-	for n := range where {
-		for k, v := range d.defVReg[d.defStart[n]:d.defStart[n+1]] {
-			if v < 0 || a.vs[v].home == mir.NoReg || bad[v] {
-				continue
-			}
-			w := where[n]
-			if w.b < 0 {
-				bad[v] = true
-				continue
-			}
-			out := post.Blocks[w.b].Instrs[w.i]
-			if k >= len(out.Defs) || !out.Defs[k].IsPhys() {
-				bad[v] = true
-				continue
-			}
-			defs[v] = append(defs[v], placeDef{w, out.Defs[k]})
-		}
+	// register each writes. A value some definition of which left no
+	// instruction (a copy coalesced away) has nothing to store after it.
+	defs, gone, bad := a.spilledDefs(post, org)
+	for v := range gone {
+		bad[v] = true
 	}
 	// The stores of each value, and anything else touching its slot.
 	stores := make(map[int32][]placeAt)
@@ -152,13 +112,22 @@ func (a *allocator) placeStores(res *Result) {
 	if len(drop) == 0 {
 		return
 	}
-	// Rewrite the blocks that changed.
-	changed := make(map[int32]int) // block -> stores added to it
-	for s := range drop {
-		changed[s.b] += 0
+	rewriteBlocks(post, org, drop, nil, after)
+}
+
+// rewriteBlocks rewrites the blocks of post that change, with their
+// origins: the instructions at the positions in drop go, and those in
+// before and after come in before and after the instruction at their
+// position.
+func rewriteBlocks(post *mir.Func, org *alloc.Origins, drop map[placeAt]bool, before, after map[placeAt][]*mir.Instr) {
+	changed := make(map[int32]int) // block -> instructions added to it
+	for p := range drop {
+		changed[p.b] += 0
 	}
-	for d, list := range after {
-		changed[d.b] += len(list)
+	for _, m := range []map[placeAt][]*mir.Instr{before, after} {
+		for p, list := range m {
+			changed[p.b] += len(list)
+		}
 	}
 	for b, added := range changed {
 		blk := post.Blocks[b]
@@ -166,12 +135,16 @@ func (a *allocator) placeStores(res *Result) {
 		origin := make([]int32, 0, cap(instrs))
 		for i, in := range blk.Instrs {
 			p := placeAt{b, int32(i)}
+			for _, x := range before[p] {
+				instrs = append(instrs, x)
+				origin = append(origin, -1)
+			}
 			if !drop[p] {
 				instrs = append(instrs, in)
 				origin = append(origin, org.Instr[b][i])
 			}
-			for _, s := range after[p] {
-				instrs = append(instrs, s)
+			for _, x := range after[p] {
+				instrs = append(instrs, x)
 				origin = append(origin, -1)
 			}
 		}
@@ -200,6 +173,27 @@ type placeDef struct {
 // rule reduces. It returns the stores to keep, the definitions to store
 // after, and the frequency it saves against keeping every store.
 func (a *allocator) cutStores(ds []placeDef, st []placeAt, pairs [][]int32, post *mir.Func) (keep []bool, cutDefs []int, gain float64) {
+	atStores := 0.0
+	for _, s := range st {
+		atStores += post.Blocks[s.b].Freq
+	}
+	a.stats.PlacementCuts++
+	keepAll := func() []bool {
+		keep := make([]bool, len(st))
+		for j := range keep {
+			keep[j] = true
+		}
+		return keep
+	}
+	if len(ds) == 1 {
+		// Its value reaches every store: the cut is the definition's
+		// edge or all the stores', whichever is lighter (the stores'
+		// among equals, which is closer to the Sink).
+		if fd := post.Blocks[ds[0].at.b].Freq; fd < atStores*(1-1e-9) {
+			return make([]bool, len(st)), []int{0}, atStores - fd
+		}
+		return keepAll(), nil, 0
+	}
 	const source, sink = 0, 1
 	p := NewMinCutProblem(2+len(ds)+len(st), source, sink)
 	defEdge := make([]int, len(ds))
@@ -207,19 +201,18 @@ func (a *allocator) cutStores(ds []placeDef, st []placeAt, pairs [][]int32, post
 		defEdge[i] = p.AddEdge(source, 2+i, post.Blocks[d.at.b].Freq)
 	}
 	storeEdge := make([]int, len(st))
-	atStores := 0.0
 	for j, s := range st {
-		f := post.Blocks[s.b].Freq
-		atStores += f
-		storeEdge[j] = p.AddEdge(2+len(ds)+j, sink, f)
+		storeEdge[j] = p.AddEdge(2+len(ds)+j, sink, post.Blocks[s.b].Freq)
 	}
 	for i, js := range pairs {
 		for _, j := range js {
 			p.AddEdge(2+i, 2+len(ds)+int(j), math.Inf(1))
 		}
 	}
+	if p.greedyFlow() >= atStores*(1-1e-9) {
+		return keepAll(), nil, 0 // every store kept is a minimum cut
+	}
 	cut := p.SolveContraction(ContractionOptions{ExactResidual: true})
-	a.stats.PlacementCuts++
 	if cut.ExactResidual {
 		a.stats.PlacementExactResiduals++
 	}

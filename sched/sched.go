@@ -46,9 +46,10 @@ type Options struct {
 	// ignore it.
 	InPlace bool
 
-	// NoPlacement keeps every spill store where the pass placed it,
-	// instead of moving a value's stores to its definitions where that
-	// executes fewer of them (see placeStores).
+	// NoPlacement keeps every spill store and reload where the pass
+	// placed it, instead of moving reloads forward towards their uses
+	// (placeReloads) and a value's stores to its definitions (placeStores)
+	// where that executes fewer of them.
 	NoPlacement bool
 
 	// NoCopyMotion keeps every register move of the reconciliation code
@@ -115,10 +116,17 @@ type Stats struct {
 	// placement.
 	PlacedValues, PlacedStoresRemoved, PlacedStoresAdded int
 	WeightedPlacementGain                                float64
-	// PlacementCuts counts the store problems solved as minimum cuts, and
-	// PlacementExactResiduals those the contraction rules did not reduce
-	// to nothing (finished by a maximum flow).
+	// PlacementCuts counts the store and load problems solved as minimum
+	// cuts, and PlacementExactResiduals those the contraction rules did
+	// not reduce to nothing (finished by a maximum flow).
 	PlacementCuts, PlacementExactResiduals int
+	// Reload placement (Options.NoPlacement): the slot and register pairs
+	// whose reloads moved towards their uses, the reloads removed and
+	// added, the weighted reloads saved, and the reloads deleted because
+	// their register is overwritten before it is read.
+	PlacedReloadValues, PlacedReloadsRemoved, PlacedReloadsAdded int
+	WeightedReloadPlacementGain                                  float64
+	DeadReloadsRemoved                                           int
 	// SplitEdges counts the blocks added on edges for reconciliation code.
 	SplitEdges int
 	// SunkReloads counts the reloads put at the top of a join in place of
@@ -273,6 +281,11 @@ func (s *Stats) Add(o *Stats) {
 	s.WeightedPlacementGain += o.WeightedPlacementGain
 	s.PlacementCuts += o.PlacementCuts
 	s.PlacementExactResiduals += o.PlacementExactResiduals
+	s.PlacedReloadValues += o.PlacedReloadValues
+	s.PlacedReloadsRemoved += o.PlacedReloadsRemoved
+	s.PlacedReloadsAdded += o.PlacedReloadsAdded
+	s.WeightedReloadPlacementGain += o.WeightedReloadPlacementGain
+	s.DeadReloadsRemoved += o.DeadReloadsRemoved
 	s.SplitEdges += o.SplitEdges
 	s.HoistedEdgeCode += o.HoistedEdgeCode
 	s.SunkReloads += o.SunkReloads

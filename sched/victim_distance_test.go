@@ -358,7 +358,10 @@ func TestVictimOracleFigures(t *testing.T) {
 // default heuristic, the distance analysis's share of the ED runs (it runs
 // only in functions that spill), and the ratio of the expected-distance
 // analysis run on every function (as an eager analysis would) to the
-// default's allocation time.
+// default's allocation time. The reference for the spill heuristics'
+// budget is the default heuristic without spill placement, the pass as it
+// was before expected-distance spilling: ed+place/thesis-noplace is the
+// ratio of the expected-distance heuristic with placement to it.
 func BenchmarkVictimOracles(b *testing.B) {
 	kernels, programs := testprogFuncs(b)
 	funcs := append(kernels, programs...)
@@ -368,8 +371,9 @@ func BenchmarkVictimOracles(b *testing.B) {
 		set  mir.RegSet
 	}{{"all", 0}, {"tight", tightRegs}} {
 		b.Run(regs.name, func(b *testing.B) {
-			const eager = numOracles // the analysis alone
-			best := make([][numOracles + 1]time.Duration, len(funcs))
+			const eager = numOracles       // the analysis alone
+			const noPlace = numOracles + 1 // the default heuristic without placement
+			best := make([][numOracles + 2]time.Duration, len(funcs))
 			analysis := make([]time.Duration, len(funcs))
 			keep := func(d *time.Duration, x time.Duration) {
 				if *d == 0 || x < *d {
@@ -380,16 +384,22 @@ func BenchmarkVictimOracles(b *testing.B) {
 				for i, f := range funcs {
 					// The first run on a function pays for bringing it into
 					// the cache: the heuristics take turns at it.
-					for j := range VictimOracles {
-						o := VictimOracles[(iter+j)%len(VictimOracles)]
+					for j := range len(VictimOracles) + 1 {
+						k := (iter + j) % (len(VictimOracles) + 1)
+						arm := noPlace
+						opts := Options{Regs: regs.set, NoVerify: true, NoPlacement: true}
+						if k < len(VictimOracles) {
+							arm = VictimOracles[k]
+							opts = Options{Oracle: arm, Regs: regs.set, NoVerify: true}
+						}
 						start := time.Now()
-						r, err := Allocate(f, Options{Oracle: o, Regs: regs.set, NoVerify: true})
+						r, err := Allocate(f, opts)
 						elapsed := time.Since(start)
 						if err != nil {
 							b.Fatal(err)
 						}
-						keep(&best[i][o], elapsed)
-						if o == OracleED {
+						keep(&best[i][arm], elapsed)
+						if arm == OracleED {
 							keep(&analysis[i], r.Stats.Distance)
 						}
 					}
@@ -400,7 +410,7 @@ func BenchmarkVictimOracles(b *testing.B) {
 					keep(&best[i][eager], time.Since(start))
 				}
 			}
-			var sum [numOracles + 1]time.Duration
+			var sum [numOracles + 2]time.Duration
 			var share time.Duration
 			for i := range funcs {
 				for o := range sum {
@@ -416,6 +426,7 @@ func BenchmarkVictimOracles(b *testing.B) {
 			b.ReportMetric(float64(sum[OracleNNU])/float64(sum[OracleThesis]), "nnu/thesis")
 			b.ReportMetric(float64(share)/float64(sum[OracleED]), "ed-analysis-share")
 			b.ReportMetric(float64(sum[eager])/float64(sum[OracleThesis]), "eager-analysis/thesis")
+			b.ReportMetric(float64(sum[OracleED])/float64(sum[noPlace]), "ed+place/thesis-noplace")
 		})
 	}
 }

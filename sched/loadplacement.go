@@ -1,0 +1,630 @@
+package sched
+
+import (
+	"math"
+	"slices"
+
+	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// Reload placement after allocation: the thesis's load problem (§3.5),
+// solved before the store problem as the thesis does. The integrated pass
+// reloads a value right before a use, or at the end of an edge whose
+// successor wants it in a register (reconciliation). A reload of the
+// second kind may sit on a hot path (a loop's back edge) while the value
+// is used only on a colder one (after the loop), or never before its
+// register is overwritten. placeReloads moves such reloads forward,
+// towards the uses they serve, to the cheapest places by frequency.
+//
+// It works on the output, register by register. A reload of home slot h
+// into register r whose block neither reads nor writes r after it leaves
+// r holding the value to the block's end; from there the value travels
+// along the control flow until an instruction reads r (a use: the Sink
+// side), or writes or clobbers r (a dead end). A reload of h into r at a
+// point of that region where, on every path through it, r and h both hold
+// the value's current value (valueHolders) changes nothing on the paths
+// that do not come from the reloads it replaces, and restores r on those
+// that do. Paths from other blocks may join the region holding another
+// value in r (a copy coalesced on one path only gives r two names), so
+// the analysis is of the output's moves, not of names. The load problem
+// graph (loadGraph) has a Source edge per reload (cutting it keeps the
+// reload), the region's edges and blocks (cutting one reloads there: at
+// the predecessor's end, the successor's top or a new block on a critical
+// edge, at a cost of splitEdgeCost more), and a Sink edge per block that
+// reads r (cutting it reloads at the block's top); places where r or h
+// may not hold the value cannot be cut. The minimum cut, the contraction
+// solver's finished exactly, replaces the reloads when it executes fewer.
+// A reload no use is reached from is deleted: that is the cut of cost
+// zero.
+//
+// The stores placeStores moves afterwards keep h current wherever it was:
+// a store goes only when every definition it is reached from stores right
+// after itself.
+func (a *allocator) placeReloads(res *Result) {
+	post, org := res.Func, res.Origins
+	homeOf := a.homeSlots()
+	if len(homeOf) == 0 {
+		return
+	}
+	// The candidate reloads: those that leave their register to the end
+	// of their block, grouped by slot and register; reloads whose register
+	// is overwritten before it is read are deleted at once.
+	type group struct {
+		h, r mir.Reg
+	}
+	groups := make(map[group][]int32) // -> blocks, ascending
+	drop := make(map[placeAt]bool)
+	for b, blk := range post.Blocks {
+		for i, in := range blk.Instrs {
+			if in.Op != mir.OpReload || !in.Uses[0].IsSlot() || !in.Defs[0].IsPhys() {
+				continue
+			}
+			if _, ok := homeOf[in.Uses[0]]; !ok {
+				continue
+			}
+			r := in.Defs[0]
+			switch firstTouch(blk.Instrs[i+1:], r) {
+			case touchNone:
+				g := group{in.Uses[0], r}
+				groups[g] = append(groups[g], int32(b))
+			case touchWrite:
+				drop[placeAt{int32(b), int32(i)}] = true
+				a.stats.DeadReloadsRemoved++
+			}
+		}
+	}
+	keys := make([]group, 0, len(groups))
+	for g := range groups {
+		keys = append(keys, g)
+	}
+	slices.SortFunc(keys, func(x, y group) int {
+		if x.h != y.h {
+			return int(x.h) - int(y.h)
+		}
+		return int(x.r) - int(y.r)
+	})
+	var defs map[int32][]placeDef
+	var gone map[int32][]placeAt
+	var bad map[int32]bool
+	ins := newReloadInserts()
+	var holders *valueHolders
+	lastV := int32(-1)
+	holdersOK := false
+	g := newLoadGraph(post)
+	for _, k := range keys {
+		// The cut with every place of the region allowed bounds the
+		// gain; most problems have none and need no analysis.
+		if !g.build(groups[k], k.r, nil) {
+			continue
+		}
+		if _, ok := g.solve(a); !ok {
+			continue
+		}
+		if defs == nil {
+			defs, gone, bad = a.spilledDefs(post, org)
+			holders = newValueHolders(post)
+		}
+		v := homeOf[k.h]
+		if bad[v] || len(defs[v])+len(gone[v]) == 0 {
+			continue
+		}
+		if v != lastV {
+			lastV = v
+			holdersOK = holders.compute(defs[v], gone[v], k.h)
+		}
+		if holdersOK {
+			a.placeReloadGroup(post, groups[k], k.r, holders, g, ins, drop)
+		}
+	}
+	ins.apply(post, org, drop, &a.stats)
+}
+
+// placeReloadGroup solves the load problem of the reloads of the slot of
+// holders into register r at the ends of blocks srcs (each the last write
+// of r in its block), and records the reloads to drop and to add when the
+// cut executes fewer.
+func (a *allocator) placeReloadGroup(post *mir.Func, srcs []int32, r mir.Reg, holders *valueHolders, g *loadGraph, ins *reloadInserts, drop map[placeAt]bool) {
+	if !g.build(srcs, r, holders) {
+		return
+	}
+	cut, ok := g.solve(a)
+	if !ok {
+		return
+	}
+	h := holders.h
+	a.stats.PlacedReloadValues++
+	a.stats.WeightedReloadPlacementGain += g.sourceCost - cut.Cost
+	kept := make(map[int]bool, len(cut.Edges))
+	for _, e := range cut.Edges {
+		kept[e] = true
+		at := g.at[e]
+		if at.kind == loadKeep {
+			continue
+		}
+		in := post.NewInstr(mir.Instr{Op: mir.OpReload, Defs: []mir.Reg{r}, Uses: []mir.Reg{h}, Pos: -1})
+		if at.kind == loadEdge {
+			ins.onEdge(at.b, at.k, in)
+		} else {
+			ins.before(placeAt{at.b, 0}, in)
+		}
+		a.stats.PlacedReloadsAdded++
+	}
+	for e, at := range g.at {
+		if at.kind != loadKeep || kept[e] {
+			continue
+		}
+		// The block's last write of r is the reload.
+		instrs := post.Blocks[at.b].Instrs
+		i := len(instrs) - 1
+		for ; i > 0 && !(instrs[i].Op == mir.OpReload && instrs[i].Defs[0] == r && instrs[i].Uses[0] == h); i-- {
+		}
+		drop[placeAt{at.b, int32(i)}] = true
+		a.stats.PlacedReloadsRemoved++
+	}
+}
+
+// homeSlots maps each home slot to its value.
+func (a *allocator) homeSlots() map[mir.Reg]int32 {
+	homeOf := make(map[mir.Reg]int32)
+	for v := range a.f.VRegs {
+		if h := a.vs[v].home; h != mir.NoReg && h.IsSlot() {
+			homeOf[h] = int32(v)
+		}
+	}
+	return homeOf
+}
+
+// spilledDefs returns the definitions of each value with a home slot, as
+// positions in the output and the registers they write; for the
+// definitions that left no instruction in the output (copies coalesced
+// away: the value is in its source's register from there on), the
+// position of the next instruction of their block that did, which no
+// store of the new value can precede; and the values some definition of
+// which is an output instruction that defines no register (a stack
+// argument, say).
+func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) (defs map[int32][]placeDef, gone map[int32][]placeAt, bad map[int32]bool) {
+	// Where each input instruction went: input instruction i of block b
+	// (numbered d.instrBase[b]+i) to where[d.instrBase[b]+i]. The input's
+	// definitions are read from the dataflow's tables, not from its
+	// instructions, which Options.InPlace has rewritten.
+	d := a.d
+	nb := len(a.f.Blocks)
+	where := make([]placeAt, d.instrBase[nb])
+	for i := range where {
+		where[i] = placeAt{-1, -1}
+	}
+	for b, blk := range post.Blocks {
+		ob := org.Block[b]
+		if ob < 0 {
+			continue
+		}
+		for i := range blk.Instrs {
+			if oi := org.Instr[b][i]; oi >= 0 {
+				where[d.instrBase[ob]+oi] = placeAt{int32(b), int32(i)}
+			}
+		}
+	}
+	defs = make(map[int32][]placeDef)
+	gone = make(map[int32][]placeAt)
+	bad = make(map[int32]bool)
+	ob := 0 // the input block of instruction n
+	for n := range where {
+		for int32(n) >= d.instrBase[ob+1] {
+			ob++
+		}
+		for k, v := range d.defVReg[d.defStart[n]:d.defStart[n+1]] {
+			if v < 0 || a.vs[v].home == mir.NoReg || bad[v] {
+				continue
+			}
+			w := where[n]
+			if w.b < 0 {
+				// The output block of input block ob is ob's; its
+				// terminator is never gone.
+				next := placeAt{int32(ob), int32(len(post.Blocks[ob].Instrs))}
+				for m := n + 1; m < int(d.instrBase[ob+1]); m++ {
+					if where[m].b >= 0 {
+						next = where[m]
+						break
+					}
+				}
+				gone[v] = append(gone[v], next)
+				continue
+			}
+			out := post.Blocks[w.b].Instrs[w.i]
+			if k >= len(out.Defs) || !out.Defs[k].IsPhys() {
+				bad[v] = true
+				continue
+			}
+			defs[v] = append(defs[v], placeDef{w, out.Defs[k]})
+		}
+	}
+	return defs, gone, bad
+}
+
+// touch is what an instruction sequence first does to a register.
+type touch int
+
+const (
+	touchNone  touch = iota // neither reads nor writes it
+	touchRead               // reads it (perhaps writing it too)
+	touchWrite              // writes or clobbers it without reading it
+)
+
+// firstTouch returns what instrs first do to register r.
+func firstTouch(instrs []*mir.Instr, r mir.Reg) touch {
+	for _, in := range instrs {
+		if slices.Contains(in.Uses, r) {
+			return touchRead
+		}
+		if slices.Contains(in.Defs, r) || in.Clobbers().Has(r) || in.Op.Info().Call && mir.CallerSaved.Has(r) {
+			return touchWrite
+		}
+	}
+	return touchNone
+}
+
+// valueHolders finds, for one value, the registers that hold its current
+// value and whether its home slot does, at the top and at the end of
+// every block of the output: a forward must-analysis (the intersection at
+// joins; nothing at the entry) over the output's instructions. A
+// definition of the value leaves it in the register it writes alone (or
+// nowhere, for a definition that left no instruction); a copy, reload or
+// store gives its destination what its source holds, an exchange swaps;
+// anything else that writes a register (or clobbers it, or a call the
+// caller-saved ones) takes the value from it. Sets are bit masks: bit r
+// for register r, slotBit for the home slot.
+type valueHolders struct {
+	f        *mir.Func
+	top, end []uint64
+	defAt    map[placeAt]mir.Reg // output definitions of the value -> register
+	goneAt   map[placeAt]bool    // definitions that left no instruction, before
+	// defBlock[b] == mark: block b has a position in defAt or goneAt.
+	defBlock []int32
+	mark     int32
+	h        mir.Reg
+	// work is what is left of the function's budget of instruction
+	// visits.
+	work int
+}
+
+// slotBit is the home slot's bit in a valueHolders set.
+const slotBit = 63
+
+// maxHolderWork bounds the instruction visits of all of a function's
+// valueHolders analyses; the values beyond it keep their reloads.
+const maxHolderWork = 1 << 24
+
+func newValueHolders(f *mir.Func) *valueHolders {
+	return &valueHolders{f: f, top: make([]uint64, len(f.Blocks)), end: make([]uint64, len(f.Blocks)),
+		defAt: map[placeAt]mir.Reg{}, goneAt: map[placeAt]bool{}, defBlock: make([]int32, len(f.Blocks)),
+		work: maxHolderWork}
+}
+
+// holds reports whether r (a register or the home slot) is in set s.
+func (vh *valueHolders) holds(s uint64, r mir.Reg) bool {
+	switch {
+	case r == vh.h:
+		return s&(1<<slotBit) != 0
+	case r.IsPhys():
+		return s&(1<<uint(r)) != 0
+	}
+	return false
+}
+
+// set puts r (a register or the home slot) in s or takes it out.
+func (vh *valueHolders) set(s uint64, r mir.Reg, in bool) uint64 {
+	var bit uint64
+	switch {
+	case r == vh.h:
+		bit = 1 << slotBit
+	case r.IsPhys():
+		bit = 1 << uint(r)
+	default:
+		return s
+	}
+	if in {
+		return s | bit
+	}
+	return s &^ bit
+}
+
+// compute solves the analysis for the value with home slot h, definitions
+// defs and definitions gone (see spilledDefs). It returns false when the
+// function's budget ran out.
+func (vh *valueHolders) compute(defs []placeDef, gone []placeAt, h mir.Reg) bool {
+	vh.h = h
+	clear(vh.defAt)
+	clear(vh.goneAt)
+	vh.mark++
+	for _, d := range defs {
+		vh.defAt[d.at] = d.reg
+		vh.defBlock[d.at.b] = vh.mark
+	}
+	for _, g := range gone {
+		vh.goneAt[g] = true
+		vh.defBlock[g.b] = vh.mark
+	}
+	for b := range vh.top {
+		vh.top[b], vh.end[b] = ^uint64(0), ^uint64(0)
+	}
+	for changed := true; changed; {
+		changed = false
+		for b, blk := range vh.f.Blocks {
+			t := ^uint64(0)
+			if b == 0 {
+				t = 0
+			}
+			for _, p := range blk.Preds {
+				t &= vh.end[p]
+			}
+			if vh.work -= len(blk.Instrs); vh.work < 0 {
+				return false
+			}
+			e := vh.transfer(int32(b), t)
+			if t != vh.top[b] || e != vh.end[b] {
+				vh.top[b], vh.end[b] = t, e
+				changed = true
+			}
+		}
+	}
+	return true
+}
+
+// transfer returns the set at the end of block b from the set s at its
+// top.
+func (vh *valueHolders) transfer(b int32, s uint64) uint64 {
+	end := int32(len(vh.f.Blocks[b].Instrs))
+	defs := vh.defBlock[b] == vh.mark
+	for i, in := range vh.f.Blocks[b].Instrs {
+		at := placeAt{b, int32(i)}
+		if defs && vh.goneAt[at] {
+			s = 0
+		}
+		switch {
+		case (in.Op == mir.OpCopy || in.Op == mir.OpReload || in.Op == mir.OpSpill) && len(in.Defs) == 1 && len(in.Uses) == 1:
+			s = vh.set(s, in.Defs[0], vh.holds(s, in.Uses[0]))
+		case in.Op == mir.OpXchg && len(in.Defs) == 2:
+			x, y := vh.holds(s, in.Defs[0]), vh.holds(s, in.Defs[1])
+			s = vh.set(vh.set(s, in.Defs[0], y), in.Defs[1], x)
+		default:
+			for _, d := range in.Defs {
+				s = vh.set(s, d, false)
+			}
+			s &^= uint64(in.Clobbers())
+			if in.Op.Info().Call {
+				s &^= uint64(mir.CallerSaved)
+			}
+		}
+		if !defs {
+			continue
+		}
+		if r, ok := vh.defAt[at]; ok {
+			s = vh.set(0, r, true)
+		}
+	}
+	if defs && vh.goneAt[placeAt{b, end}] {
+		s = 0
+	}
+	return s
+}
+
+// reloadable reports whether a reload of the home slot into register r
+// may go at the top (or at the end) of block b: both hold the value there
+// on every path.
+func (vh *valueHolders) reloadable(s uint64, r mir.Reg) bool {
+	return vh.holds(s, r) && vh.holds(s, vh.h)
+}
+
+// loadKind says what cutting an edge of the load problem graph does.
+type loadKind uint8
+
+const (
+	loadKeep loadKind = iota // keep the reload at the end of block b
+	loadEdge                 // reload on successor edge k of block b
+	loadTop                  // reload at the top of block b (k = 0)
+)
+
+// loadAt is the program location of an edge of the load problem graph:
+// block b, and for loadEdge its successor index k.
+type loadAt struct {
+	kind loadKind
+	b, k int32
+}
+
+// loadGraph is the load problem of one slot and register: node 0 is the
+// Source, 1 the Sink, and each block of the region has a node for its top
+// and, when the value passes through it, one for its end.
+type loadGraph struct {
+	f                *mir.Func
+	p                *MinCutProblem
+	at               []loadAt // per edge of p
+	inNode, outNode  []int32  // per block: node (0: none yet)
+	stamp            []int32
+	mark             int32
+	touched          []int32
+	queue            []int32
+	sourceCost       float64
+	hasSink, anyMove bool
+}
+
+func newLoadGraph(f *mir.Func) *loadGraph {
+	return &loadGraph{f: f, inNode: make([]int32, len(f.Blocks)), outNode: make([]int32, len(f.Blocks)),
+		stamp: make([]int32, len(f.Blocks))}
+}
+
+// maxLoadGraphEdges bounds the size of one load problem; a larger region
+// keeps its reloads.
+const maxLoadGraphEdges = 1 << 12
+
+// build makes the load problem of the reloads at the ends of blocks srcs
+// into register r, where vh allows (everywhere if vh is nil). It returns
+// false when the region is too large or no reload could move anywhere.
+func (g *loadGraph) build(srcs []int32, r mir.Reg, vh *valueHolders) bool {
+	g.mark++
+	g.at = g.at[:0]
+	g.touched = g.touched[:0]
+	g.queue = g.queue[:0]
+	g.sourceCost = 0
+	g.hasSink, g.anyMove = false, false
+	nodes := 2
+	node := func(tab []int32, b int32) int32 {
+		if g.stamp[b] != g.mark {
+			g.stamp[b] = g.mark
+			g.inNode[b], g.outNode[b] = 0, 0
+			g.touched = append(g.touched, b)
+		}
+		if tab[b] == 0 {
+			tab[b] = int32(nodes)
+			nodes++
+		}
+		return tab[b]
+	}
+	type edge struct {
+		from, to int32
+		c        float64
+		at       loadAt
+	}
+	var edges []edge
+	add := func(from, to int32, c float64, at loadAt) {
+		edges = append(edges, edge{from, to, c, at})
+	}
+	inf := math.Inf(1)
+	for _, b := range srcs {
+		o := node(g.outNode, b)
+		c := g.f.Blocks[b].Freq
+		g.sourceCost += c
+		add(0, o, c, loadAt{loadKeep, b, 0})
+		g.queue = append(g.queue, b)
+	}
+	for len(g.queue) > 0 {
+		if len(edges) > maxLoadGraphEdges {
+			return false
+		}
+		p := g.queue[0]
+		g.queue = g.queue[1:]
+		pb := g.f.Blocks[p]
+		from := g.outNode[p]
+		for k, s := range pb.Succs {
+			s := int32(s)
+			fresh := g.stamp[s] != g.mark || g.inNode[s] == 0
+			to := node(g.inNode, s)
+			c := pb.Freq * pb.SuccProb[k]
+			if len(pb.Succs) > 1 && len(g.f.Blocks[s].Preds) > 1 {
+				c *= 1 + splitEdgeCost
+			}
+			if vh != nil && !vh.reloadable(vh.end[p], r) {
+				c = inf
+			}
+			add(from, to, c, loadAt{loadEdge, p, int32(k)})
+			g.anyMove = g.anyMove || !math.IsInf(c, 1)
+			if !fresh {
+				continue
+			}
+			sb := g.f.Blocks[s]
+			c = sb.Freq
+			if vh != nil && !vh.reloadable(vh.top[s], r) {
+				c = inf
+			}
+			switch firstTouch(sb.Instrs, r) {
+			case touchRead:
+				add(to, 1, c, loadAt{loadTop, s, 0})
+				g.hasSink = true
+			case touchNone:
+				// (Not a block of srcs: their reloads write r.)
+				add(to, node(g.outNode, s), c, loadAt{loadTop, s, 0})
+				g.queue = append(g.queue, s)
+			}
+		}
+	}
+	if g.hasSink && !g.anyMove {
+		return false
+	}
+	g.p = NewMinCutProblem(nodes, 0, 1)
+	for _, e := range edges {
+		g.p.AddEdge(int(e.from), int(e.to), e.c)
+		g.at = append(g.at, e.at)
+	}
+	return true
+}
+
+// solve finds the cheapest placement: the minimum cut, with ok false when
+// it saves nothing against the reloads where they are.
+func (g *loadGraph) solve(a *allocator) (MinCut, bool) {
+	a.stats.PlacementCuts++
+	// Most load problems have a flow as large as the reloads' cost (the
+	// edge a reload sits on leads straight to a use as frequent).
+	if g.p.greedyFlow() >= g.sourceCost*(1-1e-9) {
+		return MinCut{}, false
+	}
+	cut := g.p.SolveContraction(ContractionOptions{ExactResidual: true})
+	if cut.ExactResidual {
+		a.stats.PlacementExactResiduals++
+	}
+	if math.IsInf(cut.Cost, 1) || cut.Cost >= g.sourceCost*(1-1e-9) {
+		return MinCut{}, false
+	}
+	return cut.MinCut, true
+}
+
+// reloadInserts collects the reloads placeReloads adds: before given
+// instructions, and on edges (at the end of a predecessor with one
+// successor, the top of a successor with one predecessor, or a new block
+// splitting the edge).
+type reloadInserts struct {
+	at    map[placeAt][]*mir.Instr
+	split map[[2]int32][]*mir.Instr // (block, successor index) -> code
+}
+
+func newReloadInserts() *reloadInserts {
+	return &reloadInserts{at: map[placeAt][]*mir.Instr{}, split: map[[2]int32][]*mir.Instr{}}
+}
+
+func (r *reloadInserts) before(p placeAt, in *mir.Instr) { r.at[p] = append(r.at[p], in) }
+
+func (r *reloadInserts) onEdge(b, k int32, in *mir.Instr) {
+	r.split[[2]int32{b, k}] = append(r.split[[2]int32{b, k}], in)
+}
+
+// apply rewrites post: the instructions at drop go, the reloads collected
+// come in, and edges that need it are split.
+func (r *reloadInserts) apply(post *mir.Func, org *alloc.Origins, drop map[placeAt]bool, stats *Stats) {
+	// Edges whose code fits in one of their blocks.
+	edges := make([][2]int32, 0, len(r.split))
+	for e := range r.split {
+		edges = append(edges, e)
+	}
+	slices.SortFunc(edges, func(x, y [2]int32) int {
+		if x[0] != y[0] {
+			return int(x[0] - y[0])
+		}
+		return int(x[1] - y[1])
+	})
+	var split [][2]int32
+	for _, e := range edges {
+		pb := post.Blocks[e[0]]
+		s := pb.Succs[e[1]]
+		switch {
+		case len(pb.Succs) == 1 && pb.Terminator().Op == mir.OpJMP:
+			p := placeAt{e[0], int32(len(pb.Instrs) - 1)}
+			r.at[p] = append(r.at[p], r.split[e]...)
+		case len(post.Blocks[s].Preds) == 1:
+			p := placeAt{int32(s), 0}
+			r.at[p] = append(r.at[p], r.split[e]...)
+		default:
+			split = append(split, e)
+		}
+	}
+	rewriteBlocks(post, org, drop, r.at, nil)
+	if len(split) == 0 {
+		return
+	}
+	pos := mir.PredPositions(post) // valid while edges are split
+	for _, e := range split {
+		nb := alloc.SplitEdgeAt(post, post.Blocks[e[0]], int(e[1]), pos.At(int(e[0]), int(e[1])))
+		nb.Instrs = append(r.split[e], nb.Instrs...)
+		org.Block = append(org.Block, -1)
+		org.Instr = append(org.Instr, minusOnes(len(nb.Instrs)))
+		stats.SplitEdges++
+	}
+}

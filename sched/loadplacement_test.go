@@ -1,0 +1,228 @@
+package sched
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kiln-jit/kiln/alloc"
+	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/internal/testrun"
+	"github.com/kiln-jit/kiln/mir"
+)
+
+// weightedReloads sums the block frequencies of f's loads from stack
+// slots.
+func weightedReloads(f *mir.Func) (n int, w float64) {
+	for _, b := range f.Blocks {
+		for _, in := range b.Instrs {
+			if in.Op == mir.OpReload && in.Uses[0].IsSlot() {
+				n++
+				w += b.Freq
+			}
+		}
+	}
+	return n, w
+}
+
+// TestValueHolders checks the analysis of where a value's current value
+// is, on single blocks after a definition of v (the value whose home slot
+// is s0) into rbx at instruction 0.
+func TestValueHolders(t *testing.T) {
+	for _, tc := range []struct {
+		name, code string
+		want       []mir.Reg
+	}{
+		{"definition", "", []mir.Reg{mir.RBX}},
+		{"store", "s0 = Spill rbx", []mir.Reg{mir.RBX, mir.SlotReg(0)}},
+		{"store from elsewhere", "s0 = Spill rcx", []mir.Reg{mir.RBX}},
+		{"copies", "rcx = Copy rbx\n  rdx = Copy rcx\n  rbx = MOVQconst $1", []mir.Reg{mir.RCX, mir.RDX}},
+		{"exchange", "rbx, rcx = Xchg rbx, rcx", []mir.Reg{mir.RCX}},
+		{"reload", "s0 = Spill rbx\n  rbx = MOVQconst $1\n  rsi = Reload s0", []mir.Reg{mir.RSI, mir.SlotReg(0)}},
+		{"other slot", "s1 = Spill rbx\n  rsi = Reload s1", []mir.Reg{mir.RBX}},
+		{"call", "rdi = Copy rbx\n  r12 = Copy rbx\n  rax = CALL #0 rdi", []mir.Reg{mir.RBX, mir.R12}},
+		{"redefinition", "s0 = Spill rbx\n  rcx = Copy rbx\n  rbx = ADDQ rbx, rcx", []mir.Reg{mir.RBX}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "func f #0 () -> (gpr) allocated\n  slots gpr gpr\n  vregs 0\nb0: freq=1\n  rbx = MOVQconst $7\n  " +
+				tc.code + "\n  RET rax\nend\n"
+			f, err := mir.ParseFunc([]byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defs := []placeDef{{placeAt{0, 0}, mir.RBX}}
+			if tc.name == "redefinition" {
+				defs = append(defs, placeDef{placeAt{0, 3}, mir.RBX})
+			}
+			vh := newValueHolders(f)
+			if !vh.compute(defs, nil, mir.SlotReg(0)) {
+				t.Fatal("budget exhausted")
+			}
+			var got []mir.Reg
+			for _, r := range append(mir.Allocatable.Regs(), mir.SlotReg(0), mir.SlotReg(1)) {
+				if vh.holds(vh.end[0], r) {
+					got = append(got, r)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("held by %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// loadCutSrc is a loop (b1, b2, b3) whose body overwrites rbx, the
+// register of the value v (defined in b0 and stored to s0), which the
+// latch b3 reloads on every iteration though only the exit b4 reads it.
+// With join set, b4 is also reached from b5, where rbx holds something
+// else.
+func loadCutSrc(join bool) string {
+	s := `func loadcut #0 () -> (gpr) allocated
+  slots gpr
+  vregs 0
+b0: freq=1
+  rbx = MOVQconst $7
+  s0 = Spill rbx
+  rcx = MOVQconst $0
+  CMPQ rcx, rcx
+  JCC.l -> b1 0.5, b5 0.5
+b1: preds=b0,b3 freq=100
+  CMPQ rcx, rdx
+  JCC.l -> b2 0.99, b4 0.01
+b2: preds=b1 freq=99
+  rbx = MOVQconst $1
+  rcx = ADDQ rcx, rbx
+  JMP -> b3 1
+b3: preds=b2 freq=99
+  rbx = Reload s0
+  JMP -> b1 1
+b4: preds=b1,b5 freq=2
+  rax = Copy rbx
+  RET rax
+b5: preds=b0 freq=1
+  rbx = MOVQconst $3
+  JMP -> b4 1
+end
+`
+	if !join {
+		s = strings.Replace(s, "preds=b1,b5", "preds=b1", 1)
+		s = strings.Replace(s, "JMP -> b4 1\nend", "RET rbx\nend", 1)
+	}
+	return s
+}
+
+// TestLoadCut checks the load problem on a hand-made loop: the reload on
+// the back edge (99 a run) goes to the exit, at the top of b4 when b4 has
+// no other predecessor, and on a new block splitting the exit edge when
+// rbx holds another value on b4's other in-edge.
+func TestLoadCut(t *testing.T) {
+	for _, join := range []bool{false, true} {
+		f, err := mir.ParseFunc([]byte(loadCutSrc(join)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		org := &alloc.Origins{}
+		for _, b := range f.Blocks {
+			org.Block = append(org.Block, b.ID)
+			org.Instr = append(org.Instr, minusOnes(len(b.Instrs)))
+		}
+		vh := newValueHolders(f)
+		if !vh.compute([]placeDef{{placeAt{0, 0}, mir.RBX}}, nil, mir.SlotReg(0)) {
+			t.Fatal("budget exhausted")
+		}
+		if got := vh.reloadable(vh.top[4], mir.RBX); got == join {
+			t.Errorf("join %v: rbx and s0 hold v at the top of b4: %v", join, got)
+		}
+		if !vh.reloadable(vh.end[1], mir.RBX) || vh.reloadable(vh.end[2], mir.RBX) {
+			t.Errorf("join %v: holders wrong at the ends of b1 (want v) or b2 (want not)", join)
+		}
+		a := &allocator{}
+		ins, drop := newReloadInserts(), map[placeAt]bool{}
+		a.placeReloadGroup(f, []int32{3}, mir.RBX, vh, newLoadGraph(f), ins, drop)
+		ins.apply(f, org, drop, &a.stats)
+		st := a.stats
+		wantCost := 1.0
+		if join {
+			wantCost *= 1 + splitEdgeCost
+		}
+		if st.PlacedReloadValues != 1 || st.PlacedReloadsRemoved != 1 || st.PlacedReloadsAdded != 1 ||
+			st.WeightedReloadPlacementGain != 99-wantCost {
+			t.Errorf("join %v: stats %+v", join, st)
+		}
+		if slices.ContainsFunc(f.Blocks[3].Instrs, func(in *mir.Instr) bool { return in.Op == mir.OpReload }) {
+			t.Errorf("join %v: the latch still reloads:\n%s", join, mir.Format(f))
+		}
+		at := f.Blocks[4]
+		if join {
+			if len(f.Blocks) != 7 || st.SplitEdges != 1 || f.Blocks[1].Succs[1] != 6 {
+				t.Fatalf("join %v: the exit edge is not split:\n%s", join, mir.Format(f))
+			}
+			at = f.Blocks[6]
+		}
+		if in := at.Instrs[0]; in.Op != mir.OpReload || in.Defs[0] != mir.RBX || in.Uses[0] != mir.SlotReg(0) {
+			t.Errorf("join %v: b%d does not start with the reload:\n%s", join, at.ID, mir.Format(f))
+		}
+		if len(org.Block) != len(f.Blocks) || len(org.Instr[at.ID]) != len(at.Instrs) || len(org.Instr[3]) != len(f.Blocks[3].Instrs) {
+			t.Errorf("join %v: origins not kept in step with the code", join)
+		}
+	}
+}
+
+// TestReloadPlacement allocates every kernel and a generated module with
+// few registers, with and without placement, and checks that placement
+// never executes more reloads by the block frequencies, that both
+// allocations pass the checker and compute the same results in the
+// machine-IR interpreter, and that some reload moves.
+func TestReloadPlacement(t *testing.T) {
+	type prog struct {
+		name string
+		fs   []*mir.Func
+		run  func(fs []*mir.Func) error
+	}
+	var moved, gain float64
+	var progs []prog
+	for _, k := range testprogs.Kernels() {
+		want := k.Native(k.SmallArgs)
+		progs = append(progs, prog{k.Name, destructModule(t, k.Module), func(fs []*mir.Func) error {
+			got, err, _ := testrun.MIR(t, k.Module, fs, k.Func, k.SmallArgs)
+			if err == nil && !slices.Equal(got, want) {
+				t.Errorf("%s: got %v, want %v", k.Name, got, want)
+			}
+			return err
+		}})
+	}
+	progs = append(progs, prog{"generated", destructModule(t, testprogs.GeneratedModule(3000, 3)), nil})
+	for _, p := range progs {
+		var outs [2][]*mir.Func
+		for i, noPlace := range []bool{true, false} {
+			for _, f := range p.fs {
+				r, err := Allocate(f, Options{Regs: tightRegs, Oracle: OracleED, NoPlacement: noPlace})
+				if err != nil {
+					t.Fatalf("%s: %v", f.Name, err)
+				}
+				if err := alloc.CheckAllocation(f, r.Func, r.Origins); err != nil {
+					t.Fatalf("%s (placement %v): %v", f.Name, !noPlace, err)
+				}
+				moved += float64(r.Stats.PlacedReloadValues)
+				gain += r.Stats.WeightedReloadPlacementGain
+				outs[i] = append(outs[i], r.Func)
+			}
+			if p.run != nil {
+				if err := p.run(outs[i]); err != nil {
+					t.Errorf("%s (placement %v): %v", p.name, !noPlace, err)
+				}
+			}
+		}
+		for i := range p.fs {
+			_, wOff := weightedReloads(outs[0][i])
+			_, wOn := weightedReloads(outs[1][i])
+			if wOn > wOff+1e-9 {
+				t.Errorf("%s: %.2f weighted reloads with placement, %.2f without", p.fs[i].Name, wOn, wOff)
+			}
+		}
+	}
+	if moved == 0 || gain <= 0 {
+		t.Errorf("no reload moved (%v problems, gain %v)", moved, gain)
+	}
+	t.Logf("load problems with a cheaper cut: %v, weighted reloads saved %.1f", moved, gain)
+}
