@@ -51,10 +51,13 @@ func (e *AllocationError) Error() string {
 //     instructions and a JMP). Following chains of added blocks, every
 //     allocated block has its input block's successors in the same order,
 //     and it ends with the input block's terminator.
-//   - Instructions. Every input instruction other than Copy and ParCopy
-//     appears exactly once in its block's allocated block with the same
-//     op, immediate, scale, condition, Aux and operand counts (and the same
-//     Pos if it may trap or calls). Inserted instructions are moves (Copy,
+//   - Instructions. Every input instruction other than Copy, ParCopy and
+//     the rematerializations appears exactly once in its block's allocated
+//     block (a rematerialization at most once: an allocator may delete one
+//     whose result nothing reads, as every use must still find its value
+//     in a location; see Values) with the same op, immediate, scale,
+//     condition, Aux and operand counts (and the same Pos if it may trap
+//     or calls). Inserted instructions are moves (Copy,
 //     Spill, Reload, Xchg) or rematerializations (MOVQconst, MOVSDconst,
 //     CtxLoad); so are instructions made from an input Copy or ParCopy.
 //     No ParCopy remains, an Xchg swaps its uses in place, the scratch
@@ -452,7 +455,7 @@ func (c *acChecker) structure() error {
 	}
 	for ob, pb := range pre.Blocks {
 		for k, p := range pb.Instrs {
-			if !isCopyOp(p.Op) && c.allocatedOrigin[c.preStart[ob]+int32(k)] < 0 {
+			if !isCopyOp(p.Op) && !IsRematOp(p.Op) && c.allocatedOrigin[c.preStart[ob]+int32(k)] < 0 {
 				return c.errf(held[ob], -1, "%s is missing (the block holds input b%d)", c.inputAt(ob, int32(k)), ob)
 			}
 		}

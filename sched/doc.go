@@ -79,7 +79,8 @@
 //     then the store problem (placement.go): each spilled value's stores
 //     move to right after its definitions when that executes fewer stores
 //     by the block frequencies, the cut at the sources of the store
-//     problem.
+//     problem; last, the definitions of rematerializable values whose
+//     register nothing reads go (orphans.go: every use was recomputed).
 //
 // # Decisions where the thesis is silent or kiln differs
 //

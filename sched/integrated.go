@@ -249,6 +249,7 @@ func (a *allocator) run() (*Result, error) {
 	if !a.opts.NoPlacement {
 		a.placeReloads(res)
 		a.placeStores(res)
+		a.deleteOrphans(res)
 	}
 	a.stats.Dataflow = t1.Sub(t0)
 	a.stats.Integrated = t2.Sub(t1)

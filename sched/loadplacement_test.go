@@ -168,18 +168,44 @@ func TestLoadCut(t *testing.T) {
 	}
 }
 
+// TestDeadRegs checks the search for registers nothing reads again on
+// the loop of loadCutSrc.
+func TestDeadRegs(t *testing.T) {
+	f, err := mir.ParseFunc([]byte(loadCutSrc(false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		b, i int32
+		r    mir.Reg
+		dead bool
+	}{
+		{3, 0, mir.RBX, false}, // read at the exit, around the loop
+		{0, 2, mir.RCX, false}, // read in its block
+		{2, 1, mir.RDX, false}, // read by the loop's test, through the latch
+		{0, 0, mir.RSI, true},  // never touched again
+		{2, 1, mir.RBX, true},  // the latch reloads it first
+		{2, 0, mir.RBX, false}, // the next instruction reads it
+	} {
+		if got := newDeadRegs(f).after(tc.b, tc.i, tc.r); got != tc.dead {
+			t.Errorf("%s after b%d[%d]: dead %v, want %v", tc.r, tc.b, tc.i, got, tc.dead)
+		}
+	}
+}
+
 // TestReloadPlacement allocates every kernel and a generated module with
 // few registers, with and without placement, and checks that placement
 // never executes more reloads by the block frequencies, that both
 // allocations pass the checker and compute the same results in the
-// machine-IR interpreter, and that some reload moves.
+// machine-IR interpreter, and that some reload moves and some orphaned
+// definition goes.
 func TestReloadPlacement(t *testing.T) {
 	type prog struct {
 		name string
 		fs   []*mir.Func
 		run  func(fs []*mir.Func) error
 	}
-	var moved, gain float64
+	var moved, gain, orphans float64
 	var progs []prog
 	for _, k := range testprogs.Kernels() {
 		want := k.Native(k.SmallArgs)
@@ -204,6 +230,7 @@ func TestReloadPlacement(t *testing.T) {
 					t.Fatalf("%s (placement %v): %v", f.Name, !noPlace, err)
 				}
 				moved += float64(r.Stats.PlacedReloadValues)
+				orphans += float64(r.Stats.OrphansDeleted)
 				gain += r.Stats.WeightedReloadPlacementGain
 				outs[i] = append(outs[i], r.Func)
 			}
@@ -224,5 +251,8 @@ func TestReloadPlacement(t *testing.T) {
 	if moved == 0 || gain <= 0 {
 		t.Errorf("no reload moved (%v problems, gain %v)", moved, gain)
 	}
-	t.Logf("load problems with a cheaper cut: %v, weighted reloads saved %.1f", moved, gain)
+	if orphans == 0 {
+		t.Error("no orphaned definition deleted")
+	}
+	t.Logf("load problems with a cheaper cut: %v, weighted reloads saved %.1f, orphans deleted %v", moved, gain, orphans)
 }

@@ -127,6 +127,9 @@ type Stats struct {
 	PlacedReloadValues, PlacedReloadsRemoved, PlacedReloadsAdded int
 	WeightedReloadPlacementGain                                  float64
 	DeadReloadsRemoved                                           int
+	// OrphansDeleted counts the definitions of rematerializable values
+	// deleted because nothing reads their register (deleteOrphans).
+	OrphansDeleted int
 	// SplitEdges counts the blocks added on edges for reconciliation code.
 	SplitEdges int
 	// SunkReloads counts the reloads put at the top of a join in place of
@@ -286,6 +289,7 @@ func (s *Stats) Add(o *Stats) {
 	s.PlacedReloadsAdded += o.PlacedReloadsAdded
 	s.WeightedReloadPlacementGain += o.WeightedReloadPlacementGain
 	s.DeadReloadsRemoved += o.DeadReloadsRemoved
+	s.OrphansDeleted += o.OrphansDeleted
 	s.SplitEdges += o.SplitEdges
 	s.HoistedEdgeCode += o.HoistedEdgeCode
 	s.SunkReloads += o.SunkReloads
