@@ -19,26 +19,32 @@ import (
 )
 
 // spillArm is one arm of the spill-heuristic ablation: the victim oracle
-// of the integrated pass, and whether the functions are lowered with the
-// edge counts of a first interpreted run or with the static estimate.
+// of the integrated pass, whether the functions are lowered with the
+// edge counts of a first interpreted run or with the static estimate,
+// whether spill code stays where the integrated pass put it, and whether
+// the list scheduler evicts rather than waits under register pressure.
 type spillArm struct {
 	name    string
 	oracle  sched.VictimOracle
 	heur    jit.SpillHeuristic
 	profile bool
-	noPlace bool // keep the stores where the integrated pass placed them
+	noPlace bool // keep the stores and reloads where the integrated pass placed them
+	noWait  bool // sched.Options.NoPressureWait
 }
 
 // spillArms are the ablation's arms; the first is the reference: the
-// scheduler's comparator without store placement, as the integrated pass
-// ran before placement existed.
+// scheduler's comparator without spill placement and without waiting
+// under pressure, the integrated pass as it was before expected-distance
+// spilling. The second is the comparator with today's scheduler, the
+// others ablate the default ("ed").
 var spillArms = []spillArm{
-	{"cmp-noplace", sched.OracleThesis, jit.SpillComparator, true, true},
-	{"comparator", sched.OracleThesis, jit.SpillComparator, true, false},
-	{"ed-noplace", sched.OracleED, jit.SpillExpectedDistance, true, true},
-	{"ed", sched.OracleED, jit.SpillExpectedDistance, true, false},
-	{"ed-static", sched.OracleED, jit.SpillExpectedDistance, false, false},
-	{"nnu", sched.OracleNNU, jit.SpillNearestUse, true, false},
+	{"cmp-before", sched.OracleThesis, jit.SpillComparator, true, true, true},
+	{"cmp-noplace", sched.OracleThesis, jit.SpillComparator, true, true, false},
+	{"comparator", sched.OracleThesis, jit.SpillComparator, true, false, false},
+	{"ed-noplace", sched.OracleED, jit.SpillExpectedDistance, true, true, false},
+	{"ed", sched.OracleED, jit.SpillExpectedDistance, true, false, false},
+	{"ed-static", sched.OracleED, jit.SpillExpectedDistance, false, false, false},
+	{"nnu", sched.OracleNNU, jit.SpillNearestUse, true, false, false},
 }
 
 // spillRegSets are the register sets the dynamic counts are taken with:
@@ -254,7 +260,7 @@ func spillCases(t testing.TB) []*spillCase {
 func TestSpillHeuristicsDynamic(t *testing.T) {
 	arms := make([]dynArm, len(spillArms))
 	for k, arm := range spillArms {
-		arms[k] = dynArm{arm.name, sched.Options{Oracle: arm.oracle, NoPlacement: arm.noPlace}, arm.profile}
+		arms[k] = dynArm{arm.name, sched.Options{Oracle: arm.oracle, NoPlacement: arm.noPlace, NoPressureWait: arm.noWait}, arm.profile}
 	}
 	head := fmt.Sprintf("%-24s %-6s %-11s %12s %12s %12s %12s %8s %8s\n",
 		"program", "regs", "arm", "stores", "reloads", "moves", "remats", "st/ref", "ld/ref")
@@ -378,7 +384,7 @@ func prepareSpillArm(c *spillCase, arm spillArm, want []uint64) (func() error, e
 	if arm.profile {
 		tier = jit.TierInterp
 	}
-	engine, err := jit.NewEngine(jit.Options{Tier: tier, SpillHeuristic: arm.heur, NoSpillPlacement: arm.noPlace})
+	engine, err := jit.NewEngine(jit.Options{Tier: tier, SpillHeuristic: arm.heur, NoSpillPlacement: arm.noPlace, NoPressureWait: arm.noWait})
 	if err != nil {
 		return nil, err
 	}

@@ -76,11 +76,14 @@ var configs = []config{
 	{"mir-sched-up", "after the integrated pass with regions in DFS-up order", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-sched-up", lower.FullTarget(), schedStage(sched.Options{Order: sched.DFSUp}))
 	}},
-	{"mir-sched-tight", "after the integrated pass with four GPRs and three XMM registers besides the pinned ones (heavy spilling)", func(h *harness) (*instance, error) {
+	{"mir-sched-tight", "after the integrated pass with four GPRs and three XMM registers besides the pinned ones (heavy spilling; spill victims by expected distance, seed 002, and spill placement, as by default)", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-sched-tight", lower.FullTarget(), schedStage(sched.Options{Regs: tightRegs}))
 	}},
-	{"mir-sched-ed-tight", "after the integrated pass with spill victims by expected distance (seed 002) and the tight register set", func(h *harness) (*instance, error) {
-		return h.startMIR("mir-sched-ed-tight", lower.FullTarget(), schedStage(sched.Options{Oracle: sched.OracleED, Regs: tightRegs}))
+	{"mir-sched-cmp-tight", "after the integrated pass with spill victims by the thesis's comparator and the tight register set", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-sched-cmp-tight", lower.FullTarget(), schedStage(sched.Options{Oracle: sched.OracleThesis, Regs: tightRegs}))
+	}},
+	{"mir-sched-noplace-tight", "after the integrated pass as it was before expected-distance spilling: the comparator, no spill placement, no waiting under register pressure, the tight register set", func(h *harness) (*instance, error) {
+		return h.startMIR("mir-sched-noplace-tight", lower.FullTarget(), schedStage(sched.Options{Oracle: sched.OracleThesis, NoPlacement: true, NoPressureWait: true, Regs: tightRegs}))
 	}},
 	{"mir-sched-nnu-tight", "after the integrated pass with spill victims by nearest next use and the tight register set", func(h *harness) (*instance, error) {
 		return h.startMIR("mir-sched-nnu-tight", lower.FullTarget(), schedStage(sched.Options{Oracle: sched.OracleNNU, Regs: tightRegs}))

@@ -194,9 +194,10 @@ type Options struct {
 
 	// SpillHeuristic selects how the integrated pass of the optimizing
 	// tier chooses the value to spill when it runs out of registers: the
-	// scheduler's comparator (the default), or the value whose next use is
-	// furthest by expected distance or by nearest next use (see
-	// sched.VictimOracle). The alternatives are there for measuring them.
+	// value whose next use is furthest by expected distance, with the
+	// function's edge counts (the default), or by nearest next use, or the
+	// scheduler's comparator of candidates (see sched.VictimOracle). The
+	// alternatives are there for measuring them.
 	SpillHeuristic SpillHeuristic
 
 	// PerfMap makes every tier that installs machine code add a line per
@@ -212,11 +213,18 @@ type Options struct {
 	// like a compile error.
 	JITDump bool
 
-	// NoSpillPlacement keeps the optimizing tier's spill stores where the
-	// integrated pass placed them, instead of moving a value's stores to
-	// its definitions where that executes fewer (sched.Options.NoPlacement);
-	// for measuring the placement.
+	// NoSpillPlacement keeps the optimizing tier's spill stores and
+	// reloads where the integrated pass placed them, instead of moving
+	// reloads towards their uses and a value's stores to its definitions
+	// where that executes fewer (sched.Options.NoPlacement); for measuring
+	// the placement.
 	NoSpillPlacement bool
+
+	// NoPressureWait makes the optimizing tier's list scheduler issue an
+	// instruction that evicts a value while others are in flight, as the
+	// thesis's scheduler does (sched.Options.NoPressureWait); for
+	// measuring the wait.
+	NoPressureWait bool
 
 	// NoCopyMotion turns off the optimizing tier's parallel copy motion
 	// (sched.Options.NoCopyMotion): reconciliation moves on critical edges
@@ -274,8 +282,8 @@ type SpillHeuristic int
 
 // The spill heuristics.
 const (
-	SpillComparator       SpillHeuristic = iota // sched.OracleThesis: the scheduler's comparator of candidates
-	SpillExpectedDistance                       // sched.OracleED: furthest expected distance to the next use (Burroughs)
+	SpillExpectedDistance SpillHeuristic = iota // sched.OracleED: furthest expected distance to the next use (Burroughs)
+	SpillComparator                             // sched.OracleThesis: the scheduler's comparator of candidates
 	SpillNearestUse                             // sched.OracleNNU: furthest nearest next use (Braun and Hack)
 )
 
@@ -312,7 +320,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if opts.Pipeline < PipelineIntegrated || opts.Pipeline > PipelineLinearScan {
 		return nil, fmt.Errorf("jit: unknown pipeline %d", int(opts.Pipeline))
 	}
-	if opts.SpillHeuristic < SpillComparator || opts.SpillHeuristic > SpillNearestUse {
+	if opts.SpillHeuristic < SpillExpectedDistance || opts.SpillHeuristic > SpillNearestUse {
 		return nil, fmt.Errorf("jit: unknown spill heuristic %d", int(opts.SpillHeuristic))
 	}
 	if opts.ReoptimizeDrift < 0 || opts.ReoptimizeDrift > 1 {
@@ -458,7 +466,7 @@ func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Pro
 		naive: e.opts.NaiveOutOfSSA,
 		sched: sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations,
 			Oracle: spillOracles[e.opts.SpillHeuristic], NoPlacement: e.opts.NoSpillPlacement,
-			NoCopyMotion: e.opts.NoCopyMotion},
+			NoCopyMotion: e.opts.NoCopyMotion, NoPressureWait: e.opts.NoPressureWait},
 		check:           e.opts.CheckAllocations,
 		pipeline:        e.opts.Pipeline,
 		maxCompileBytes: e.opts.MaxCompileBytes,

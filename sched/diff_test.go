@@ -60,10 +60,10 @@ func TestDifferentialCases(t *testing.T) {
 		configs = append(configs, config{o.String(), Options{Order: o}})
 	}
 	configs = append(configs, config{"source-order", Options{SourceOrder: true}})
-	// The distance-based spill heuristics, with every register and with
-	// few (where they choose most often), each allocation also checked by
-	// alloc.CheckAllocation.
-	for _, o := range []VictimOracle{OracleED, OracleNNU} {
+	// Each spill heuristic (the default, expected distance, among them),
+	// with every register and with few (where they choose most often),
+	// each allocation also checked by alloc.CheckAllocation.
+	for _, o := range VictimOracles {
 		configs = append(configs, config{o.String(), Options{Oracle: o}},
 			config{o.String() + "-tight", Options{Oracle: o, Regs: tightRegs}})
 	}
@@ -98,8 +98,8 @@ func TestDifferentialCases(t *testing.T) {
 // TestCheckerAcceptsEveryAllocation runs the static allocation checker on
 // the integrated pass's output for every function of every shared case
 // and of generated functions, in every region order, in source order and
-// with a small register set, and with each distance-based spill heuristic
-// (with every register, with few, and with few in source order).
+// with a small register set, and with each spill heuristic (with every
+// register, with few, and with few in source order).
 func TestCheckerAcceptsEveryAllocation(t *testing.T) {
 	var mods []*bc.Module
 	seen := map[*bc.Module]bool{}
@@ -116,7 +116,7 @@ func TestCheckerAcceptsEveryAllocation(t *testing.T) {
 	}
 	configs = append(configs, Options{SourceOrder: true},
 		Options{Regs: mir.MakeRegSet(mir.R8, mir.R9, mir.RBX, mir.X8, mir.X9)})
-	for _, o := range []VictimOracle{OracleED, OracleNNU} {
+	for _, o := range VictimOracles {
 		configs = append(configs, Options{Oracle: o}, Options{Oracle: o, Regs: tightRegs},
 			Options{Oracle: o, SourceOrder: true, Regs: tightRegs})
 	}

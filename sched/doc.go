@@ -31,7 +31,7 @@
 //     processed predecessor, a value in memory there but used here taking
 //     a register it has in another processed predecessor (Fig 5.4); with no
 //     processed predecessor, or too many live-ins, the normal register
-//     selection and the spill comparator decide;
+//     selection and the spill victim policy decide;
 //  3. a dependence graph from the op table (virtual and pinned physical
 //     registers, EFLAGS, memory with a conservative disambiguation of
 //     accesses through the same address registers, calls, polls, traps and
@@ -42,7 +42,10 @@
 //     (then the earliest time); when a register file is under pressure
 //     (fewer free registers than definitions left), first the nodes that
 //     free a register of it or need none, then those reading values that
-//     die in the region, then the rest;
+//     die in the region, then the rest; and where the best needs a
+//     register none is free of while other nodes are in flight, it waits
+//     for them rather than evict a value (a departure from the thesis;
+//     Options.NoPressureWait restores it);
 //  5. registers assigned as each node is taken (Figs 5.7–5.9): sources
 //     first (reloading or recomputing spilled values), dying sources free
 //     their registers (and become a preference for a later redefinition),
@@ -52,9 +55,10 @@
 //     the register type (caller- or callee-saved) whose frequency-weighted
 //     cost is lower (Fig 5.10), avoiding registers that fixed operands in
 //     the value's live range need; with no register free, the spill victim
-//     (VictimPolicy; ThesisVictim by default, §5.3.6; Options.Oracle
-//     selects DistanceVictim over the expected distance or the nearest
-//     next use instead, victim_distance.go);
+//     (VictimPolicy; by default DistanceVictim over the expected distance
+//     with the function's edge counts, victim_distance.go; Options.Oracle
+//     selects the nearest next use or the thesis's comparator, §5.3.6,
+//     instead);
 //  6. after all regions, a second pass adds the reconciliation code of every
 //     edge (moves, loads, stores and rematerializations as one parallel
 //     copy, sequentialized by alloc.Sequentialize) and builds the output.

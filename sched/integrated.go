@@ -989,7 +989,37 @@ func (a *allocator) choose(r *readyState, g *depGraph, instrs []*mir.Instr, pend
 		}
 		return cat == 0
 	})
+	if bestCat > 0 && !a.opts.NoPressureWait && r.waiting.len() > 0 && a.wouldEvict(g, instrs, best) {
+		return -1
+	}
 	return best
+}
+
+// wouldEvict reports whether node n defines more values of some class
+// than there are free registers of it, so that issuing it now would
+// evict a value. choose then waits for the nodes in flight instead
+// (unless Options.NoPressureWait): a node that frees no register now
+// (category 1 or 2) is better issued once they have freed registers or
+// made a better node ready. The thesis issues it and spills; a block of
+// independent address computations feeding a chain of bounds checks
+// (an unrolled copy) then has every address computed, and all but a few
+// spilled, before the first check can retire.
+func (a *allocator) wouldEvict(g *depGraph, instrs []*mir.Instr, n int32) bool {
+	var need [3]int
+	nd := &g.nodes[n]
+	for k := nd.first; k <= nd.last; k++ {
+		for _, d := range instrs[k].Defs {
+			if d.IsVirtual() {
+				need[a.f.RegClass(d)]++
+			}
+		}
+	}
+	for c, k := range need {
+		if k > 0 && a.freeCount(mir.Class(c)) < k {
+			return true
+		}
+	}
+	return false
 }
 
 // freeCount returns the number of registers of class c that hold no value.

@@ -23,10 +23,10 @@ type Options struct {
 	Model *Model
 	// Victim chooses spill victims (nil: the policy Oracle selects).
 	Victim VictimPolicy
-	// Oracle selects the spill heuristic when Victim is nil: ThesisVictim
-	// (OracleThesis, the default), or DistanceVictim over the expected
-	// distance (OracleED) or the nearest next use (OracleNNU) of the
-	// function, analysed once, at the first spill choice.
+	// Oracle selects the spill heuristic when Victim is nil:
+	// DistanceVictim over the expected distance (OracleED, the default) or
+	// the nearest next use (OracleNNU) of the function, analysed once, at
+	// the first spill choice, or ThesisVictim (OracleThesis).
 	Oracle VictimOracle
 	// Regs restricts the registers the pass may assign (0: all of
 	// mir.Allocatable). Pinned registers are used whatever this says.
@@ -45,6 +45,12 @@ type Options struct {
 	// result is the same as without InPlace. Separate and LinearScanOnly
 	// ignore it.
 	InPlace bool
+
+	// NoPressureWait makes the list scheduler issue a ready node that
+	// needs a register none is free of, evicting a value, even while
+	// other nodes are in flight, as the thesis's Fig. 5.6 does; by
+	// default it waits for them (see wouldEvict).
+	NoPressureWait bool
 
 	// NoPlacement keeps every spill store and reload where the pass
 	// placed it, instead of moving reloads forward towards their uses

@@ -44,13 +44,14 @@ type VictimOracle uint8
 
 // The spill heuristics.
 const (
-	// OracleThesis is ThesisVictim, Cutcutache's comparator: the default.
-	OracleThesis VictimOracle = iota
 	// OracleED is DistanceVictim over the expected-distance analysis
 	// (EDAnalyze) of the function, with the successor probabilities of its
 	// blocks (SuccProb: from the runtime profile when the function was
-	// lowered with one, else the static estimate).
-	OracleED
+	// lowered with one, else the static estimate): the default.
+	OracleED VictimOracle = iota
+	// OracleThesis is ThesisVictim, Cutcutache's comparator of
+	// candidates.
+	OracleThesis
 	// OracleNNU is DistanceVictim over the nearest-next-use analysis
 	// (NNUAnalyze, with its default loop-exit penalty).
 	OracleNNU
@@ -60,7 +61,7 @@ const (
 // VictimOracles lists every spill heuristic.
 var VictimOracles = []VictimOracle{OracleThesis, OracleED, OracleNNU}
 
-var oracleNames = [numOracles]string{"thesis", "ed", "nnu"}
+var oracleNames = [numOracles]string{OracleED: "ed", OracleThesis: "thesis", OracleNNU: "nnu"}
 
 // String names the heuristic.
 func (o VictimOracle) String() string {

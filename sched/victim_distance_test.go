@@ -358,10 +358,11 @@ func TestVictimOracleFigures(t *testing.T) {
 // default heuristic, the distance analysis's share of the ED runs (it runs
 // only in functions that spill), and the ratio of the expected-distance
 // analysis run on every function (as an eager analysis would) to the
-// default's allocation time. The reference for the spill heuristics'
-// budget is the default heuristic without spill placement, the pass as it
-// was before expected-distance spilling: ed+place/thesis-noplace is the
-// ratio of the expected-distance heuristic with placement to it.
+// comparator's allocation time. The reference for the spill heuristics'
+// budget is the comparator without spill placement and without waiting
+// for nodes in flight under pressure, the pass as it was before
+// expected-distance spilling: ed+place/thesis-noplace is the ratio of the
+// expected-distance heuristic with placement to it.
 func BenchmarkVictimOracles(b *testing.B) {
 	kernels, programs := testprogFuncs(b)
 	funcs := append(kernels, programs...)
@@ -387,7 +388,7 @@ func BenchmarkVictimOracles(b *testing.B) {
 					for j := range len(VictimOracles) + 1 {
 						k := (iter + j) % (len(VictimOracles) + 1)
 						arm := noPlace
-						opts := Options{Regs: regs.set, NoVerify: true, NoPlacement: true}
+						opts := Options{Oracle: OracleThesis, Regs: regs.set, NoVerify: true, NoPlacement: true, NoPressureWait: true}
 						if k < len(VictimOracles) {
 							arm = VictimOracles[k]
 							opts = Options{Oracle: arm, Regs: regs.set, NoVerify: true}
