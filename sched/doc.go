@@ -75,16 +75,21 @@
 //     frame (stack slots, callee-saved registers written) is laid out by
 //     the encoder;
 //  7. spill placement (Options.NoPlacement turns it off), the thesis's
-//     §3.5 in its order: first the load problem (loadplacement.go): the
-//     reloads that leave their register untouched to the end of their
-//     block move forward, towards the uses they serve, to the minimum cut
-//     by frequency (out of a loop whose exit alone reads the value, say),
-//     and reloads whose register is overwritten before it is read go;
-//     then the store problem (placement.go): each spilled value's stores
-//     move to right after its definitions when that executes fewer stores
-//     by the block frequencies, the cut at the sources of the store
-//     problem; last, the definitions of rematerializable values whose
-//     register nothing reads go (orphans.go: every use was recomputed).
+//     §3.5: first the store problem (placement.go): each spilled value's
+//     stores move to right after its definitions when that executes fewer
+//     stores by the block frequencies, the cut at the sources of the store
+//     problem; then the load problem (loadplacement.go): the reloads that
+//     leave their register untouched to the end of their block move
+//     forward, towards the uses they serve, to the minimum cut by
+//     frequency (out of a loop whose exit alone reads the value, say), and
+//     reloads whose register is overwritten before it is read go; last,
+//     the definitions of rematerializable values whose register nothing
+//     reads go (orphans.go: every use was recomputed). The thesis solves
+//     the load problem first; kiln solves it second because a store the
+//     pass made where it evicted a value in a loop reads the register the
+//     loop's back edge reloads, so the reload serves that store until the
+//     store moves to the definition, and is dead after (on spectralnorm
+//     the order takes the dynamic reloads from 200,110 to 2,064).
 //
 // # Decisions where the thesis is silent or kiln differs
 //

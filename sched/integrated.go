@@ -247,8 +247,8 @@ func (a *allocator) run() (*Result, error) {
 		return nil, fmt.Errorf("sched: %s: %w", f.Name, err)
 	}
 	if !a.opts.NoPlacement {
-		a.placeReloads(res)
 		a.placeStores(res)
+		a.placeReloads(res)
 		a.deleteOrphans(res)
 	}
 	a.stats.Dataflow = t1.Sub(t0)

@@ -9,13 +9,14 @@ import (
 )
 
 // Reload placement after allocation: the thesis's load problem (§3.5),
-// solved before the store problem as the thesis does. The integrated pass
-// reloads a value right before a use, or at the end of an edge whose
-// successor wants it in a register (reconciliation). A reload of the
-// second kind may sit on a hot path (a loop's back edge) while the value
-// is used only on a colder one (after the loop), or never before its
-// register is overwritten. placeReloads moves such reloads forward,
-// towards the uses they serve, to the cheapest places by frequency.
+// solved after the store problem (the package documentation says why).
+// The integrated pass reloads a value right before a use, or at the end of
+// an edge whose successor wants it in a register (reconciliation). A
+// reload of the second kind may sit on a hot path (a loop's back edge)
+// while the value is used only on a colder one (after the loop), or never
+// before its register is overwritten. placeReloads moves such reloads
+// forward, towards the uses they serve, to the cheapest places by
+// frequency.
 //
 // It works on the output, register by register. A reload of home slot h
 // into register r whose block neither reads nor writes r after it leaves
@@ -37,10 +38,6 @@ import (
 // solver's finished exactly, replaces the reloads when it executes fewer.
 // A reload no use is reached from is deleted: that is the cut of cost
 // zero.
-//
-// The stores placeStores moves afterwards keep h current wherever it was:
-// a store goes only when every definition it is reached from stores right
-// after itself.
 func (a *allocator) placeReloads(res *Result) {
 	post, org := res.Func, res.Origins
 	homeOf := a.homeSlots()

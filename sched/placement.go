@@ -31,7 +31,7 @@ import (
 // definition. The cut's points are the definitions and the stores the pass
 // made: moving stores to other points of the graph needs the register that
 // holds the value at every point of the cut and is not done. The load
-// problem (placeReloads) runs first.
+// problem (placeReloads) runs next.
 func (a *allocator) placeStores(res *Result) {
 	post, org := res.Func, res.Origins
 	homeOf := a.homeSlots() // home slot -> value
