@@ -84,7 +84,8 @@
 //     frequency (out of a loop whose exit alone reads the value, say), and
 //     reloads whose register is overwritten before it is read go; last,
 //     the definitions of rematerializable values whose register nothing
-//     reads go (orphans.go: every use was recomputed). The thesis solves
+//     reads go (orphans.go: every use was recomputed), and so do the
+//     blocks splitting edges whose code placement moved away (unsplit.go). The thesis solves
 //     the load problem first; kiln solves it second because a store the
 //     pass made where it evicted a value in a loop reads the register the
 //     loop's back edge reloads, so the reload serves that store until the

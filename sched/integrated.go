@@ -250,6 +250,7 @@ func (a *allocator) run() (*Result, error) {
 		a.placeStores(res)
 		a.placeReloads(res)
 		a.deleteOrphans(res)
+		a.stats.SplitEdges -= unsplitEmpty(res.Func, res.Origins)
 	}
 	a.stats.Dataflow = t1.Sub(t0)
 	a.stats.Integrated = t2.Sub(t1)

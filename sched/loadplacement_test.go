@@ -256,3 +256,41 @@ func TestReloadPlacement(t *testing.T) {
 	}
 	t.Logf("load problems with a cheaper cut: %v, weighted reloads saved %.1f, orphans deleted %v", moved, gain, orphans)
 }
+
+// TestUnsplitEmpty splits two edges of loadCutSrc's function, leaves code
+// on the second only, and checks that unsplitEmpty removes the first
+// block, joins its edge again and renumbers the second with its origins.
+func TestUnsplitEmpty(t *testing.T) {
+	f, err := mir.ParseFunc([]byte(loadCutSrc(true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := &alloc.Origins{}
+	for _, b := range f.Blocks {
+		org.Block = append(org.Block, b.ID)
+		org.Instr = append(org.Instr, minusOnes(len(b.Instrs)))
+	}
+	split := func(b, k int) *mir.Block {
+		nb := alloc.SplitEdge(f, f.Blocks[b], k)
+		org.Block = append(org.Block, -1)
+		org.Instr = append(org.Instr, minusOnes(len(nb.Instrs)))
+		return nb
+	}
+	split(1, 1) // b1 -> b4: b6, empty
+	kept := split(0, 1)
+	kept.Instrs = append([]*mir.Instr{f.NewInstr(mir.Instr{Op: mir.OpCopy, Defs: []mir.Reg{mir.RBX}, Uses: []mir.Reg{mir.RCX}, Pos: -1})}, kept.Instrs...)
+	org.Instr[kept.ID] = minusOnes(len(kept.Instrs))
+	if n := unsplitEmpty(f, org); n != 1 {
+		t.Fatalf("%d blocks removed, want 1", n)
+	}
+	if err := mir.Verify(f); err != nil {
+		t.Fatalf("%v\n%s", err, mir.Format(f))
+	}
+	if len(f.Blocks) != 7 || f.Blocks[1].Succs[1] != 4 || !slices.Contains(f.Blocks[4].Preds, 1) ||
+		f.Blocks[0].Succs[1] != 6 || f.Blocks[6].ID != 6 || f.Blocks[6].Succs[0] != 5 || f.Blocks[5].Preds[0] != 6 {
+		t.Errorf("wrong graph:\n%s", mir.Format(f))
+	}
+	if len(org.Block) != 7 || org.Block[6] != -1 || len(org.Instr[6]) != 2 {
+		t.Errorf("origins not renumbered: %v %v", org.Block, org.Instr)
+	}
+}
