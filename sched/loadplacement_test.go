@@ -111,21 +111,29 @@ end
 	return s
 }
 
+// loadCutFunc parses loadCutSrc(join) as an allocated function whose
+// instructions all count as inserted.
+func loadCutFunc(t *testing.T, join bool) (*mir.Func, *alloc.Origins) {
+	t.Helper()
+	f, err := mir.ParseFunc([]byte(loadCutSrc(join)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := &alloc.Origins{}
+	for _, b := range f.Blocks {
+		org.Block = append(org.Block, b.ID)
+		org.Instr = append(org.Instr, minusOnes(len(b.Instrs)))
+	}
+	return f, org
+}
+
 // TestLoadCut checks the load problem on a hand-made loop: the reload on
 // the back edge (99 a run) goes to the exit, at the top of b4 when b4 has
 // no other predecessor, and on a new block splitting the exit edge when
 // rbx holds another value on b4's other in-edge.
 func TestLoadCut(t *testing.T) {
 	for _, join := range []bool{false, true} {
-		f, err := mir.ParseFunc([]byte(loadCutSrc(join)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		org := &alloc.Origins{}
-		for _, b := range f.Blocks {
-			org.Block = append(org.Block, b.ID)
-			org.Instr = append(org.Instr, minusOnes(len(b.Instrs)))
-		}
+		f, org := loadCutFunc(t, join)
 		vh := newValueHolders(f)
 		if !vh.compute([]placeDef{{placeAt{0, 0}, mir.RBX}}, nil, mir.SlotReg(0)) {
 			t.Fatal("budget exhausted")
@@ -261,15 +269,7 @@ func TestReloadPlacement(t *testing.T) {
 // on the second only, and checks that unsplitEmpty removes the first
 // block, joins its edge again and renumbers the second with its origins.
 func TestUnsplitEmpty(t *testing.T) {
-	f, err := mir.ParseFunc([]byte(loadCutSrc(true)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	org := &alloc.Origins{}
-	for _, b := range f.Blocks {
-		org.Block = append(org.Block, b.ID)
-		org.Instr = append(org.Instr, minusOnes(len(b.Instrs)))
-	}
+	f, org := loadCutFunc(t, true)
 	split := func(b, k int) *mir.Block {
 		nb := alloc.SplitEdge(f, f.Blocks[b], k)
 		org.Block = append(org.Block, -1)
