@@ -3,7 +3,9 @@ package bench
 import (
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/kiln-jit/kiln/jit"
 	"github.com/kiln-jit/kiln/sched"
 )
 
@@ -35,4 +37,47 @@ func TestCopyMotionDynamic(t *testing.T) {
 		return fmt.Sprintf("%-24s %-6s %-7s %11d %11d %11d %11d %11d %7s\n", program, regs, arm,
 			d.moves, d.splitJumps, d.stores, d.reloads, cost(d), ratio(cost(d), cost(ref)))
 	}))
+}
+
+// BenchmarkCopyMotion times each program at its benchmark arguments on
+// the optimizing tier with its edge counts, with parallel copy motion
+// (the default) and without (jit.Options.NoCopyMotion), the two taking
+// turns run by run, and reports each one's time per run and the ratio
+// motion/off. The tier uses every register, where the kernels and C
+// programs leave few register copies on critical edges for motion to
+// move (TestCopyMotionDynamic counts them with few registers too).
+func BenchmarkCopyMotion(b *testing.B) {
+	arms := []struct {
+		name string
+		opts jit.Options
+	}{{"off", jit.Options{NoCopyMotion: true}}, {"motion", jit.Options{}}}
+	for _, c := range spillCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			want, _, err := c.profile(c.args)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runs := make([]func() error, len(arms))
+			for k, arm := range arms {
+				if runs[k], err = prepareArm(c, arm.opts, true, want); err != nil {
+					b.Fatal(err)
+				}
+			}
+			total := make([]time.Duration, len(arms))
+			for i := 0; b.Loop(); i++ {
+				for j := range arms {
+					k := (i + j) % len(arms)
+					start := time.Now()
+					if err := runs[k](); err != nil {
+						b.Fatal(err)
+					}
+					total[k] += time.Since(start)
+				}
+			}
+			for k, arm := range arms {
+				b.ReportMetric(float64(total[k].Nanoseconds())/float64(b.N), arm.name+"-ns/op")
+			}
+			b.ReportMetric(float64(total[1])/float64(total[0]), "motion/off")
+		})
+	}
 }

@@ -380,11 +380,17 @@ func BenchmarkSpillHeuristics(b *testing.B) {
 // and returns a function that runs it once with its benchmark arguments
 // and checks that the results are want.
 func prepareSpillArm(c *spillCase, arm spillArm, want []uint64) (func() error, error) {
-	tier := jit.TierOptimizing
-	if arm.profile {
-		tier = jit.TierInterp
+	return prepareArm(c, jit.Options{SpillHeuristic: arm.heur, NoSpillPlacement: arm.noPlace, NoPressureWait: arm.noWait}, arm.profile, want)
+}
+
+// prepareArm is prepareSpillArm for any options of the optimizing tier
+// (opts.Tier is set here).
+func prepareArm(c *spillCase, opts jit.Options, profile bool, want []uint64) (func() error, error) {
+	opts.Tier = jit.TierOptimizing
+	if profile {
+		opts.Tier = jit.TierInterp
 	}
-	engine, err := jit.NewEngine(jit.Options{Tier: tier, SpillHeuristic: arm.heur, NoSpillPlacement: arm.noPlace, NoPressureWait: arm.noWait})
+	engine, err := jit.NewEngine(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +414,7 @@ func prepareSpillArm(c *spillCase, arm spillArm, want []uint64) (func() error, e
 	}
 	ctx := context.Background()
 	res := make([]uint64, len(want))
-	if arm.profile {
+	if profile {
 		if err := fn.CallInto(ctx, c.small, res); err != nil {
 			return nil, err
 		}
@@ -421,7 +427,7 @@ func prepareSpillArm(c *spillCase, arm spillArm, want []uint64) (func() error, e
 			return err
 		}
 		if !slices.Equal(res, want) {
-			return fmt.Errorf("%s %s: got %v, want %v", c.name, arm.name, res, want)
+			return fmt.Errorf("%s: got %v, want %v", c.name, res, want)
 		}
 		return nil
 	}, nil
