@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/kiln-jit/kiln/jit"
 	"github.com/kiln-jit/kiln/sched"
@@ -63,17 +62,7 @@ func BenchmarkCopyMotion(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			total := make([]time.Duration, len(arms))
-			for i := 0; b.Loop(); i++ {
-				for j := range arms {
-					k := (i + j) % len(arms)
-					start := time.Now()
-					if err := runs[k](); err != nil {
-						b.Fatal(err)
-					}
-					total[k] += time.Since(start)
-				}
-			}
+			total := timeInTurns(b, runs)
 			for k, arm := range arms {
 				b.ReportMetric(float64(total[k].Nanoseconds())/float64(b.N), arm.name+"-ns/op")
 			}

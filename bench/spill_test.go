@@ -356,23 +356,31 @@ func BenchmarkSpillHeuristics(b *testing.B) {
 				}
 				runs[k] = run
 			}
-			total := make([]time.Duration, len(spillArms))
-			for i := 0; b.Loop(); i++ {
-				for j := range spillArms {
-					k := (i + j) % len(spillArms)
-					start := time.Now()
-					if err := runs[k](); err != nil {
-						b.Fatal(err)
-					}
-					total[k] += time.Since(start)
-				}
-			}
+			total := timeInTurns(b, runs)
 			for k, arm := range spillArms {
 				b.ReportMetric(float64(total[k].Nanoseconds())/float64(b.N), arm.name+"-ns/op")
 				b.ReportMetric(float64(total[k])/float64(total[0]), arm.name+"-x-ref")
 			}
 		})
 	}
+}
+
+// timeInTurns runs each of runs once per benchmark iteration, taking
+// turns (each iteration starts with the next), and returns each one's
+// total time.
+func timeInTurns(b *testing.B, runs []func() error) []time.Duration {
+	total := make([]time.Duration, len(runs))
+	for i := 0; b.Loop(); i++ {
+		for j := range runs {
+			k := (i + j) % len(runs)
+			start := time.Now()
+			if err := runs[k](); err != nil {
+				b.Fatal(err)
+			}
+			total[k] += time.Since(start)
+		}
+	}
+	return total
 }
 
 // prepareSpillArm compiles c on the optimizing tier with arm's heuristic
