@@ -57,7 +57,7 @@ func (a *allocator) placeReloads(res *Result) {
 			if in.Op != mir.OpReload || !in.Uses[0].IsSlot() || !in.Defs[0].IsPhys() {
 				continue
 			}
-			if _, ok := homeOf[in.Uses[0]]; !ok {
+			if _, ok := homeOf.of(in.Uses[0]); !ok {
 				continue
 			}
 			r := in.Defs[0]
@@ -102,7 +102,7 @@ func (a *allocator) placeReloads(res *Result) {
 			defs, gone, bad = a.spilledDefs(post, org)
 			holders = newValueHolders(post)
 		}
-		v := homeOf[k.h]
+		v, _ := homeOf.of(k.h)
 		if bad[v] || len(defs[v])+len(gone[v]) == 0 {
 			continue
 		}
@@ -162,14 +162,34 @@ func (a *allocator) placeReloadGroup(post *mir.Func, srcs []int32, r mir.Reg, ho
 }
 
 // homeSlots maps each home slot to its value.
-func (a *allocator) homeSlots() map[mir.Reg]int32 {
-	homeOf := make(map[mir.Reg]int32)
+func (a *allocator) homeSlots() homeSlots {
+	h := make(homeSlots, len(a.out.Slots))
+	for i := range h {
+		h[i] = -1
+	}
+	n := 0
 	for v := range a.f.VRegs {
-		if h := a.vs[v].home; h != mir.NoReg && h.IsSlot() {
-			homeOf[h] = int32(v)
+		if r := a.vs[v].home; r != mir.NoReg && r.IsSlot() && r.Index() < len(h) {
+			h[r.Index()] = int32(v)
+			n++
 		}
 	}
-	return homeOf
+	if n == 0 {
+		return nil
+	}
+	return h
+}
+
+// homeSlots is the value of each stack slot that is a value's home (-1:
+// none), by slot number.
+type homeSlots []int32
+
+// of returns the value whose home r is, if r is one.
+func (h homeSlots) of(r mir.Reg) (int32, bool) {
+	if !r.IsSlot() || r.Index() >= len(h) || h[r.Index()] < 0 {
+		return -1, false
+	}
+	return h[r.Index()], true
 }
 
 // spilledDefs returns the definitions of each value with a home slot, as
@@ -247,6 +267,52 @@ const (
 	touchRead               // reads it (perhaps writing it too)
 	touchWrite              // writes or clobbers it without reading it
 )
+
+// blockTouches records, for every block of a function, which registers
+// it first reads and which it first writes (or clobbers): firstTouch of
+// the whole block, for every register at once.
+type blockTouches struct {
+	read, write []mir.RegSet
+}
+
+func newBlockTouches(f *mir.Func) *blockTouches {
+	t := &blockTouches{read: make([]mir.RegSet, len(f.Blocks)), write: make([]mir.RegSet, len(f.Blocks))}
+	for b, blk := range f.Blocks {
+		var read, write mir.RegSet
+		for _, in := range blk.Instrs {
+			seen := read | write
+			for _, u := range in.Uses {
+				if u.IsPhys() && !seen.Has(u) {
+					read = read.Add(u)
+				}
+			}
+			seen = read | write
+			w := in.Clobbers()
+			for _, d := range in.Defs {
+				if d.IsPhys() {
+					w = w.Add(d)
+				}
+			}
+			if in.Op.Info().Call {
+				w |= mir.CallerSaved
+			}
+			write |= w &^ seen
+		}
+		t.read[b], t.write[b] = read, write
+	}
+	return t
+}
+
+// of returns what block b first does to register r.
+func (t *blockTouches) of(b int, r mir.Reg) touch {
+	switch {
+	case t.read[b].Has(r):
+		return touchRead
+	case t.write[b].Has(r):
+		return touchWrite
+	}
+	return touchNone
+}
 
 // firstTouch returns what instrs first do to register r.
 func firstTouch(instrs []*mir.Instr, r mir.Reg) touch {
@@ -434,6 +500,7 @@ type loadAt struct {
 // and, when the value passes through it, one for its end.
 type loadGraph struct {
 	f                *mir.Func
+	touches          *blockTouches
 	p                *MinCutProblem
 	at               []loadAt // per edge of p
 	inNode, outNode  []int32  // per block: node (0: none yet)
@@ -446,7 +513,7 @@ type loadGraph struct {
 }
 
 func newLoadGraph(f *mir.Func) *loadGraph {
-	return &loadGraph{f: f, inNode: make([]int32, len(f.Blocks)), outNode: make([]int32, len(f.Blocks)),
+	return &loadGraph{f: f, touches: newBlockTouches(f), inNode: make([]int32, len(f.Blocks)), outNode: make([]int32, len(f.Blocks)),
 		stamp: make([]int32, len(f.Blocks))}
 }
 
@@ -523,7 +590,7 @@ func (g *loadGraph) build(srcs []int32, r mir.Reg, vh *valueHolders) bool {
 			if vh != nil && !vh.reloadable(vh.top[s], r) {
 				c = inf
 			}
-			switch firstTouch(sb.Instrs, r) {
+			switch g.touches.of(int(s), r) {
 			case touchRead:
 				add(to, 1, c, loadAt{loadTop, s, 0})
 				g.hasSink = true

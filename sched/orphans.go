@@ -48,10 +48,11 @@ func (a *allocator) deleteOrphans(res *Result) {
 // deadRegs answers whether a register is dead after an instruction of a
 // function, searching forward along its control flow.
 type deadRegs struct {
-	f     *mir.Func
-	stamp []int32
-	mark  int32
-	stack []int32
+	f       *mir.Func
+	touches *blockTouches
+	stamp   []int32
+	mark    int32
+	stack   []int32
 	// work is what is left of the function's budget of block visits; when
 	// it runs out every register counts as live.
 	work int
@@ -62,7 +63,7 @@ type deadRegs struct {
 const maxDeadRegWork = 1 << 20
 
 func newDeadRegs(f *mir.Func) *deadRegs {
-	return &deadRegs{f: f, stamp: make([]int32, len(f.Blocks)), work: maxDeadRegWork}
+	return &deadRegs{f: f, work: maxDeadRegWork}
 }
 
 // after reports whether register r is dead after instruction i of block
@@ -73,6 +74,10 @@ func (dr *deadRegs) after(b, i int32, r mir.Reg) bool {
 		return false
 	case touchWrite:
 		return true
+	}
+	if dr.touches == nil {
+		dr.touches = newBlockTouches(dr.f)
+		dr.stamp = make([]int32, len(dr.f.Blocks))
 	}
 	dr.mark++
 	dr.stack = append(dr.stack[:0], b)
@@ -87,7 +92,7 @@ func (dr *deadRegs) after(b, i int32, r mir.Reg) bool {
 			if dr.work--; dr.work < 0 {
 				return false
 			}
-			switch firstTouch(dr.f.Blocks[s].Instrs, r) {
+			switch dr.touches.of(s, r) {
 			case touchRead:
 				return false
 			case touchNone:

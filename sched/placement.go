@@ -50,12 +50,12 @@ func (a *allocator) placeStores(res *Result) {
 	for b, blk := range post.Blocks {
 		for i, in := range blk.Instrs {
 			for _, u := range in.Uses {
-				if v, ok := homeOf[u]; ok && in.Op != mir.OpReload {
+				if v, ok := homeOf.of(u); ok && in.Op != mir.OpReload {
 					bad[v] = true
 				}
 			}
 			for _, d := range in.Defs {
-				if v, ok := homeOf[d]; ok {
+				if v, ok := homeOf.of(d); ok {
 					if in.Op == mir.OpSpill && len(in.Defs) == 1 {
 						stores[v] = append(stores[v], placeAt{int32(b), int32(i)})
 					} else {
