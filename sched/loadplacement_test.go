@@ -294,3 +294,28 @@ func TestUnsplitEmpty(t *testing.T) {
 		t.Errorf("origins not renumbered: %v %v", org.Block, org.Instr)
 	}
 }
+
+// TestBlockTouches checks the per-block summary of first reads and writes
+// against firstTouch on every block of every kernel's allocated code and
+// every register.
+func TestBlockTouches(t *testing.T) {
+	n := 0
+	for _, k := range testprogs.Kernels() {
+		for _, f := range destructModule(t, k.Module) {
+			r, err := Allocate(f, Options{Regs: tightRegs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bt := newBlockTouches(r.Func)
+			for b, blk := range r.Func.Blocks {
+				for _, reg := range mir.Allocatable.Regs() {
+					if got, want := bt.of(b, reg), firstTouch(blk.Instrs, reg); got != want {
+						t.Errorf("%s b%d %s: summary %d, scan %d", f.Name, b, reg, got, want)
+					}
+					n++
+				}
+			}
+		}
+	}
+	t.Logf("%d blocks and registers compared", n)
+}
