@@ -90,8 +90,13 @@ func (a *allocator) placeReloads(res *Result) {
 	holdersOK := false
 	g := newLoadGraph(post)
 	for _, k := range keys {
+		// Reloads on edges into blocks that read the register at once
+		// (most of them) are where they belong: every cut costs as much.
+		if g.feedsUsesOnly(groups[k], k.r) {
+			continue
+		}
 		// The cut with every place of the region allowed bounds the
-		// gain; most problems have none and need no analysis.
+		// gain; most other problems have none and need no analysis.
 		if !g.build(groups[k], k.r, nil) {
 			continue
 		}
@@ -515,6 +520,22 @@ type loadGraph struct {
 func newLoadGraph(f *mir.Func) *loadGraph {
 	return &loadGraph{f: f, touches: newBlockTouches(f), inNode: make([]int32, len(f.Blocks)), outNode: make([]int32, len(f.Blocks)),
 		stamp: make([]int32, len(f.Blocks))}
+}
+
+// feedsUsesOnly reports whether every successor of every block of srcs
+// reads register r before writing it. The graph is then the sources, their
+// out-edges and those successors' Sink edges, and a successor runs at
+// least as often as the sources' edges into it, so keeping the reloads is
+// a minimum cut (with consistent frequencies).
+func (g *loadGraph) feedsUsesOnly(srcs []int32, r mir.Reg) bool {
+	for _, b := range srcs {
+		for _, s := range g.f.Blocks[b].Succs {
+			if g.touches.of(s, r) != touchRead {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // maxLoadGraphEdges bounds the size of one load problem; a larger region

@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -107,12 +108,11 @@ func (p *MinCutProblem) Separates(edges []int) bool {
 // dropped edges have zero capacity in a minimum cut and would only place
 // spill code where it is never needed. The result is ascending.
 func (p *MinCutProblem) prune(cut []int) []int {
-	q := *p
-	q.Edges = append([]MinCutEdge(nil), p.Edges...)
+	cutSet := make([]bool, len(p.Edges))
 	for _, i := range cut {
-		q.Edges[i].To = q.Edges[i].From // a self-loop reaches nothing new
+		cutSet[i] = true
 	}
-	fromSrc, toDst := q.reach(false), p.reach(true)
+	fromSrc, toDst := p.reachSkipping(false, cutSet), p.reachSkipping(true, nil)
 	var out []int
 	for _, i := range cut {
 		if e := p.Edges[i]; fromSrc[e.From] && toDst[e.To] {
@@ -125,26 +125,50 @@ func (p *MinCutProblem) prune(cut []int) []int {
 
 // reach marks the nodes reachable from Source, or with backward set the
 // nodes that reach Sink.
-func (p *MinCutProblem) reach(backward bool) []bool {
-	adj := make([][]int, p.N)
+func (p *MinCutProblem) reach(backward bool) []bool { return p.reachSkipping(backward, nil) }
+
+// reachSkipping is reach over the edges not marked in skip (nil: none).
+func (p *MinCutProblem) reachSkipping(backward bool, skip []bool) []bool {
+	// The adjacency in compressed rows: the neighbours of v are
+	// next[first[v]:first[v+1]].
+	first := make([]int32, p.N+1)
+	for i, e := range p.Edges {
+		if skip != nil && skip[i] {
+			continue
+		}
+		v := e.From
+		if backward {
+			v = e.To
+		}
+		first[v+1]++
+	}
+	for v := range p.N {
+		first[v+1] += first[v]
+	}
+	next := make([]int32, first[p.N])
+	fill := slices.Clone(first[:p.N])
+	for i, e := range p.Edges {
+		if skip != nil && skip[i] {
+			continue
+		}
+		v, w := e.From, e.To
+		if backward {
+			v, w = w, v
+		}
+		next[fill[v]] = int32(w)
+		fill[v]++
+	}
 	start := p.Source
 	if backward {
 		start = p.Sink
 	}
-	for _, e := range p.Edges {
-		if backward {
-			adj[e.To] = append(adj[e.To], e.From)
-		} else {
-			adj[e.From] = append(adj[e.From], e.To)
-		}
-	}
 	seen := make([]bool, p.N)
 	seen[start] = true
-	stack := []int{start}
+	stack := append(fill[:0], int32(start)) // fill is no longer needed
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, w := range adj[v] {
+		for _, w := range next[first[v]:first[v+1]] {
 			if !seen[w] {
 				seen[w] = true
 				stack = append(stack, w)
