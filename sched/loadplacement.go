@@ -50,7 +50,7 @@ func (a *allocator) placeReloads(res *Result) {
 	type group struct {
 		h, r mir.Reg
 	}
-	groups := make(map[group][]int32) // -> blocks, ascending
+	groups := make(map[group][]placeAt) // -> the reloads, by block
 	drop := make(map[placeAt]bool)
 	for b, blk := range post.Blocks {
 		for i, in := range blk.Instrs {
@@ -64,7 +64,7 @@ func (a *allocator) placeReloads(res *Result) {
 			switch firstTouch(blk.Instrs[i+1:], r) {
 			case touchNone:
 				g := group{in.Uses[0], r}
-				groups[g] = append(groups[g], int32(b))
+				groups[g] = append(groups[g], placeAt{int32(b), int32(i)})
 			case touchWrite:
 				drop[placeAt{int32(b), int32(i)}] = true
 				a.stats.DeadReloadsRemoved++
@@ -122,11 +122,10 @@ func (a *allocator) placeReloads(res *Result) {
 	ins.apply(post, org, drop, &a.stats)
 }
 
-// placeReloadGroup solves the load problem of the reloads of the slot of
-// holders into register r at the ends of blocks srcs (each the last write
-// of r in its block), and records the reloads to drop and to add when the
-// cut executes fewer.
-func (a *allocator) placeReloadGroup(post *mir.Func, srcs []int32, r mir.Reg, holders *valueHolders, g *loadGraph, ins *reloadInserts, drop map[placeAt]bool) {
+// placeReloadGroup solves the load problem of the reloads srcs of the slot
+// of holders into register r (each the last write of r in its block), and
+// records the reloads to drop and to add when the cut executes fewer.
+func (a *allocator) placeReloadGroup(post *mir.Func, srcs []placeAt, r mir.Reg, holders *valueHolders, g *loadGraph, ins *reloadInserts, drop map[placeAt]bool) {
 	if !g.build(srcs, r, holders) {
 		return
 	}
@@ -153,16 +152,10 @@ func (a *allocator) placeReloadGroup(post *mir.Func, srcs []int32, r mir.Reg, ho
 		a.stats.PlacedReloadsAdded++
 	}
 	for e, at := range g.at {
-		if at.kind != loadKeep || kept[e] {
-			continue
+		if at.kind == loadKeep && !kept[e] {
+			drop[placeAt{at.b, at.k}] = true
+			a.stats.PlacedReloadsRemoved++
 		}
-		// The block's last write of r is the reload.
-		instrs := post.Blocks[at.b].Instrs
-		i := len(instrs) - 1
-		for ; i > 0 && !(instrs[i].Op == mir.OpReload && instrs[i].Defs[0] == r && instrs[i].Uses[0] == h); i-- {
-		}
-		drop[placeAt{at.b, int32(i)}] = true
-		a.stats.PlacedReloadsRemoved++
 	}
 }
 
@@ -488,13 +481,14 @@ func (vh *valueHolders) reloadable(s uint64, r mir.Reg) bool {
 type loadKind uint8
 
 const (
-	loadKeep loadKind = iota // keep the reload at the end of block b
+	loadKeep loadKind = iota // keep the reload at instruction k of block b
 	loadEdge                 // reload on successor edge k of block b
 	loadTop                  // reload at the top of block b (k = 0)
 )
 
 // loadAt is the program location of an edge of the load problem graph:
-// block b, and for loadEdge its successor index k.
+// block b, and for loadKeep the reload's index k in it, for loadEdge its
+// successor index k.
 type loadAt struct {
 	kind loadKind
 	b, k int32
@@ -504,17 +498,15 @@ type loadAt struct {
 // Source, 1 the Sink, and each block of the region has a node for its top
 // and, when the value passes through it, one for its end.
 type loadGraph struct {
-	f                *mir.Func
-	touches          *blockTouches
-	p                *MinCutProblem
-	at               []loadAt // per edge of p
-	inNode, outNode  []int32  // per block: node (0: none yet)
-	stamp            []int32
-	mark             int32
-	touched          []int32
-	queue            []int32
-	sourceCost       float64
-	hasSink, anyMove bool
+	f               *mir.Func
+	touches         *blockTouches
+	p               *MinCutProblem
+	at              []loadAt // per edge of p
+	inNode, outNode []int32  // per block: node (0: none yet)
+	stamp           []int32
+	mark            int32
+	queue           []int32
+	sourceCost      float64
 }
 
 func newLoadGraph(f *mir.Func) *loadGraph {
@@ -522,14 +514,14 @@ func newLoadGraph(f *mir.Func) *loadGraph {
 		stamp: make([]int32, len(f.Blocks))}
 }
 
-// feedsUsesOnly reports whether every successor of every block of srcs
-// reads register r before writing it. The graph is then the sources, their
+// feedsUsesOnly reports whether every successor of the block of every
+// reload of srcs reads register r before writing it. The graph is then the sources, their
 // out-edges and those successors' Sink edges, and a successor runs at
 // least as often as the sources' edges into it, so keeping the reloads is
 // a minimum cut (with consistent frequencies).
-func (g *loadGraph) feedsUsesOnly(srcs []int32, r mir.Reg) bool {
-	for _, b := range srcs {
-		for _, s := range g.f.Blocks[b].Succs {
+func (g *loadGraph) feedsUsesOnly(srcs []placeAt, r mir.Reg) bool {
+	for _, src := range srcs {
+		for _, s := range g.f.Blocks[src.b].Succs {
 			if g.touches.of(s, r) != touchRead {
 				return false
 			}
@@ -542,22 +534,20 @@ func (g *loadGraph) feedsUsesOnly(srcs []int32, r mir.Reg) bool {
 // keeps its reloads.
 const maxLoadGraphEdges = 1 << 12
 
-// build makes the load problem of the reloads at the ends of blocks srcs
-// into register r, where vh allows (everywhere if vh is nil). It returns
+// build makes the load problem of the reloads srcs into register r (each
+// leaving r untouched to the end of its block), where vh allows (everywhere if vh is nil). It returns
 // false when the region is too large or no reload could move anywhere.
-func (g *loadGraph) build(srcs []int32, r mir.Reg, vh *valueHolders) bool {
+func (g *loadGraph) build(srcs []placeAt, r mir.Reg, vh *valueHolders) bool {
 	g.mark++
 	g.at = g.at[:0]
-	g.touched = g.touched[:0]
 	g.queue = g.queue[:0]
 	g.sourceCost = 0
-	g.hasSink, g.anyMove = false, false
+	hasSink, anyMove := false, false
 	nodes := 2
 	node := func(tab []int32, b int32) int32 {
 		if g.stamp[b] != g.mark {
 			g.stamp[b] = g.mark
 			g.inNode[b], g.outNode[b] = 0, 0
-			g.touched = append(g.touched, b)
 		}
 		if tab[b] == 0 {
 			tab[b] = int32(nodes)
@@ -575,12 +565,12 @@ func (g *loadGraph) build(srcs []int32, r mir.Reg, vh *valueHolders) bool {
 		edges = append(edges, edge{from, to, c, at})
 	}
 	inf := math.Inf(1)
-	for _, b := range srcs {
-		o := node(g.outNode, b)
-		c := g.f.Blocks[b].Freq
+	for _, src := range srcs {
+		o := node(g.outNode, src.b)
+		c := g.f.Blocks[src.b].Freq
 		g.sourceCost += c
-		add(0, o, c, loadAt{loadKeep, b, 0})
-		g.queue = append(g.queue, b)
+		add(0, o, c, loadAt{loadKeep, src.b, src.i})
+		g.queue = append(g.queue, src.b)
 	}
 	for len(g.queue) > 0 {
 		if len(edges) > maxLoadGraphEdges {
@@ -602,7 +592,7 @@ func (g *loadGraph) build(srcs []int32, r mir.Reg, vh *valueHolders) bool {
 				c = inf
 			}
 			add(from, to, c, loadAt{loadEdge, p, int32(k)})
-			g.anyMove = g.anyMove || !math.IsInf(c, 1)
+			anyMove = anyMove || !math.IsInf(c, 1)
 			if !fresh {
 				continue
 			}
@@ -614,7 +604,7 @@ func (g *loadGraph) build(srcs []int32, r mir.Reg, vh *valueHolders) bool {
 			switch g.touches.of(int(s), r) {
 			case touchRead:
 				add(to, 1, c, loadAt{loadTop, s, 0})
-				g.hasSink = true
+				hasSink = true
 			case touchNone:
 				// (Not a block of srcs: their reloads write r.)
 				add(to, node(g.outNode, s), c, loadAt{loadTop, s, 0})
@@ -622,7 +612,7 @@ func (g *loadGraph) build(srcs []int32, r mir.Reg, vh *valueHolders) bool {
 			}
 		}
 	}
-	if g.hasSink && !g.anyMove {
+	if hasSink && !anyMove {
 		return false
 	}
 	g.p = NewMinCutProblem(nodes, 0, 1)
