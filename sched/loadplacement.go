@@ -284,17 +284,7 @@ func newBlockTouches(f *mir.Func) *blockTouches {
 					read = read.Add(u)
 				}
 			}
-			seen = read | write
-			w := in.Clobbers()
-			for _, d := range in.Defs {
-				if d.IsPhys() {
-					w = w.Add(d)
-				}
-			}
-			if in.Op.Info().Call {
-				w |= mir.CallerSaved
-			}
-			write |= w &^ seen
+			write |= writtenRegs(in) &^ (read | write)
 		}
 		t.read[b], t.write[b] = read, write
 	}
@@ -318,11 +308,27 @@ func firstTouch(instrs []*mir.Instr, r mir.Reg) touch {
 		if slices.Contains(in.Uses, r) {
 			return touchRead
 		}
-		if slices.Contains(in.Defs, r) || in.Clobbers().Has(r) || in.Op.Info().Call && mir.CallerSaved.Has(r) {
+		if writtenRegs(in).Has(r) {
 			return touchWrite
 		}
 	}
 	return touchNone
+}
+
+// writtenRegs returns the registers in writes or clobbers: its register
+// definitions, its op's clobbers and, for a call, the caller-saved
+// registers.
+func writtenRegs(in *mir.Instr) mir.RegSet {
+	w := in.Clobbers()
+	for _, d := range in.Defs {
+		if d.IsPhys() {
+			w = w.Add(d)
+		}
+	}
+	if in.Op.Info().Call {
+		w |= mir.CallerSaved
+	}
+	return w
 }
 
 // valueHolders finds, for one value, the registers that hold its current
@@ -449,12 +455,9 @@ func (vh *valueHolders) transfer(b int32, s uint64) uint64 {
 			x, y := vh.holds(s, in.Defs[0]), vh.holds(s, in.Defs[1])
 			s = vh.set(vh.set(s, in.Defs[0], y), in.Defs[1], x)
 		default:
-			for _, d := range in.Defs {
-				s = vh.set(s, d, false)
-			}
-			s &^= uint64(in.Clobbers())
-			if in.Op.Info().Call {
-				s &^= uint64(mir.CallerSaved)
+			s &^= uint64(writtenRegs(in))
+			if slices.Contains(in.Defs, vh.h) {
+				s = vh.set(s, vh.h, false)
 			}
 		}
 		if !defs {
