@@ -129,46 +129,22 @@ func (p *MinCutProblem) reach(backward bool) []bool { return p.reachSkipping(bac
 
 // reachSkipping is reach over the edges not marked in skip (nil: none).
 func (p *MinCutProblem) reachSkipping(backward bool, skip []bool) []bool {
-	// The adjacency in compressed rows: the neighbours of v are
-	// next[first[v]:first[v+1]].
-	first := make([]int32, p.N+1)
-	for i, e := range p.Edges {
-		if skip != nil && skip[i] {
-			continue
-		}
-		v := e.From
-		if backward {
-			v = e.To
-		}
-		first[v+1]++
-	}
-	for v := range p.N {
-		first[v+1] += first[v]
-	}
-	next := make([]int32, first[p.N])
-	fill := slices.Clone(first[:p.N])
-	for i, e := range p.Edges {
-		if skip != nil && skip[i] {
-			continue
-		}
-		v, w := e.From, e.To
-		if backward {
-			v, w = w, v
-		}
-		next[fill[v]] = int32(w)
-		fill[v]++
-	}
+	first, edges := p.adjacency(backward, skip)
 	start := p.Source
 	if backward {
 		start = p.Sink
 	}
 	seen := make([]bool, p.N)
 	seen[start] = true
-	stack := append(fill[:0], int32(start)) // fill is no longer needed
+	stack := []int{start}
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, w := range next[first[v]:first[v+1]] {
+		for _, e := range edges[first[v]:first[v+1]] {
+			w := p.Edges[e].To
+			if backward {
+				w = p.Edges[e].From
+			}
 			if !seen[w] {
 				seen[w] = true
 				stack = append(stack, w)
@@ -176,6 +152,37 @@ func (p *MinCutProblem) reachSkipping(backward bool, skip []bool) []bool {
 		}
 	}
 	return seen
+}
+
+// adjacency returns the edges leaving each node (entering it, with
+// backward set), those marked in skip (nil: none) left out, in compressed
+// rows: node v's are edges[first[v]:first[v+1]], by ascending index.
+func (p *MinCutProblem) adjacency(backward bool, skip []bool) (first, edges []int32) {
+	tail := func(e MinCutEdge) int {
+		if backward {
+			return e.To
+		}
+		return e.From
+	}
+	first = make([]int32, p.N+1)
+	for i, e := range p.Edges {
+		if skip == nil || !skip[i] {
+			first[tail(e)+1]++
+		}
+	}
+	for v := range p.N {
+		first[v+1] += first[v]
+	}
+	edges = make([]int32, first[p.N])
+	fill := slices.Clone(first[:p.N])
+	for i, e := range p.Edges {
+		if skip == nil || !skip[i] {
+			v := tail(e)
+			edges[fill[v]] = int32(i)
+			fill[v]++
+		}
+	}
+	return first, edges
 }
 
 // MinCut is a set of edges separating Source from Sink.
@@ -703,16 +710,10 @@ func (g *contraction) solveResidual() []int {
 // and no solver need run; that is the common case and costs a walk along
 // each path.
 func (p *MinCutProblem) greedyFlow() float64 {
-	first := make([]int32, p.N)
-	for i := range first {
-		first[i] = -1
-	}
-	next := make([]int32, len(p.Edges))
+	first, out := p.adjacency(false, nil)
 	res := make([]float64, len(p.Edges))
-	for e := len(p.Edges) - 1; e >= 0; e-- {
-		next[e] = first[p.Edges[e].From]
-		first[p.Edges[e].From] = int32(e)
-		res[e] = p.Edges[e].Cap
+	for e, x := range p.Edges {
+		res[e] = x.Cap
 	}
 	seen := make([]bool, p.N)
 	path := make([]int32, 0, 16)
@@ -725,7 +726,7 @@ func (p *MinCutProblem) greedyFlow() float64 {
 			return true
 		}
 		seen[n] = true
-		for e := first[n]; e >= 0; e = next[e] {
+		for _, e := range out[first[n]:first[n+1]] {
 			if res[e] > eps && !seen[p.Edges[e].To] {
 				path = append(path, e)
 				if find(p.Edges[e].To) {
@@ -737,7 +738,7 @@ func (p *MinCutProblem) greedyFlow() float64 {
 		return false
 	}
 	flow := 0.0
-	for e := first[p.Source]; e >= 0; e = next[e] {
+	for _, e := range out[first[p.Source]:first[p.Source+1]] {
 		for res[e] > eps {
 			clear(seen)
 			seen[p.Source] = true
