@@ -222,6 +222,9 @@ type EDOptions struct {
 	// elimBudget, when positive, replaces the elimination's work budget
 	// (for tests of the fallback).
 	elimBudget int64
+	// arena, when not nil, holds the analysis's arrays and the solver's
+	// storage, reset: the result lives only until its next use.
+	arena *edArena
 }
 
 // EDStats describes one run of the analysis.
@@ -279,6 +282,44 @@ func edNormalize(blk *mir.Block, p []float64) {
 	}
 }
 
+// edRematKey identifies what a rematerializable definition computes.
+type edRematKey struct {
+	op  mir.Op
+	imm int64
+	aux int32
+}
+
+// edArena holds the arrays of an expected-distance or nearest-next-use
+// analysis and its solver's storage. The integrated pass keeps one between
+// compiles (reset before each analysis), so the analysis allocates little
+// more than its result's header; EDAnalyze and NNUAnalyze called without
+// one allocate a fresh arena, which the result keeps.
+type edArena struct {
+	i32    slab[int32]
+	f64    slab[float64]
+	f32    slab[float32]
+	u8     slab[uint8]
+	bools  slab[bool]
+	keys   slab[edRematKey]
+	solver edSolver
+}
+
+// reset makes the arena's storage available to the next analysis; the
+// analysis that used it before must no longer be used.
+func (ar *edArena) reset() {
+	ar.i32.reset()
+	ar.f64.reset()
+	ar.f32.reset()
+	ar.u8.reset()
+	ar.bools.reset()
+	ar.keys.reset()
+}
+
+// size returns the number of bytes the arena's arrays hold.
+func (ar *edArena) size() int {
+	return 4*ar.i32.size() + 8*ar.f64.size() + 4*ar.f32.size() + ar.u8.size() + ar.bools.size() + 24*ar.keys.size()
+}
+
 // edBase is what the expected-distance and nearest-next-use analyses
 // share: the edges and their probabilities, the block order, the
 // reference index for in-block queries, the multipliers, the liveness walk
@@ -286,6 +327,7 @@ func edNormalize(blk *mir.Block, p []float64) {
 type edBase struct {
 	f      *mir.Func
 	nb, nv int
+	ar     *edArena // where its arrays come from
 	// Per block: |B| (instructions other than φs) and the number of φs.
 	blkLen, nphi []int32
 	// Edges are numbered block by block: block b's successor edges are
@@ -321,13 +363,13 @@ type edBase struct {
 }
 
 // newEDBase builds the shared structures of f.
-func newEDBase(f *mir.Func, counts [][]uint64) (*edBase, error) {
+func newEDBase(f *mir.Func, counts [][]uint64, ar *edArena) (*edBase, error) {
 	nb, nv := len(f.Blocks), len(f.VRegs)
-	a := &edBase{f: f, nb: nb, nv: nv}
+	a := &edBase{f: f, nb: nb, nv: nv, ar: ar}
 	if counts != nil && len(counts) != nb {
 		return nil, fmt.Errorf("sched: %d blocks of edge counts for %d blocks", len(counts), nb)
 	}
-	a.succBase = make([]int32, nb+1)
+	a.succBase = ar.i32.take(nb + 1)
 	for b, blk := range f.Blocks {
 		a.succBase[b+1] = a.succBase[b] + int32(len(blk.Succs))
 		if counts != nil && len(counts[b]) != len(blk.Succs) {
@@ -335,10 +377,10 @@ func newEDBase(f *mir.Func, counts [][]uint64) (*edBase, error) {
 		}
 	}
 	ne := int(a.succBase[nb])
-	a.prob = make([]float64, ne)
-	a.succ = make([]int32, ne)
-	a.edgeFrom = make([]int32, ne)
-	a.predEdgeStart = make([]int32, nb+1)
+	a.prob = ar.f64.take(ne)
+	a.succ = ar.i32.take(ne)
+	a.edgeFrom = ar.i32.take(ne)
+	a.predEdgeStart = ar.i32.take(nb + 1)
 	for b, blk := range f.Blocks {
 		base := int(a.succBase[b])
 		for i, s := range blk.Succs {
@@ -355,8 +397,8 @@ func newEDBase(f *mir.Func, counts [][]uint64) (*edBase, error) {
 	for b := range nb {
 		a.predEdgeStart[b+1] += a.predEdgeStart[b]
 	}
-	a.predEdges = make([]int32, ne)
-	fill := slices.Clone(a.predEdgeStart[:nb])
+	a.predEdges = ar.i32.take(ne)
+	fill := ar.i32.clone(a.predEdgeStart[:nb])
 	for e, s := range a.succ {
 		a.predEdges[fill[s]] = int32(e)
 		fill[s]++
@@ -372,9 +414,9 @@ func newEDBase(f *mir.Func, counts [][]uint64) (*edBase, error) {
 // must not overflow the stack).
 func (a *edBase) order() {
 	nb := a.nb
-	a.ord = make([]int32, nb)
-	a.byOrd = make([]int32, 0, nb)
-	seen := make([]bool, nb)
+	a.ord = a.ar.i32.take(nb)
+	a.byOrd = a.ar.i32.take(nb)[:0]
+	seen := a.ar.bools.take(nb)
 	type frame struct{ b, e int32 }
 	var stack []frame
 	for root := range nb {
@@ -419,25 +461,20 @@ const (
 // then regrouped by block, which leaves each block's registers in
 // increasing order with their positions increasing.
 func (a *edBase) buildRefs() {
-	f, nb, nv := a.f, a.nb, a.nv
-	a.blkLen = make([]int32, nb)
-	a.nphi = make([]int32, nb)
-	stamp := make([]int32, nv) // instruction number + 1 of the last reference
-	lastBlk := make([]int32, nv)
+	f, nb, nv, ar := a.f, a.nb, a.nv, a.ar
+	a.blkLen = ar.i32.take(nb)
+	a.nphi = ar.i32.take(nb)
+	stamp := ar.i32.take(nv) // instruction number + 1 of the last reference
+	lastBlk := ar.i32.take(nv)
 	for i := range lastBlk {
 		lastBlk[i] = -1
 	}
-	perV := make([]int32, nv+1)
-	groupsPerBlock := make([]int32, nb+1)
-	refsPerBlock := make([]int32, nb+1)
-	class := make([]uint8, nv)
-	type rematKey struct {
-		op  mir.Op
-		imm int64
-		aux int32
-	}
-	rkey := make([]rematKey, nv)
-	defined := make([]bool, nv)
+	perV := ar.i32.take(nv + 1)
+	groupsPerBlock := ar.i32.take(nb + 1)
+	refsPerBlock := ar.i32.take(nb + 1)
+	class := ar.u8.take(nv)
+	rkey := ar.keys.take(nv)
+	defined := ar.bools.take(nv)
 	var seq int32
 	visit := func(b int, fn func(v int32, pos int32, def bool)) {
 		for i, in := range f.Blocks[b].Instrs {
@@ -472,10 +509,10 @@ func (a *edBase) buildRefs() {
 					continue
 				}
 				v := r.Index()
-				k := rematKey{op: mir.OpInvalid}
+				k := edRematKey{op: mir.OpInvalid}
 				c := edDirty
 				if alloc.IsRematOp(in.Op) {
-					k = rematKey{in.Op, in.Imm, in.Aux}
+					k = edRematKey{in.Op, in.Imm, in.Aux}
 					c = edRematClass(in)
 				}
 				if !defined[v] {
@@ -497,7 +534,7 @@ func (a *edBase) buildRefs() {
 		})
 	}
 	a.work += int64(nops)
-	a.mult = make([]float32, nv)
+	a.mult = ar.f32.take(nv)
 	for v, c := range class {
 		switch c {
 		case edCheap:
@@ -518,9 +555,9 @@ func (a *edBase) buildRefs() {
 	// Pass 2: references by register (block, encoded position).
 	nref := int(perV[nv])
 	a.vrefStart = perV
-	a.vrefBlk = make([]int32, nref)
-	a.vrefPos = make([]int32, nref)
-	fillV := slices.Clone(perV[:nv])
+	a.vrefBlk = ar.i32.take(nref)
+	a.vrefPos = ar.i32.take(nref)
+	fillV := ar.i32.clone(perV[:nv])
 	for b := range nb {
 		visit(b, func(v, pos int32, def bool) {
 			k := fillV[v]
@@ -538,11 +575,11 @@ func (a *edBase) buildRefs() {
 	// end.
 	a.refStart = groupsPerBlock
 	ng := int(groupsPerBlock[nb])
-	a.refV = make([]int32, ng)
-	a.refOff = make([]int32, ng+1)
-	a.refPos = make([]int32, nref)
-	gFill := slices.Clone(groupsPerBlock[:nb])
-	pFill := slices.Clone(refsPerBlock[:nb])
+	a.refV = ar.i32.take(ng)
+	a.refOff = ar.i32.take(ng + 1)
+	a.refPos = ar.i32.take(nref)
+	gFill := ar.i32.clone(groupsPerBlock[:nb])
+	pFill := ar.i32.clone(refsPerBlock[:nb])
 	for v := range nv {
 		for k := perV[v]; k < perV[v+1]; k++ {
 			b := a.vrefBlk[k]
@@ -647,8 +684,8 @@ type edWalk struct {
 	bits           []uint64 // sortOrds's scratch, all zero between calls
 }
 
-func newEDWalk(nb int) *edWalk {
-	m := make([]int32, 7*nb)
+func newEDWalk(nb int, ar *edArena) *edWalk {
+	m := ar.i32.take(7 * nb)
 	return &edWalk{
 		defMark: m[:nb], inMark: m[nb : 2*nb], outMark: m[2*nb : 3*nb], expMark: m[3*nb : 4*nb],
 		expDist: m[4*nb : 5*nb], phiMark: m[5*nb : 6*nb], tag: m[6*nb:],
@@ -762,12 +799,12 @@ func (w *edWalk) sortOrds(list []int32) int64 {
 // liveness walks every register and records its live sets, in increasing
 // register order.
 func (a *edBase) liveness(w *edWalk) {
-	a.inStart = make([]int32, a.nv+1)
-	a.outStart = make([]int32, a.nv+1)
+	a.inStart = a.ar.i32.take(a.nv + 1)
+	a.outStart = a.ar.i32.take(a.nv + 1)
 	// A first guess of the sizes saves most regrowth of the lists.
 	guess := 2 * len(a.vrefBlk)
-	a.inOrd = make([]int32, 0, guess)
-	a.outOrd = make([]int32, 0, guess)
+	a.inOrd = a.ar.i32.take(guess)[:0]
+	a.outOrd = a.ar.i32.take(guess)[:0]
 	for v := range int32(a.nv) {
 		a.walk(w, v)
 		a.inOrd = append(a.inOrd, w.in...)
@@ -927,17 +964,23 @@ type EDAnalysis struct {
 // allocated function has none). It fails only on EdgeCounts that do not
 // match f's edges.
 func EDAnalyze(f *mir.Func, opts EDOptions) (*EDAnalysis, error) {
-	base, err := newEDBase(f, opts.EdgeCounts)
+	ar := opts.arena
+	if ar == nil {
+		ar = new(edArena)
+	}
+	base, err := newEDBase(f, opts.EdgeCounts, ar)
 	if err != nil {
 		return nil, err
 	}
 	a := &EDAnalysis{edBase: *base}
-	w := newEDWalk(a.nb)
+	w := newEDWalk(a.nb, ar)
 	a.liveness(w)
-	a.inLP, a.inED = make([]float64, len(a.inOrd)), make([]float64, len(a.inOrd))
-	a.outLP, a.outED = make([]float64, len(a.outOrd)), make([]float64, len(a.outOrd))
-	s := &edSolver{a: a, w: w, maxVisits: opts.MaxVisits, deadEdge: opts.DeadEdge, iterate: opts.Iterate, budget: opts.elimBudget,
-		heap: binHeap[int32]{less: func(x, y int32) bool { return x > y }}} // later unknowns first
+	a.inLP, a.inED = ar.f64.take(len(a.inOrd)), ar.f64.take(len(a.inOrd))
+	a.outLP, a.outED = ar.f64.take(len(a.outOrd)), ar.f64.take(len(a.outOrd))
+	s := &ar.solver
+	*s = edSolver{a: a, w: w, maxVisits: opts.MaxVisits, deadEdge: opts.DeadEdge, iterate: opts.Iterate, budget: opts.elimBudget,
+		heap:            binHeap[int32]{items: s.heap.items[:0], less: func(x, y int32) bool { return x > y }}, // later unknowns first
+		edSolverStorage: s.edSolverStorage}
 	if s.maxVisits <= 0 {
 		s.maxVisits = EDDefaultMaxVisits
 	}

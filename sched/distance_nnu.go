@@ -22,6 +22,9 @@ type NNUOptions struct {
 	// NoExitPenalty gives loop-exit edges length 0, as the thesis's
 	// Example 3.1.1 counts.
 	NoExitPenalty bool
+	// arena, when not nil, holds the analysis's arrays (see
+	// EDOptions.arena).
+	arena *edArena
 }
 
 // NNUAnalysis is the nearest-next-use alternative to EDAnalysis, for
@@ -50,7 +53,11 @@ type NNUAnalysis struct {
 // NNUAnalyze computes the nearest-next-use distances of f's virtual
 // registers.
 func NNUAnalyze(f *mir.Func, opts NNUOptions) *NNUAnalysis {
-	base, err := newEDBase(f, nil)
+	ar := opts.arena
+	if ar == nil {
+		ar = new(edArena)
+	}
+	base, err := newEDBase(f, nil, ar)
 	if err != nil {
 		panic(err) // without edge counts newEDBase cannot fail
 	}
@@ -62,7 +69,7 @@ func NNUAnalyze(f *mir.Func, opts NNUOptions) *NNUAnalysis {
 	if opts.NoExitPenalty {
 		pen = 0
 	}
-	a.exitW = make([]float64, len(a.succ))
+	a.exitW = ar.f64.take(len(a.succ))
 	if pen != 0 {
 		loops := cfg.Loops(f.Graph())
 		for b, blk := range f.Blocks {
@@ -77,9 +84,9 @@ func NNUAnalyze(f *mir.Func, opts NNUOptions) *NNUAnalysis {
 			}
 		}
 	}
-	w := newEDWalk(a.nb)
+	w := newEDWalk(a.nb, ar)
 	a.liveness(w)
-	a.inD, a.outD = make([]float64, len(a.inOrd)), make([]float64, len(a.outOrd))
+	a.inD, a.outD = ar.f64.take(len(a.inOrd)), ar.f64.take(len(a.outOrd))
 	s := nnuSolver{a: a, w: w, heap: binHeap[nnuItem]{less: func(x, y nnuItem) bool { return x.d < y.d }}}
 	for v := range int32(a.nv) {
 		s.solve(v)

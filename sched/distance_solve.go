@@ -18,6 +18,14 @@ type edSolver struct {
 	deadEdge  bool
 	iterate   bool
 	budget    int64 // if positive, the elimination's budget
+	work      int64
+	heap      binHeap[int32] // of the equation being eliminated
+	edSolverStorage
+}
+
+// edSolverStorage is the solver's scratch storage, kept between analyses
+// in an edArena.
+type edSolverStorage struct {
 	// Per unknown (local index l, in reverse postorder): its block, the
 	// index of its live-in entry in the result, its solution, and its
 	// eliminated equation z_l = eqR[l] + Σ eqCoef·z[eqIdx] over the terms
@@ -29,13 +37,12 @@ type edSolver struct {
 	eqIdx          []int32
 	eqCoef         []edDual
 	eqR            []edDual
-	work           int64
 	// The equation being eliminated: coefficients by unknown, whether
-	// set, which are set, and a max-heap of those after it.
+	// set (all clear between equations), which are set; the heap holds
+	// those after it.
 	acc     []edDual
 	on      []bool
 	touched []int32
-	heap    binHeap[int32]
 	// Iteration.
 	visits []int32
 	queued []bool

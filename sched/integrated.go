@@ -37,6 +37,13 @@ type allocator struct {
 	gb    *graphBuilder
 	rs    readyState
 	stats Stats
+	// cut is the spill placement's minimum-cut problem, reset for each
+	// problem it solves (see cutProblem).
+	cut *MinCutProblem
+	// ed holds the arrays of the victim oracle's analysis.
+	ed *edArena
+	// spilled is spilledDefs's result and storage.
+	spilled spilledSet
 
 	caller, callee [3][]mir.Reg // allowed registers per class, in preference order
 	allowed        mir.RegSet
@@ -158,6 +165,8 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	a.usePos, a.useNext, a.instDone = keep.usePos, keep.useNext, keep.instDone
 	a.useBuf, a.defBuf, a.cands, a.succBuf, a.posBuf = keep.useBuf, keep.defBuf, keep.cands, keep.succBuf, keep.posBuf
 	a.vdefBuf = keep.vdefBuf
+	a.cut, a.ed = keep.cut, keep.ed
+	a.spilled = keep.spilled
 	a.nbBuf, a.nbSort, a.nbAt = keep.nbBuf, keep.nbSort, keep.nbAt
 	a.succStart, a.predStart, a.succList, a.predList = keep.succStart, keep.predStart, keep.succList, keep.predList
 	a.allowed = opts.Regs
@@ -200,10 +209,24 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	return a, nil
 }
 
+// cutProblem returns the allocator's minimum-cut problem, whose solvers'
+// storage is kept between problems and compiles.
+func (a *allocator) cutProblem() *MinCutProblem {
+	if a.cut == nil {
+		a.cut = new(MinCutProblem)
+		a.cut.reset(2, 0, 1)
+	}
+	return a.cut
+}
+
 // maxPooledInstrs is the size of the largest function whose allocator
 // goes back to the pool: the storage of a huge function's compile is left
 // to the garbage collector rather than kept for the next compile.
 const maxPooledInstrs = 1 << 15
+
+// maxPooledArena is the size in bytes of the largest victim-oracle
+// analysis arena the pool keeps.
+const maxPooledArena = 16 << 20
 
 // pooledSize reports whether the storage of f's compile is kept for the
 // next compile.
@@ -219,6 +242,9 @@ func (a *allocator) release() {
 	a.opts = Options{}
 	a.gb.f = nil
 	a.d.f = nil
+	if a.ed != nil && a.ed.size() > maxPooledArena {
+		a.ed = nil // a huge analysis's arrays are not kept
+	}
 	if pool {
 		allocators.Put(a)
 	}

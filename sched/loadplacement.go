@@ -81,14 +81,12 @@ func (a *allocator) placeReloads(res *Result) {
 		}
 		return int(x.r) - int(y.r)
 	})
-	var defs map[int32][]placeDef
-	var gone map[int32][]placeAt
-	var bad map[int32]bool
+	var sp *spilledSet
 	ins := newReloadInserts()
 	var holders *valueHolders
 	lastV := int32(-1)
 	holdersOK := false
-	g := newLoadGraph(post)
+	g := newLoadGraph(post, a.cutProblem())
 	for _, k := range keys {
 		// Reloads on edges into blocks that read the register at once
 		// (most of them) are where they belong: every cut costs as much.
@@ -103,17 +101,17 @@ func (a *allocator) placeReloads(res *Result) {
 		if _, ok := g.solve(a); !ok {
 			continue
 		}
-		if defs == nil {
-			defs, gone, bad = a.spilledDefs(post, org)
+		if sp == nil {
+			sp = a.spilledDefs(post, org)
 			holders = newValueHolders(post)
 		}
 		v, _ := homeOf.of(k.h)
-		if bad[v] || len(defs[v])+len(gone[v]) == 0 {
+		if sp.bad[v] || len(sp.defsOf(v))+len(sp.goneOf(v)) == 0 {
 			continue
 		}
 		if v != lastV {
 			lastV = v
-			holdersOK = holders.compute(defs[v], gone[v], k.h)
+			holdersOK = holders.compute(sp.defsOf(v), sp.goneOf(v), k.h)
 		}
 		if holdersOK {
 			a.placeReloadGroup(post, groups[k], k.r, holders, g, ins, drop)
@@ -197,15 +195,18 @@ func (h homeSlots) of(r mir.Reg) (int32, bool) {
 // position of the next instruction of their block that did, which no
 // store of the new value can precede; and the values some definition of
 // which is an output instruction that defines no register (a stack
-// argument, say).
-func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) (defs map[int32][]placeDef, gone map[int32][]placeAt, bad map[int32]bool) {
+// argument, say). The result lives in the allocator's storage until the
+// next call.
+func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) *spilledSet {
 	// Where each input instruction went: input instruction i of block b
 	// (numbered d.instrBase[b]+i) to where[d.instrBase[b]+i]. The input's
 	// definitions are read from the dataflow's tables, not from its
 	// instructions, which Options.InPlace has rewritten.
 	d := a.d
 	nb := len(a.f.Blocks)
-	where := make([]placeAt, d.instrBase[nb])
+	sp := &a.spilled
+	where := fit(sp.where, int(d.instrBase[nb]))
+	sp.where = where
 	for i := range where {
 		where[i] = placeAt{-1, -1}
 	}
@@ -220,16 +221,16 @@ func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) (defs map[in
 			}
 		}
 	}
-	defs = make(map[int32][]placeDef)
-	gone = make(map[int32][]placeAt)
-	bad = make(map[int32]bool)
+	nv := len(a.vs)
+	sp.bad = zeroed(sp.bad, nv)
+	defRecs, goneRecs := sp.defRecs[:0], sp.goneRecs[:0]
 	ob := 0 // the input block of instruction n
 	for n := range where {
 		for int32(n) >= d.instrBase[ob+1] {
 			ob++
 		}
 		for k, v := range d.defVReg[d.defStart[n]:d.defStart[n+1]] {
-			if v < 0 || a.vs[v].home == mir.NoReg || bad[v] {
+			if v < 0 || a.vs[v].home == mir.NoReg || sp.bad[v] {
 				continue
 			}
 			w := where[n]
@@ -243,18 +244,70 @@ func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) (defs map[in
 						break
 					}
 				}
-				gone[v] = append(gone[v], next)
+				goneRecs = append(goneRecs, spilledRec{v, placeDef{at: next}})
 				continue
 			}
 			out := post.Blocks[w.b].Instrs[w.i]
 			if k >= len(out.Defs) || !out.Defs[k].IsPhys() {
-				bad[v] = true
+				sp.bad[v] = true
 				continue
 			}
-			defs[v] = append(defs[v], placeDef{w, out.Defs[k]})
+			defRecs = append(defRecs, spilledRec{v, placeDef{w, out.Defs[k]}})
 		}
 	}
-	return defs, gone, bad
+	sp.defRecs, sp.goneRecs = defRecs, goneRecs
+	sp.defStart, sp.defs = groupByValue(sp.defStart, sp.defs, defRecs, nv)
+	sp.goneStart, sp.gone = groupByValue(sp.goneStart, sp.gone, goneRecs, nv)
+	return sp
+}
+
+// spilledSet is what spilledDefs finds, by value: value v's definitions
+// are defs[defStart[v]:defStart[v+1]], in input order, its definitions
+// gone gone[goneStart[v]:goneStart[v+1]] (positions only), and bad[v] is
+// set when some definition defines no register.
+type spilledSet struct {
+	defStart, goneStart []int32
+	defs, gone          []placeDef
+	bad                 []bool
+	// spilledDefs's storage.
+	where             []placeAt
+	defRecs, goneRecs []spilledRec
+}
+
+// spilledRec is a definition of value v as spilledDefs collects them.
+type spilledRec struct {
+	v int32
+	d placeDef
+}
+
+// defsOf returns value v's definitions.
+func (sp *spilledSet) defsOf(v int32) []placeDef { return sp.defs[sp.defStart[v]:sp.defStart[v+1]] }
+
+// goneOf returns the positions that stand for value v's definitions gone.
+func (sp *spilledSet) goneOf(v int32) []placeDef { return sp.gone[sp.goneStart[v]:sp.goneStart[v+1]] }
+
+// groupByValue sorts recs by value, stably, into list (reusing its
+// storage) with start[v] the index of value v's first, for values below
+// nv.
+func groupByValue(start []int32, list []placeDef, recs []spilledRec, nv int) ([]int32, []placeDef) {
+	start = zeroed(start, nv+1)
+	for _, r := range recs {
+		start[r.v+1]++
+	}
+	for v := range nv {
+		start[v+1] += start[v]
+	}
+	list = fit(list, len(recs))
+	fill := start[:nv] // advanced past each value's entries, then restored
+	for _, r := range recs {
+		list[fill[r.v]] = r.d
+		fill[r.v]++
+	}
+	for v := nv; v > 0; v-- {
+		start[v] = start[v-1]
+	}
+	start[0] = 0
+	return start, list
 }
 
 // touch is what an instruction sequence first does to a register.
@@ -266,33 +319,41 @@ const (
 	touchWrite              // writes or clobbers it without reading it
 )
 
-// blockTouches records, for every block of a function, which registers
-// it first reads and which it first writes (or clobbers): firstTouch of
-// the whole block, for every register at once.
+// blockTouches records, for the blocks of a function, which registers
+// each first reads and which it first writes (or clobbers): firstTouch of
+// the whole block, for every register at once. A block is summarized when
+// first asked about; the function must not change meanwhile.
 type blockTouches struct {
+	f           *mir.Func
 	read, write []mir.RegSet
+	done        []bool
 }
 
 func newBlockTouches(f *mir.Func) *blockTouches {
-	t := &blockTouches{read: make([]mir.RegSet, len(f.Blocks)), write: make([]mir.RegSet, len(f.Blocks))}
-	for b, blk := range f.Blocks {
-		var read, write mir.RegSet
-		for _, in := range blk.Instrs {
-			seen := read | write
-			for _, u := range in.Uses {
-				if u.IsPhys() && !seen.Has(u) {
-					read = read.Add(u)
-				}
+	nb := len(f.Blocks)
+	return &blockTouches{f: f, read: make([]mir.RegSet, nb), write: make([]mir.RegSet, nb), done: make([]bool, nb)}
+}
+
+// summarize records block b's first reads and writes.
+func (t *blockTouches) summarize(b int) {
+	var read, write mir.RegSet
+	for _, in := range t.f.Blocks[b].Instrs {
+		seen := read | write
+		for _, u := range in.Uses {
+			if u.IsPhys() && !seen.Has(u) {
+				read = read.Add(u)
 			}
-			write |= writtenRegs(in) &^ (read | write)
 		}
-		t.read[b], t.write[b] = read, write
+		write |= writtenRegs(in) &^ (read | write)
 	}
-	return t
+	t.read[b], t.write[b], t.done[b] = read, write, true
 }
 
 // of returns what block b first does to register r.
 func (t *blockTouches) of(b int, r mir.Reg) touch {
+	if !t.done[b] {
+		t.summarize(b)
+	}
 	switch {
 	case t.read[b].Has(r):
 		return touchRead
@@ -399,7 +460,7 @@ func (vh *valueHolders) set(s uint64, r mir.Reg, in bool) uint64 {
 // compute solves the analysis for the value with home slot h, definitions
 // defs and definitions gone (see spilledDefs). It returns false when the
 // function's budget ran out.
-func (vh *valueHolders) compute(defs []placeDef, gone []placeAt, h mir.Reg) bool {
+func (vh *valueHolders) compute(defs []placeDef, gone []placeDef, h mir.Reg) bool {
 	vh.h = h
 	clear(vh.defAt)
 	clear(vh.goneAt)
@@ -409,8 +470,8 @@ func (vh *valueHolders) compute(defs []placeDef, gone []placeAt, h mir.Reg) bool
 		vh.defBlock[d.at.b] = vh.mark
 	}
 	for _, g := range gone {
-		vh.goneAt[g] = true
-		vh.defBlock[g.b] = vh.mark
+		vh.goneAt[g.at] = true
+		vh.defBlock[g.at.b] = vh.mark
 	}
 	for b := range vh.top {
 		vh.top[b], vh.end[b] = ^uint64(0), ^uint64(0)
@@ -509,11 +570,22 @@ type loadGraph struct {
 	stamp           []int32
 	mark            int32
 	queue           []int32
+	edges           []loadArc // build's, kept for the next build
 	sourceCost      float64
 }
 
-func newLoadGraph(f *mir.Func) *loadGraph {
-	return &loadGraph{f: f, touches: newBlockTouches(f), inNode: make([]int32, len(f.Blocks)), outNode: make([]int32, len(f.Blocks)),
+// loadArc is an edge of a load problem as build collects it, with the
+// place a cut through it puts the reload.
+type loadArc struct {
+	from, to int32
+	c        float64
+	at       loadAt
+}
+
+// newLoadGraph returns the load graph of f; its problems are built in p
+// (reset by each build).
+func newLoadGraph(f *mir.Func, p *MinCutProblem) *loadGraph {
+	return &loadGraph{f: f, p: p, touches: newBlockTouches(f), inNode: make([]int32, len(f.Blocks)), outNode: make([]int32, len(f.Blocks)),
 		stamp: make([]int32, len(f.Blocks))}
 }
 
@@ -558,14 +630,10 @@ func (g *loadGraph) build(srcs []placeAt, r mir.Reg, vh *valueHolders) bool {
 		}
 		return tab[b]
 	}
-	type edge struct {
-		from, to int32
-		c        float64
-		at       loadAt
-	}
-	var edges []edge
+	edges := g.edges[:0]
+	defer func() { g.edges = edges[:0] }()
 	add := func(from, to int32, c float64, at loadAt) {
-		edges = append(edges, edge{from, to, c, at})
+		edges = append(edges, loadArc{from, to, c, at})
 	}
 	inf := math.Inf(1)
 	for _, src := range srcs {
@@ -575,12 +643,11 @@ func (g *loadGraph) build(srcs []placeAt, r mir.Reg, vh *valueHolders) bool {
 		add(0, o, c, loadAt{loadKeep, src.b, src.i})
 		g.queue = append(g.queue, src.b)
 	}
-	for len(g.queue) > 0 {
+	for head := 0; head < len(g.queue); head++ {
 		if len(edges) > maxLoadGraphEdges {
 			return false
 		}
-		p := g.queue[0]
-		g.queue = g.queue[1:]
+		p := g.queue[head]
 		pb := g.f.Blocks[p]
 		from := g.outNode[p]
 		for k, s := range pb.Succs {
@@ -618,7 +685,7 @@ func (g *loadGraph) build(srcs []placeAt, r mir.Reg, vh *valueHolders) bool {
 	if hasSink && !anyMove {
 		return false
 	}
-	g.p = NewMinCutProblem(nodes, 0, 1)
+	g.p.reset(nodes, 0, 1)
 	for _, e := range edges {
 		g.p.AddEdge(int(e.from), int(e.to), e.c)
 		g.at = append(g.at, e.at)

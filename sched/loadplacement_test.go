@@ -146,7 +146,7 @@ func TestLoadCut(t *testing.T) {
 		}
 		a := &allocator{}
 		ins, drop := newReloadInserts(), map[placeAt]bool{}
-		a.placeReloadGroup(f, []placeAt{{3, 0}}, mir.RBX, vh, newLoadGraph(f), ins, drop)
+		a.placeReloadGroup(f, []placeAt{{3, 0}}, mir.RBX, vh, newLoadGraph(f, new(MinCutProblem)), ins, drop)
 		ins.apply(f, org, drop, &a.stats)
 		st := a.stats
 		wantCost := 1.0

@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 )
 
@@ -44,6 +43,41 @@ type MinCutProblem struct {
 	N            int
 	Source, Sink int
 	Edges        []MinCutEdge
+	// ws is the working storage of the solvers, kept by a problem that is
+	// reset and solved again (nil: each solve allocates its own).
+	ws *cutWork
+}
+
+// cutWork is the working storage of greedyFlow, prune and
+// SolveContraction, kept between the problems a placement pass solves one
+// after another: the adjacency in compressed rows, the flow's residual
+// capacities and path, the reachability marks and the contracted graph.
+type cutWork struct {
+	first, adj, fill []int32
+	res              []float64
+	path             []int32
+	seen, seen2, cut []bool
+	stack            []int
+	g                contraction
+}
+
+// reset empties p for a problem on n nodes, keeping its storage for the
+// next solve.
+func (p *MinCutProblem) reset(n, source, sink int) {
+	p.N, p.Source, p.Sink = n, source, sink
+	p.Edges = p.Edges[:0]
+	if p.ws == nil {
+		p.ws = new(cutWork)
+	}
+}
+
+// work returns p's working storage, or fresh storage for a problem that
+// keeps none.
+func (p *MinCutProblem) work() *cutWork {
+	if p.ws != nil {
+		return p.ws
+	}
+	return new(cutWork)
 }
 
 // NewMinCutProblem returns an empty problem on n nodes.
@@ -108,11 +142,15 @@ func (p *MinCutProblem) Separates(edges []int) bool {
 // dropped edges have zero capacity in a minimum cut and would only place
 // spill code where it is never needed. The result is ascending.
 func (p *MinCutProblem) prune(cut []int) []int {
-	cutSet := make([]bool, len(p.Edges))
+	w := p.work()
+	w.cut = zeroed(w.cut, len(p.Edges))
+	cutSet := w.cut
 	for _, i := range cut {
 		cutSet[i] = true
 	}
-	fromSrc, toDst := p.reachSkipping(false, cutSet), p.reachSkipping(true, nil)
+	fromSrc := p.reachInto(w.seen, false, cutSet)
+	toDst := p.reachInto(w.seen2, true, nil)
+	w.seen, w.seen2 = fromSrc, toDst
 	var out []int
 	for _, i := range cut {
 		if e := p.Edges[i]; fromSrc[e.From] && toDst[e.To] {
@@ -125,18 +163,21 @@ func (p *MinCutProblem) prune(cut []int) []int {
 
 // reach marks the nodes reachable from Source, or with backward set the
 // nodes that reach Sink.
-func (p *MinCutProblem) reach(backward bool) []bool { return p.reachSkipping(backward, nil) }
+func (p *MinCutProblem) reach(backward bool) []bool { return p.reachInto(nil, backward, nil) }
 
-// reachSkipping is reach over the edges not marked in skip (nil: none).
-func (p *MinCutProblem) reachSkipping(backward bool, skip []bool) []bool {
+// reachInto is reach over the edges not marked in skip (nil: none), with
+// the marks in seen's storage.
+func (p *MinCutProblem) reachInto(seen []bool, backward bool, skip []bool) []bool {
 	first, edges := p.adjacency(backward, skip)
 	start := p.Source
 	if backward {
 		start = p.Sink
 	}
-	seen := make([]bool, p.N)
+	w := p.work()
+	seen = zeroed(seen, p.N)
 	seen[start] = true
-	stack := []int{start}
+	stack := append(w.stack[:0], start)
+	defer func() { w.stack = stack[:0] }()
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -164,7 +205,8 @@ func (p *MinCutProblem) adjacency(backward bool, skip []bool) (first, edges []in
 		}
 		return e.From
 	}
-	first = make([]int32, p.N+1)
+	w := p.work()
+	first = zeroed(w.first, p.N+1)
 	for i, e := range p.Edges {
 		if skip == nil || !skip[i] {
 			first[tail(e)+1]++
@@ -173,8 +215,9 @@ func (p *MinCutProblem) adjacency(backward bool, skip []bool) (first, edges []in
 	for v := range p.N {
 		first[v+1] += first[v]
 	}
-	edges = make([]int32, first[p.N])
-	fill := slices.Clone(first[:p.N])
+	edges = fit(w.adj, int(first[p.N]))
+	fill := append(w.fill[:0], first[:p.N]...)
+	w.first, w.adj, w.fill = first, edges, fill
 	for i, e := range p.Edges {
 		if skip == nil || !skip[i] {
 			v := tail(e)
@@ -430,7 +473,9 @@ type ContractionCut struct {
 // pins a finite one, so the loop runs at most 2·len(Edges) times; each step
 // scans the contracted graph, so the cost is quadratic in the edge count.
 func (p *MinCutProblem) SolveContraction(opts ContractionOptions) ContractionCut {
-	g := newContraction(p)
+	w := p.work()
+	g := &w.g
+	g.reset(p)
 	var out ContractionCut
 	var sol []int
 	for g.outDeg(g.s) > 0 && g.inDeg(g.t) > 0 {
@@ -472,35 +517,43 @@ type contraction struct {
 	pair    map[[2]int]int
 	folds   int // rule g applications during merges
 	loops   int // rule c applications during merges
+	// Storage kept by reset: the per-vertex degrees, the array the
+	// vertices' edge lists are carved from and the edges' locations.
+	// ids holds the edges a merge moves.
+	nOut, nIn, lists, locs, ids []int
 }
 
-func newContraction(p *MinCutProblem) *contraction {
-	g := &contraction{
-		s: p.Source, t: p.Sink,
-		e:    make([]cedge, 0, len(p.Edges)),
-		out:  make([][]int, p.N),
-		in:   make([][]int, p.N),
-		pair: make(map[[2]int]int, len(p.Edges)),
+// reset makes g the contracted graph of p before any contraction, reusing
+// g's storage.
+func (g *contraction) reset(p *MinCutProblem) {
+	g.s, g.t = p.Source, p.Sink
+	g.folds, g.loops = 0, 0
+	g.e = fit(g.e, len(p.Edges))[:0]
+	g.out, g.in = fit(g.out, p.N), fit(g.in, p.N)
+	if g.pair == nil {
+		g.pair = make(map[[2]int]int, len(p.Edges))
+	} else {
+		clear(g.pair)
 	}
 	// The vertices' edge lists and the edges' locations are carved out of
 	// shared arrays, each with room for what it starts with (merges that
 	// add more copy it out).
-	nOut, nIn := make([]int, p.N), make([]int, p.N)
+	g.nOut, g.nIn = zeroed(g.nOut, p.N), zeroed(g.nIn, p.N)
 	for _, e := range p.Edges {
-		nOut[e.From]++
-		nIn[e.To]++
+		g.nOut[e.From]++
+		g.nIn[e.To]++
 	}
-	lists := make([]int, 2*len(p.Edges))
+	g.lists = fit(g.lists, 2*len(p.Edges))
+	lists := g.lists
 	for v := range p.N {
-		g.out[v], lists = lists[:0:nOut[v]], lists[nOut[v]:]
-		g.in[v], lists = lists[:0:nIn[v]], lists[nIn[v]:]
+		g.out[v], lists = lists[:0:g.nOut[v]], lists[g.nOut[v]:]
+		g.in[v], lists = lists[:0:g.nIn[v]], lists[g.nIn[v]:]
 	}
-	locs := make([]int, len(p.Edges))
+	g.locs = fit(g.locs, len(p.Edges))
 	for i, e := range p.Edges {
-		locs[i] = i
-		g.add(e.From, e.To, e.Cap, locs[i:i+1:i+1])
+		g.locs[i] = i
+		g.add(e.From, e.To, e.Cap, g.locs[i:i+1:i+1])
 	}
-	return g
 }
 
 // add inserts u→v, folding it into an existing parallel edge (rule g).
@@ -540,7 +593,8 @@ func (g *contraction) remove(id int) []int {
 
 // merge moves every edge of x onto y; x disappears.
 func (g *contraction) merge(x, y int) {
-	ids := append(append([]int(nil), g.out[x]...), g.in[x]...)
+	ids := append(append(g.ids[:0], g.out[x]...), g.in[x]...)
+	defer func() { g.ids = ids[:0] }()
 	for _, id := range ids {
 		e := g.e[id]
 		if !e.alive {
@@ -711,12 +765,14 @@ func (g *contraction) solveResidual() []int {
 // each path.
 func (p *MinCutProblem) greedyFlow() float64 {
 	first, out := p.adjacency(false, nil)
-	res := make([]float64, len(p.Edges))
+	w := p.work()
+	res := fit(w.res, len(p.Edges))
 	for e, x := range p.Edges {
 		res[e] = x.Cap
 	}
-	seen := make([]bool, p.N)
-	path := make([]int32, 0, 16)
+	seen := zeroed(w.seen, p.N)
+	path := w.path[:0]
+	defer func() { w.res, w.seen, w.path = res, seen, path[:0] }()
 	const eps = 1e-9
 	// find extends path from node n to the Sink over edges with residual
 	// capacity.

@@ -41,9 +41,12 @@ func (a *allocator) placeStores(res *Result) {
 	// The definitions of each spilled value, as output positions and the
 	// register each writes. A value some definition of which left no
 	// instruction (a copy coalesced away) has nothing to store after it.
-	defs, gone, bad := a.spilledDefs(post, org)
-	for v := range gone {
-		bad[v] = true
+	sp := a.spilledDefs(post, org)
+	bad := sp.bad
+	for v := range bad {
+		if len(sp.goneOf(int32(v))) > 0 {
+			bad[v] = true
+		}
 	}
 	// The stores of each value, and anything else touching its slot.
 	stores := make(map[int32][]placeAt)
@@ -76,9 +79,12 @@ func (a *allocator) placeStores(res *Result) {
 	after := make(map[placeAt][]*mir.Instr)
 	reach := newStoreReach(post)
 	for _, v := range vals {
-		st, ds := stores[v], defs[v]
+		st, ds := stores[v], sp.defsOf(v)
 		if bad[v] || len(ds) == 0 {
 			continue
+		}
+		if len(ds) == 1 && !storesCostMore(post, ds[0], st) {
+			continue // keeping the stores is a minimum cut (see cutStores)
 		}
 		defAt := make([]placeAt, len(ds))
 		for i, d := range ds {
@@ -189,13 +195,14 @@ func (a *allocator) cutStores(ds []placeDef, st []placeAt, pairs [][]int32, post
 		// Its value reaches every store: the cut is the definition's
 		// edge or all the stores', whichever is lighter (the stores'
 		// among equals, which is closer to the Sink).
-		if fd := post.Blocks[ds[0].at.b].Freq; fd < atStores*(1-1e-9) {
-			return make([]bool, len(st)), []int{0}, atStores - fd
+		if storesCostMore(post, ds[0], st) {
+			return make([]bool, len(st)), []int{0}, atStores - post.Blocks[ds[0].at.b].Freq
 		}
 		return keepAll(), nil, 0
 	}
 	const source, sink = 0, 1
-	p := NewMinCutProblem(2+len(ds)+len(st), source, sink)
+	p := a.cutProblem()
+	p.reset(2+len(ds)+len(st), source, sink)
 	defEdge := make([]int, len(ds))
 	for i, d := range ds {
 		defEdge[i] = p.AddEdge(source, 2+i, post.Blocks[d.at.b].Freq)
@@ -230,6 +237,16 @@ func (a *allocator) cutStores(ds []placeDef, st []placeAt, pairs [][]int32, post
 		}
 	}
 	return keep, cutDefs, atStores - cut.Cost
+}
+
+// storesCostMore reports whether the stores st of a value with the one
+// definition d execute more often than a store after d would.
+func storesCostMore(post *mir.Func, d placeDef, st []placeAt) bool {
+	atStores := 0.0
+	for _, s := range st {
+		atStores += post.Blocks[s.b].Freq
+	}
+	return post.Blocks[d.at.b].Freq < atStores*(1-1e-9)
 }
 
 // storeReach finds which of a value's stores the value of each of its

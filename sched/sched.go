@@ -205,10 +205,6 @@ func Allocate(f *mir.Func, opts Options) (*Result, error) {
 	} else {
 		lazy = nil
 	}
-	if lazy != nil && opts.InPlace {
-		// The analysis reads the input, which the pass rewrites.
-		lazy.analyze()
-	}
 	if opts.Regs == 0 {
 		opts.Regs = mir.Allocatable
 	}
@@ -221,6 +217,16 @@ func Allocate(f *mir.Func, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer a.release()
+	if lazy != nil {
+		if a.ed == nil {
+			a.ed = new(edArena)
+		}
+		lazy.ar = a.ed
+		if opts.InPlace {
+			// The analysis reads the input, which the pass rewrites.
+			lazy.analyze()
+		}
+	}
 	res, err := a.run()
 	if lazy != nil && res != nil {
 		res.Stats.Distance = lazy.spent

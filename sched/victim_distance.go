@@ -166,6 +166,17 @@ type oracleVictim struct {
 	kind  VictimOracle
 	dv    DistanceVictim
 	spent time.Duration
+	// ar, when not nil, is the arena the analysis is built in (the
+	// allocator's, kept between compiles).
+	ar *edArena
+}
+
+// arena returns p's arena, reset, or nil.
+func (p *oracleVictim) arena() *edArena {
+	if p.ar != nil {
+		p.ar.reset()
+	}
+	return p.ar
 }
 
 // Victim implements VictimPolicy.
@@ -182,13 +193,13 @@ func (p *oracleVictim) analyze() {
 	start := time.Now()
 	switch p.kind {
 	case OracleED:
-		a, err := EDAnalyze(p.f, EDOptions{})
+		a, err := EDAnalyze(p.f, EDOptions{arena: p.arena()})
 		if err != nil {
 			panic(err) // without edge counts EDAnalyze cannot fail
 		}
 		p.dv.Oracle = a
 	default:
-		p.dv.Oracle = NNUAnalyze(p.f, NNUOptions{})
+		p.dv.Oracle = NNUAnalyze(p.f, NNUOptions{arena: p.arena()})
 	}
 	p.spent = time.Since(start)
 }
