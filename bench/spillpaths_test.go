@@ -15,7 +15,8 @@ type spillPathology struct {
 }
 
 var spillPathologies = []spillPathology{
-	{"switch-in-loop", switchInLoop(12, 32), 2000, 2_000_000},
+	{"switch-in-loop", switchInLoop(12, 32, 0), 2000, 2_000_000},
+	{"switch-skewed", switchInLoop(12, 32, 2), 2000, 2_000_000},
 	{"long-block", longBlock(16), 2000, 2_000_000},
 	{"do-while", doWhile(12), 14000, 14_000_000},
 }
@@ -43,10 +44,15 @@ func (a *asm) footer(ret string) string {
 	return a.String()
 }
 
-// switchInLoop is a hot loop around a switch of cases cases, each
-// updating three of acc accumulators, which are all live around the
-// switch: r1 is the counter, r2 the case index, r3... the accumulators.
-func switchInLoop(acc, cases int) string {
+// switchInLoop is a hot loop around a switch of cases cases (a power of
+// two), each updating three of acc accumulators, which are all live
+// around the switch: r1 is the counter, r2 the case index, r3... the
+// accumulators. With hot zero the iterations take the cases in turn;
+// otherwise (a power of two) seven in eight take one of the first hot
+// cases and the others any case, the shape of the thesis's regmatch (a
+// loop around a switch with few hot cases): only a profile tells the
+// accumulators the hot cases update from the others.
+func switchInLoop(acc, cases, hot int) string {
 	var a asm
 	a.header(2 + acc)
 	r := func(k int) int { return 3 + k%acc }
@@ -55,7 +61,18 @@ func switchInLoop(acc, cases int) string {
 	}
 	a.line("  i64.const r1, 0")
 	a.line("loop:")
-	a.line("  i64.and r2, r1, %d", cases-1)
+	if hot == 0 {
+		a.line("  i64.and r2, r1, %d", cases-1)
+	} else {
+		a.line("  i64.and r2, r1, 7")
+		a.line("  br.eq r2, 0, cold")
+		a.line("  i64.and r2, r1, %d", hot-1)
+		a.line("  jump pick")
+		a.line("cold:")
+		a.line("  i64.shr_u r2, r1, 3")
+		a.line("  i64.and r2, r2, %d", cases-1)
+		a.line("pick:")
+	}
 	labels := make([]string, cases)
 	for k := range labels {
 		labels[k] = fmt.Sprintf("c%d", k)

@@ -302,6 +302,9 @@ type edArena struct {
 	bools  slab[bool]
 	keys   slab[edRematKey]
 	solver edSolver
+	walk   edWalk
+	// buildRefs's list of the references, kept for its storage.
+	refRegs, refEnc []int32
 }
 
 // reset makes the arena's storage available to the next analysis; the
@@ -476,28 +479,32 @@ func (a *edBase) buildRefs() {
 	rkey := ar.keys.take(nv)
 	defined := ar.bools.take(nv)
 	var seq int32
-	visit := func(b int, fn func(v int32, pos int32, def bool)) {
-		for i, in := range f.Blocks[b].Instrs {
+	// The references in block and instruction order: register refRegs[k]
+	// at encoded position refEnc[k]; block b's are blkRefs[b] to
+	// blkRefs[b+1]-1.
+	refRegs, refEnc := ar.refRegs[:0], ar.refEnc[:0]
+	blkRefs := ar.i32.take(nb + 1)
+	// Pass 1: the references, counts, lengths and multiplier classes.
+	nops := 0
+	for b, blk := range f.Blocks {
+		for i, in := range blk.Instrs {
 			seq++
 			if in.Op != mir.OpPhi {
 				for _, r := range in.Uses {
 					if r.IsVirtual() && r.Index() < nv && stamp[r.Index()] != seq {
 						stamp[r.Index()] = seq
-						fn(int32(r.Index()), int32(i), false)
+						refRegs, refEnc = append(refRegs, int32(r.Index())), append(refEnc, int32(2*i))
 					}
 				}
 			}
 			for _, r := range in.Defs {
 				if r.IsVirtual() && r.Index() < nv && stamp[r.Index()] != seq {
 					stamp[r.Index()] = seq
-					fn(int32(r.Index()), int32(i), true)
+					refRegs, refEnc = append(refRegs, int32(r.Index())), append(refEnc, int32(2*i+1))
 				}
 			}
 		}
-	}
-	// Pass 1: counts, lengths and multiplier classes.
-	nops := 0
-	for b, blk := range f.Blocks {
+		blkRefs[b+1] = int32(len(refRegs))
 		n := int32(0)
 		for _, in := range blk.Instrs {
 			if in.Op == mir.OpPhi {
@@ -524,15 +531,16 @@ func (a *edBase) buildRefs() {
 		}
 		a.nphi[b] = n
 		a.blkLen[b] = int32(len(blk.Instrs)) - n
-		visit(b, func(v, _ int32, _ bool) {
+		for _, v := range refRegs[blkRefs[b]:blkRefs[b+1]] {
 			perV[v+1]++
 			refsPerBlock[b+1]++
 			if lastBlk[v] != int32(b) {
 				lastBlk[v] = int32(b)
 				groupsPerBlock[b+1]++
 			}
-		})
+		}
 	}
+	ar.refRegs, ar.refEnc = refRegs[:0], refEnc[:0]
 	a.work += int64(nops)
 	a.mult = ar.f32.take(nv)
 	for v, c := range class {
@@ -559,16 +567,13 @@ func (a *edBase) buildRefs() {
 	a.vrefPos = ar.i32.take(nref)
 	fillV := ar.i32.clone(perV[:nv])
 	for b := range nb {
-		visit(b, func(v, pos int32, def bool) {
+		for x := blkRefs[b]; x < blkRefs[b+1]; x++ {
+			v := refRegs[x]
 			k := fillV[v]
 			fillV[v]++
 			a.vrefBlk[k] = int32(b)
-			e := pos * 2
-			if def {
-				e++
-			}
-			a.vrefPos[k] = e
-		})
+			a.vrefPos[k] = refEnc[x]
+		}
 	}
 	// Pass 3: regroup by block. A group ends where the next one starts
 	// (blocks without references have no positions), the last one at the
@@ -686,10 +691,16 @@ type edWalk struct {
 
 func newEDWalk(nb int, ar *edArena) *edWalk {
 	m := ar.i32.take(7 * nb)
-	return &edWalk{
+	// The work list and the sort's bits (all zero) are the arena's from
+	// before; the lists start afresh (after an analysis they are views of
+	// its result, whose storage the arena now hands out again).
+	w := &ar.walk
+	*w = edWalk{
 		defMark: m[:nb], inMark: m[nb : 2*nb], outMark: m[2*nb : 3*nb], expMark: m[3*nb : 4*nb],
 		expDist: m[4*nb : 5*nb], phiMark: m[5*nb : 6*nb], tag: m[6*nb:],
+		stack: w.stack[:0], bits: w.bits,
 	}
+	return w
 }
 
 // markRefs marks the blocks that define register v and those whose first

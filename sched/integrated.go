@@ -44,6 +44,13 @@ type allocator struct {
 	ed *edArena
 	// spilled is spilledDefs's result and storage.
 	spilled spilledSet
+	// The load problem's graph and value-holders analysis (placeReloads),
+	// and the stores of each value (placeStores), kept for their storage.
+	loads      loadGraph
+	holders    valueHolders
+	storeStart []int32
+	storeList  []placeAt
+	storeRecs  []valueRec[placeAt]
 
 	caller, callee [3][]mir.Reg // allowed registers per class, in preference order
 	allowed        mir.RegSet
@@ -166,7 +173,8 @@ func newAllocator(f *mir.Func, opts Options) (*allocator, error) {
 	a.useBuf, a.defBuf, a.cands, a.succBuf, a.posBuf = keep.useBuf, keep.defBuf, keep.cands, keep.succBuf, keep.posBuf
 	a.vdefBuf = keep.vdefBuf
 	a.cut, a.ed = keep.cut, keep.ed
-	a.spilled = keep.spilled
+	a.spilled, a.loads, a.holders = keep.spilled, keep.loads, keep.holders
+	a.storeStart, a.storeList, a.storeRecs = keep.storeStart, keep.storeList, keep.storeRecs
 	a.nbBuf, a.nbSort, a.nbAt = keep.nbBuf, keep.nbSort, keep.nbAt
 	a.succStart, a.predStart, a.succList, a.predList = keep.succStart, keep.predStart, keep.succList, keep.predList
 	a.allowed = opts.Regs
@@ -244,6 +252,14 @@ func (a *allocator) release() {
 	a.d.f = nil
 	if a.ed != nil && a.ed.size() > maxPooledArena {
 		a.ed = nil // a huge analysis's arrays are not kept
+	}
+	// The kept storage must not hold on to the functions.
+	if a.ed != nil {
+		a.ed.solver.a, a.ed.solver.w = nil, nil
+	}
+	a.loads.f, a.holders.f = nil, nil
+	if a.loads.touches != nil {
+		a.loads.touches.f = nil
 	}
 	if pool {
 		allocators.Put(a)

@@ -86,7 +86,8 @@ func (a *allocator) placeReloads(res *Result) {
 	var holders *valueHolders
 	lastV := int32(-1)
 	holdersOK := false
-	g := newLoadGraph(post, a.cutProblem())
+	g := &a.loads
+	g.reset(post, a.cutProblem())
 	for _, k := range keys {
 		// Reloads on edges into blocks that read the register at once
 		// (most of them) are where they belong: every cut costs as much.
@@ -103,7 +104,8 @@ func (a *allocator) placeReloads(res *Result) {
 		}
 		if sp == nil {
 			sp = a.spilledDefs(post, org)
-			holders = newValueHolders(post)
+			holders = &a.holders
+			holders.reset(post)
 		}
 		v, _ := homeOf.of(k.h)
 		if sp.bad[v] || len(sp.defsOf(v))+len(sp.goneOf(v)) == 0 {
@@ -244,7 +246,7 @@ func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) *spilledSet 
 						break
 					}
 				}
-				goneRecs = append(goneRecs, spilledRec{v, placeDef{at: next}})
+				goneRecs = append(goneRecs, valueRec[placeDef]{v, placeDef{at: next}})
 				continue
 			}
 			out := post.Blocks[w.b].Instrs[w.i]
@@ -252,7 +254,7 @@ func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) *spilledSet 
 				sp.bad[v] = true
 				continue
 			}
-			defRecs = append(defRecs, spilledRec{v, placeDef{w, out.Defs[k]}})
+			defRecs = append(defRecs, valueRec[placeDef]{v, placeDef{w, out.Defs[k]}})
 		}
 	}
 	sp.defRecs, sp.goneRecs = defRecs, goneRecs
@@ -271,13 +273,14 @@ type spilledSet struct {
 	bad                 []bool
 	// spilledDefs's storage.
 	where             []placeAt
-	defRecs, goneRecs []spilledRec
+	defRecs, goneRecs []valueRec[placeDef]
 }
 
-// spilledRec is a definition of value v as spilledDefs collects them.
-type spilledRec struct {
+// valueRec is an item x of value v, as the placement passes collect them
+// before grouping them by value (groupByValue).
+type valueRec[T any] struct {
 	v int32
-	d placeDef
+	x T
 }
 
 // defsOf returns value v's definitions.
@@ -286,10 +289,10 @@ func (sp *spilledSet) defsOf(v int32) []placeDef { return sp.defs[sp.defStart[v]
 // goneOf returns the positions that stand for value v's definitions gone.
 func (sp *spilledSet) goneOf(v int32) []placeDef { return sp.gone[sp.goneStart[v]:sp.goneStart[v+1]] }
 
-// groupByValue sorts recs by value, stably, into list (reusing its
-// storage) with start[v] the index of value v's first, for values below
-// nv.
-func groupByValue(start []int32, list []placeDef, recs []spilledRec, nv int) ([]int32, []placeDef) {
+// groupByValue sorts the items of recs by value, stably, into list
+// (reusing its storage) with start[v] the index of value v's first, for
+// values below nv.
+func groupByValue[T any](start []int32, list []T, recs []valueRec[T], nv int) ([]int32, []T) {
 	start = zeroed(start, nv+1)
 	for _, r := range recs {
 		start[r.v+1]++
@@ -300,7 +303,7 @@ func groupByValue(start []int32, list []placeDef, recs []spilledRec, nv int) ([]
 	list = fit(list, len(recs))
 	fill := start[:nv] // advanced past each value's entries, then restored
 	for _, r := range recs {
-		list[fill[r.v]] = r.d
+		list[fill[r.v]] = r.x
 		fill[r.v]++
 	}
 	for v := nv; v > 0; v-- {
@@ -330,8 +333,16 @@ type blockTouches struct {
 }
 
 func newBlockTouches(f *mir.Func) *blockTouches {
+	t := new(blockTouches)
+	t.reset(f)
+	return t
+}
+
+// reset makes t f's, with no block summarized, reusing t's storage.
+func (t *blockTouches) reset(f *mir.Func) {
 	nb := len(f.Blocks)
-	return &blockTouches{f: f, read: make([]mir.RegSet, nb), write: make([]mir.RegSet, nb), done: make([]bool, nb)}
+	t.f = f
+	t.read, t.write, t.done = fit(t.read, nb), fit(t.write, nb), zeroed(t.done, nb)
 }
 
 // summarize records block b's first reads and writes.
@@ -424,9 +435,21 @@ const slotBit = 63
 const maxHolderWork = 1 << 24
 
 func newValueHolders(f *mir.Func) *valueHolders {
-	return &valueHolders{f: f, top: make([]uint64, len(f.Blocks)), end: make([]uint64, len(f.Blocks)),
-		defAt: map[placeAt]mir.Reg{}, goneAt: map[placeAt]bool{}, defBlock: make([]int32, len(f.Blocks)),
-		work: maxHolderWork}
+	vh := new(valueHolders)
+	vh.reset(f)
+	return vh
+}
+
+// reset makes vh an analysis of f, reusing vh's storage.
+func (vh *valueHolders) reset(f *mir.Func) {
+	nb := len(f.Blocks)
+	vh.f, vh.mark, vh.h, vh.work = f, 0, mir.NoReg, maxHolderWork
+	vh.top, vh.end, vh.defBlock = fit(vh.top, nb), fit(vh.end, nb), zeroed(vh.defBlock, nb)
+	if vh.defAt == nil {
+		vh.defAt, vh.goneAt = map[placeAt]mir.Reg{}, map[placeAt]bool{}
+	}
+	clear(vh.defAt)
+	clear(vh.goneAt)
 }
 
 // holds reports whether r (a register or the home slot) is in set s.
@@ -585,8 +608,22 @@ type loadArc struct {
 // newLoadGraph returns the load graph of f; its problems are built in p
 // (reset by each build).
 func newLoadGraph(f *mir.Func, p *MinCutProblem) *loadGraph {
-	return &loadGraph{f: f, p: p, touches: newBlockTouches(f), inNode: make([]int32, len(f.Blocks)), outNode: make([]int32, len(f.Blocks)),
-		stamp: make([]int32, len(f.Blocks))}
+	g := new(loadGraph)
+	g.reset(f, p)
+	return g
+}
+
+// reset makes g the load graph of f, with its problems built in p,
+// reusing g's storage.
+func (g *loadGraph) reset(f *mir.Func, p *MinCutProblem) {
+	nb := len(f.Blocks)
+	if g.touches == nil {
+		g.touches = new(blockTouches)
+	}
+	g.f, g.p, g.mark, g.sourceCost = f, p, 0, 0
+	g.touches.reset(f)
+	g.inNode, g.outNode, g.stamp = fit(g.inNode, nb), fit(g.outNode, nb), zeroed(g.stamp, nb)
+	g.at, g.queue, g.edges = g.at[:0], g.queue[:0], g.edges[:0]
 }
 
 // feedsUsesOnly reports whether every successor of the block of every

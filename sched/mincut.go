@@ -513,8 +513,9 @@ type cedge struct {
 type contraction struct {
 	s, t    int
 	e       []cedge
-	out, in [][]int // alive edge ids per vertex
-	pair    map[[2]int]int
+	out, in [][]int        // alive edge ids per vertex
+	pair    map[[2]int]int // with byPair
+	byPair  bool
 	folds   int // rule g applications during merges
 	loops   int // rule c applications during merges
 	// Storage kept by reset: the per-vertex degrees, the array the
@@ -530,10 +531,15 @@ func (g *contraction) reset(p *MinCutProblem) {
 	g.folds, g.loops = 0, 0
 	g.e = fit(g.e, len(p.Edges))[:0]
 	g.out, g.in = fit(g.out, p.N), fit(g.in, p.N)
-	if g.pair == nil {
-		g.pair = make(map[[2]int]int, len(p.Edges))
-	} else {
-		clear(g.pair)
+	// Small graphs find parallel edges in the tail's list; the pair index
+	// pays off on large ones.
+	g.byPair = len(p.Edges) > contractionPairEdges
+	if g.byPair {
+		if g.pair == nil {
+			g.pair = make(map[[2]int]int, len(p.Edges))
+		} else {
+			clear(g.pair)
+		}
 	}
 	// The vertices' edge lists and the edges' locations are carved out of
 	// shared arrays, each with room for what it starts with (merges that
@@ -556,10 +562,29 @@ func (g *contraction) reset(p *MinCutProblem) {
 	}
 }
 
+// contractionPairEdges is the size of the largest contraction that finds
+// parallel edges by scanning a vertex's list rather than in the pair
+// index.
+const contractionPairEdges = 32
+
+// lookup returns the live edge u→v.
+func (g *contraction) lookup(u, v int) (int, bool) {
+	if g.byPair {
+		id, ok := g.pair[[2]int{u, v}]
+		return id, ok
+	}
+	for _, id := range g.out[u] {
+		if g.e[id].v == v {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
 // add inserts u→v, folding it into an existing parallel edge (rule g).
 // Self-loops are kept for rule c to count; they are dropped on merges.
 func (g *contraction) add(u, v int, w float64, locs []int) {
-	if id, ok := g.pair[[2]int{u, v}]; ok {
+	if id, ok := g.lookup(u, v); ok {
 		g.e[id].w += w
 		g.e[id].locs = append(g.e[id].locs, locs...)
 		g.folds++
@@ -567,7 +592,9 @@ func (g *contraction) add(u, v int, w float64, locs []int) {
 	}
 	id := len(g.e)
 	g.e = append(g.e, cedge{u: u, v: v, w: w, locs: locs, alive: true})
-	g.pair[[2]int{u, v}] = id
+	if g.byPair {
+		g.pair[[2]int{u, v}] = id
+	}
 	g.out[u] = append(g.out[u], id)
 	g.in[v] = append(g.in[v], id)
 }
@@ -587,7 +614,9 @@ func (g *contraction) remove(id int) []int {
 	e.alive = false
 	g.out[e.u] = removeID(g.out[e.u], id)
 	g.in[e.v] = removeID(g.in[e.v], id)
-	delete(g.pair, [2]int{e.u, e.v})
+	if g.byPair {
+		delete(g.pair, [2]int{e.u, e.v})
+	}
 	return e.locs
 }
 
@@ -631,7 +660,7 @@ func (g *contraction) weight(ids []int) float64 {
 func (g *contraction) step(count *[NumContractionRules]int, sol *[]int) bool {
 	s, t := g.s, g.t
 	// a) Source→Sink.
-	if id, ok := g.pair[[2]int{s, t}]; ok {
+	if id, ok := g.lookup(s, t); ok {
 		*sol = append(*sol, g.remove(id)...)
 		count[RuleSourceSink]++
 		return true

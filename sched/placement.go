@@ -49,7 +49,7 @@ func (a *allocator) placeStores(res *Result) {
 		}
 	}
 	// The stores of each value, and anything else touching its slot.
-	stores := make(map[int32][]placeAt)
+	recs := a.storeRecs[:0]
 	for b, blk := range post.Blocks {
 		for i, in := range blk.Instrs {
 			for _, u := range in.Uses {
@@ -60,7 +60,7 @@ func (a *allocator) placeStores(res *Result) {
 			for _, d := range in.Defs {
 				if v, ok := homeOf.of(d); ok {
 					if in.Op == mir.OpSpill && len(in.Defs) == 1 {
-						stores[v] = append(stores[v], placeAt{int32(b), int32(i)})
+						recs = append(recs, valueRec[placeAt]{v, placeAt{int32(b), int32(i)}})
 					} else {
 						bad[v] = true
 					}
@@ -68,19 +68,16 @@ func (a *allocator) placeStores(res *Result) {
 			}
 		}
 	}
+	a.storeRecs = recs
+	a.storeStart, a.storeList = groupByValue(a.storeStart, a.storeList, recs, len(a.vs))
 	// Choose, value by value, in order (so that stores added after one
 	// instruction come in the order of their values).
-	vals := make([]int32, 0, len(stores))
-	for v := range stores {
-		vals = append(vals, v)
-	}
-	slices.Sort(vals)
 	drop := make(map[placeAt]bool)
 	after := make(map[placeAt][]*mir.Instr)
 	reach := newStoreReach(post)
-	for _, v := range vals {
-		st, ds := stores[v], sp.defsOf(v)
-		if bad[v] || len(ds) == 0 {
+	for v := range int32(len(a.vs)) {
+		st, ds := a.storeList[a.storeStart[v]:a.storeStart[v+1]], sp.defsOf(v)
+		if len(st) == 0 || bad[v] || len(ds) == 0 {
 			continue
 		}
 		if len(ds) == 1 && !storesCostMore(post, ds[0], st) {
