@@ -42,10 +42,14 @@
 // The spill-heuristic ablation (spill_test.go) compares the optimizing
 // tier's spill-victim choices (jit.Options.SpillHeuristic, with the edge
 // counts of a first interpreted run or the static estimate) on the
-// kernels and the C programs: TestSpillHeuristicsDynamic runs the
-// allocated code in the machine-IR interpreter and counts the spill
-// stores, reloads, moves and rematerializations it executes, with every
-// register and with few; BenchmarkSpillHeuristics times the compiled code:
+// kernels, the C programs and four spill pathologies (spillpaths_test.go:
+// a switch in a hot loop taking its cases in turn, the same with a few hot
+// cases, a long block with pressure near the register count, and a do/while
+// loop whose condition is used only at its bottom):
+// TestSpillHeuristicsDynamic runs the allocated code in the machine-IR
+// interpreter and counts the spill stores, reloads, moves and
+// rematerializations it executes, with every register and with few;
+// BenchmarkSpillHeuristics times the compiled code:
 //
 //	go test -run SpillHeuristicsDynamic -v
 //	go test -run '^$' -bench SpillHeuristics -benchtime=20x
