@@ -320,7 +320,7 @@ func (ar *edArena) reset() {
 
 // size returns the number of bytes the arena's arrays hold.
 func (ar *edArena) size() int {
-	return 4*ar.i32.size() + 8*ar.f64.size() + 4*ar.f32.size() + ar.u8.size() + ar.bools.size() + 24*ar.keys.size()
+	return ar.i32.bytes() + ar.f64.bytes() + ar.f32.bytes() + ar.u8.bytes() + ar.bools.bytes() + ar.keys.bytes()
 }
 
 // edBase is what the expected-distance and nearest-next-use analyses
@@ -365,9 +365,13 @@ type edBase struct {
 	work              int64
 }
 
-// newEDBase builds the shared structures of f.
+// newEDBase builds the shared structures of f, with its arrays in ar (nil:
+// a fresh arena, which the result keeps).
 func newEDBase(f *mir.Func, counts [][]uint64, ar *edArena) (*edBase, error) {
 	nb, nv := len(f.Blocks), len(f.VRegs)
+	if ar == nil {
+		ar = new(edArena)
+	}
 	a := &edBase{f: f, nb: nb, nv: nv, ar: ar}
 	if counts != nil && len(counts) != nb {
 		return nil, fmt.Errorf("sched: %d blocks of edge counts for %d blocks", len(counts), nb)
@@ -975,15 +979,12 @@ type EDAnalysis struct {
 // allocated function has none). It fails only on EdgeCounts that do not
 // match f's edges.
 func EDAnalyze(f *mir.Func, opts EDOptions) (*EDAnalysis, error) {
-	ar := opts.arena
-	if ar == nil {
-		ar = new(edArena)
-	}
-	base, err := newEDBase(f, opts.EdgeCounts, ar)
+	base, err := newEDBase(f, opts.EdgeCounts, opts.arena)
 	if err != nil {
 		return nil, err
 	}
 	a := &EDAnalysis{edBase: *base}
+	ar := a.ar
 	w := newEDWalk(a.nb, ar)
 	a.liveness(w)
 	a.inLP, a.inED = ar.f64.take(len(a.inOrd)), ar.f64.take(len(a.inOrd))

@@ -53,14 +53,11 @@ type NNUAnalysis struct {
 // NNUAnalyze computes the nearest-next-use distances of f's virtual
 // registers.
 func NNUAnalyze(f *mir.Func, opts NNUOptions) *NNUAnalysis {
-	ar := opts.arena
-	if ar == nil {
-		ar = new(edArena)
-	}
-	base, err := newEDBase(f, nil, ar)
+	base, err := newEDBase(f, nil, opts.arena)
 	if err != nil {
 		panic(err) // without edge counts newEDBase cannot fail
 	}
+	ar := base.ar
 	a := &NNUAnalysis{edBase: *base}
 	pen := opts.ExitPenalty
 	if pen == 0 {

@@ -289,8 +289,10 @@ func (a *allocator) run() (*Result, error) {
 		return nil, fmt.Errorf("sched: %s: %w", f.Name, err)
 	}
 	if !a.opts.NoPlacement {
-		a.placeStores(res)
-		a.placeReloads(res)
+		if homeOf := a.homeSlots(); homeOf != nil {
+			a.placeStores(res, homeOf)
+			a.placeReloads(res, homeOf)
+		}
 		a.deleteOrphans(res)
 		a.stats.SplitEdges -= unsplitEmpty(res.Func, res.Origins)
 	}

@@ -37,13 +37,9 @@ import (
 // may not hold the value cannot be cut. The minimum cut, the contraction
 // solver's finished exactly, replaces the reloads when it executes fewer.
 // A reload no use is reached from is deleted: that is the cut of cost
-// zero.
-func (a *allocator) placeReloads(res *Result) {
+// zero. homeOf is the function's homeSlots.
+func (a *allocator) placeReloads(res *Result, homeOf homeSlots) {
 	post, org := res.Func, res.Origins
-	homeOf := a.homeSlots()
-	if len(homeOf) == 0 {
-		return
-	}
 	// The candidate reloads: those that leave their register to the end
 	// of their block, grouped by slot and register; reloads whose register
 	// is overwritten before it is read are deleted at once.
@@ -159,7 +155,9 @@ func (a *allocator) placeReloadGroup(post *mir.Func, srcs []placeAt, r mir.Reg, 
 	}
 }
 
-// homeSlots maps each home slot to its value.
+// homeSlots maps each home slot to its value; nil when no value has one
+// (nothing was spilled), and then there is nothing to place. The
+// placement passes share it: they add no slots.
 func (a *allocator) homeSlots() homeSlots {
 	h := make(homeSlots, len(a.out.Slots))
 	for i := range h {

@@ -31,13 +31,9 @@ import (
 // definition. The cut's points are the definitions and the stores the pass
 // made: moving stores to other points of the graph needs the register that
 // holds the value at every point of the cut and is not done. The load
-// problem (placeReloads) runs next.
-func (a *allocator) placeStores(res *Result) {
+// problem (placeReloads) runs next. homeOf is the function's homeSlots.
+func (a *allocator) placeStores(res *Result, homeOf homeSlots) {
 	post, org := res.Func, res.Origins
-	homeOf := a.homeSlots() // home slot -> value
-	if len(homeOf) == 0 {
-		return
-	}
 	// The definitions of each spilled value, as output positions and the
 	// register each writes. A value some definition of which left no
 	// instruction (a copy coalesced away) has nothing to store after it.

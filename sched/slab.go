@@ -1,5 +1,7 @@
 package sched
 
+import "unsafe"
+
 // slab hands out zeroed slices carved from one large array, so that an
 // analysis that builds many arrays allocates a few times instead of once
 // per array, and none at all when its slab is kept for the next analysis
@@ -31,5 +33,8 @@ func (s *slab[T]) clone(x []T) []T {
 // reset makes the slab's whole array available again.
 func (s *slab[T]) reset() { s.buf = s.buf[:0] }
 
-// size returns the capacity of the slab's array.
-func (s *slab[T]) size() int { return cap(s.buf) }
+// bytes returns the size in bytes of the slab's array.
+func (s *slab[T]) bytes() int {
+	var x T
+	return cap(s.buf) * int(unsafe.Sizeof(x))
+}
