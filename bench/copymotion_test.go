@@ -50,22 +50,15 @@ func BenchmarkCopyMotion(b *testing.B) {
 		name string
 		opts jit.Options
 	}{{"off", jit.Options{NoCopyMotion: true}}, {"motion", jit.Options{}}}
+	names := make([]string, len(arms))
+	for k, arm := range arms {
+		names[k] = arm.name
+	}
 	for _, c := range spillCases(b) {
 		b.Run(c.name, func(b *testing.B) {
-			want, _, err := c.profile(c.args)
-			if err != nil {
-				b.Fatal(err)
-			}
-			runs := make([]func() error, len(arms))
-			for k, arm := range arms {
-				if runs[k], err = prepareArm(c, arm.opts, true, want); err != nil {
-					b.Fatal(err)
-				}
-			}
-			total := timeInTurns(b, runs)
-			for k, arm := range arms {
-				b.ReportMetric(float64(total[k].Nanoseconds())/float64(b.N), arm.name+"-ns/op")
-			}
+			total := timeArms(b, c, names, func(k int, want []uint64) (func() error, error) {
+				return prepareArm(c, arms[k].opts, true, want)
+			})
 			b.ReportMetric(float64(total[1])/float64(total[0]), "motion/off")
 		})
 	}

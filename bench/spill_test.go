@@ -342,27 +342,42 @@ func ratio(a, b uint64) string {
 // time per run and its ratio to the first arm's. The arms take turns,
 // run by run.
 func BenchmarkSpillHeuristics(b *testing.B) {
+	names := make([]string, len(spillArms))
+	for k, arm := range spillArms {
+		names[k] = arm.name
+	}
 	for _, c := range spillCases(b) {
 		b.Run(c.name, func(b *testing.B) {
-			want, _, err := c.profile(c.args)
-			if err != nil {
-				b.Fatal(err)
-			}
-			runs := make([]func() error, len(spillArms))
-			for k, arm := range spillArms {
-				run, err := prepareSpillArm(c, arm, want)
-				if err != nil {
-					b.Fatal(err)
-				}
-				runs[k] = run
-			}
-			total := timeInTurns(b, runs)
-			for k, arm := range spillArms {
-				b.ReportMetric(float64(total[k].Nanoseconds())/float64(b.N), arm.name+"-ns/op")
-				b.ReportMetric(float64(total[k])/float64(total[0]), arm.name+"-x-ref")
+			total := timeArms(b, c, names, func(k int, want []uint64) (func() error, error) {
+				return prepareSpillArm(c, spillArms[k], want)
+			})
+			for k, name := range names {
+				b.ReportMetric(float64(total[k])/float64(total[0]), name+"-x-ref")
 			}
 		})
 	}
+}
+
+// timeArms times case c at its benchmark arguments with each arm (named
+// by names, prepared by prepare for results want, the interpreter's),
+// the arms taking turns run by run (timeInTurns); it reports each arm's
+// time per run as name-ns/op and returns the arms' total times.
+func timeArms(b *testing.B, c *spillCase, names []string, prepare func(k int, want []uint64) (func() error, error)) []time.Duration {
+	want, _, err := c.profile(c.args)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runs := make([]func() error, len(names))
+	for k := range names {
+		if runs[k], err = prepare(k, want); err != nil {
+			b.Fatal(err)
+		}
+	}
+	total := timeInTurns(b, runs)
+	for k, name := range names {
+		b.ReportMetric(float64(total[k].Nanoseconds())/float64(b.N), name+"-ns/op")
+	}
+	return total
 }
 
 // timeInTurns runs each of runs once per benchmark iteration, taking
