@@ -95,26 +95,8 @@ func unsplitEmpty(f *mir.Func, splits []splitRecord) int {
 		keep[sp.block] = false
 		removed++
 	}
-	if removed == 0 {
-		return 0
+	if removed > 0 {
+		f.KeepBlocks(keep)
 	}
-	renum := make([]int, len(f.Blocks))
-	var blocks []*mir.Block
-	for i, b := range f.Blocks {
-		if keep[i] {
-			renum[i] = len(blocks)
-			blocks = append(blocks, b)
-		}
-	}
-	for _, b := range blocks {
-		b.ID = renum[b.ID]
-		for k, s := range b.Succs {
-			b.Succs[k] = renum[s]
-		}
-		for k, p := range b.Preds {
-			b.Preds[k] = renum[p]
-		}
-	}
-	f.Blocks = blocks
 	return removed
 }

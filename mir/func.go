@@ -299,6 +299,31 @@ func (f *Func) AddEdge(from, to int, p float64) {
 	tb.Preds = append(tb.Preds, from)
 }
 
+// KeepBlocks removes the blocks b with keep[b] clear, which no kept block
+// may have as a successor or predecessor, and renumbers the others in
+// order (their IDs, successors and predecessors).
+func (f *Func) KeepBlocks(keep []bool) {
+	renum := make([]int, len(f.Blocks))
+	blocks := f.Blocks[:0]
+	for b, blk := range f.Blocks {
+		if keep[b] {
+			renum[b] = len(blocks)
+			blocks = append(blocks, blk)
+		}
+	}
+	clear(f.Blocks[len(blocks):])
+	f.Blocks = blocks
+	for _, blk := range f.Blocks {
+		blk.ID = renum[blk.ID]
+		for k, s := range blk.Succs {
+			blk.Succs[k] = renum[s]
+		}
+		for k, p := range blk.Preds {
+			blk.Preds[k] = renum[p]
+		}
+	}
+}
+
 // Append adds an instruction at the end of block b.
 func (b *Block) Append(in *Instr) *Instr {
 	b.Instrs = append(b.Instrs, in)

@@ -37,28 +37,15 @@ func unsplitEmpty(post *mir.Func, org *alloc.Origins) int {
 	if removed == 0 {
 		return 0
 	}
-	renum := make([]int, len(post.Blocks))
-	blocks := post.Blocks[:0]
+	// The origins follow the blocks.
 	n := 0
-	for b, blk := range post.Blocks {
+	for b := range post.Blocks {
 		if keep[b] {
-			renum[b] = n
-			blocks = append(blocks, blk)
 			org.Block[n], org.Instr[n] = org.Block[b], org.Instr[b]
 			n++
 		}
 	}
-	clear(post.Blocks[n:])
-	post.Blocks = blocks
 	org.Block, org.Instr = org.Block[:n], org.Instr[:n]
-	for _, blk := range post.Blocks {
-		blk.ID = renum[blk.ID]
-		for k, s := range blk.Succs {
-			blk.Succs[k] = renum[s]
-		}
-		for k, p := range blk.Preds {
-			blk.Preds[k] = renum[p]
-		}
-	}
+	post.KeepBlocks(keep)
 	return removed
 }
