@@ -865,5 +865,6 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 		a.take(v, reg)
 		a.vs[v].clean = false
 	}
+	a.markCopyDefs(k, in, pos)
 	return nil
 }

@@ -294,6 +294,7 @@ func (a *allocator) run() (*Result, error) {
 			a.placeReloads(res, homeOf)
 		}
 		a.deleteOrphans(res)
+		dropCopyMarks(res.Func, res.Origins)
 		a.stats.SplitEdges -= unsplitEmpty(res.Func, res.Origins)
 	}
 	a.stats.Dataflow = t1.Sub(t0)

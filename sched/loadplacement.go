@@ -189,13 +189,13 @@ func (h homeSlots) of(r mir.Reg) (int32, bool) {
 }
 
 // spilledDefs returns the definitions of each value with a home slot, as
-// positions in the output and the registers they write; for the
-// definitions that left no instruction in the output (copies coalesced
-// away: the value is in its source's register from there on), the
-// position of the next instruction of their block that did, which no
-// store of the new value can precede; and the values some definition of
-// which is an output instruction that defines no register (a stack
-// argument, say). The result lives in the allocator's storage until the
+// positions in the output and the registers they write (for a copy's
+// destination, its mark: see markCopyDefs); for the definitions that left
+// no instruction in the output (a copy's destination that went straight
+// to its slot), the position of the next instruction of their block that
+// did, which no store of the new value can precede; and the values some
+// definition of which is an output instruction that defines no register
+// (a stack argument, say). The result lives in the allocator's storage until the
 // next call.
 func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) *spilledSet {
 	// Where each input instruction went: input instruction i of block b
@@ -221,6 +221,8 @@ func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) *spilledSet 
 			}
 		}
 	}
+	marks := markedDefs(post, org, fit(sp.marks, int(d.defStart[len(d.defStart)-1])))
+	sp.marks = marks
 	nv := len(a.vs)
 	sp.bad = zeroed(sp.bad, nv)
 	defRecs, goneRecs := sp.defRecs[:0], sp.goneRecs[:0]
@@ -231,6 +233,11 @@ func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) *spilledSet 
 		}
 		for k, v := range d.defVReg[d.defStart[n]:d.defStart[n+1]] {
 			if v < 0 || a.vs[v].home == mir.NoReg || sp.bad[v] {
+				continue
+			}
+			if m := marks[d.defStart[n]+int32(k)]; m.b >= 0 {
+				// A copy's destination, in its register from the mark on.
+				defRecs = append(defRecs, valueRec[placeDef]{v, placeDef{m, post.Blocks[m.b].Instrs[m.i].Defs[0]}})
 				continue
 			}
 			w := where[n]
@@ -270,7 +277,7 @@ type spilledSet struct {
 	defs, gone          []placeDef
 	bad                 []bool
 	// spilledDefs's storage.
-	where             []placeAt
+	where, marks      []placeAt
 	defRecs, goneRecs []valueRec[placeDef]
 }
 
