@@ -170,6 +170,13 @@ func (a *allocator) selectReg(v int32, exclude mir.RegSet, pos int32) (mir.Reg, 
 // chooseVictim returns the register of the value to spill among those of
 // class c outside exclude (thesis §5.3.6), asking the victim policy.
 func (a *allocator) chooseVictim(c mir.Class, exclude mir.RegSet) (mir.Reg, error) {
+	return a.chooseVictimOrSelf(c, exclude, -1)
+}
+
+// chooseVictimOrSelf is chooseVictim with value self (when not -1), which
+// holds no register yet, among the candidates: it returns NoReg when the
+// policy would rather self went to memory than any register's value.
+func (a *allocator) chooseVictimOrSelf(c mir.Class, exclude mir.RegSet, self int32) (mir.Reg, error) {
 	exclude |= a.locked
 	cands := a.cands[:0]
 	a.succBuf = a.succBuf[:0]
@@ -180,10 +187,17 @@ func (a *allocator) chooseVictim(c mir.Class, exclude mir.RegSet) (mir.Reg, erro
 		}
 		cands = append(cands, a.candidate(w, r))
 	}
-	a.cands = cands
 	if len(cands) == 0 {
+		a.cands = cands
+		if self >= 0 {
+			return mir.NoReg, nil // every register is taken for good
+		}
 		return mir.NoReg, fmt.Errorf("%w: no %s register can be spilled", errInternal, c)
 	}
+	if self >= 0 {
+		cands = append(cands, a.candidate(self, mir.NoReg))
+	}
+	a.cands = cands
 	k := a.opts.Victim.Victim(a.b, a.point(), cands)
 	if k < 0 || k >= len(cands) {
 		return mir.NoReg, fmt.Errorf("sched: victim policy returned %d of %d candidates", k, len(cands))
@@ -760,9 +774,20 @@ func (a *allocator) allocCopy(k int, in *mir.Instr) error {
 				}
 				if !ok && di.uses == 0 && !srcRemat {
 					// Only needed after the region and no register free: it
-					// goes straight to its slot.
-					dst[i] = a.needHome(v)
-					continue
+					// competes with the values in registers as a spill
+					// candidate itself, and goes straight to its slot unless
+					// another is the better victim.
+					a.defined(v, k, i) // its uses and liveness, as a candidate
+					r, err := a.chooseVictimOrSelf(f.VRegs[v], claimed, v)
+					if err != nil {
+						return err
+					}
+					if r == mir.NoReg {
+						dst[i] = a.needHome(v)
+						continue
+					}
+					a.spill(a.holder[r], pos)
+					reg, ok = r, true
 				}
 				if !ok && a.hasVictim(f.VRegs[v], claimed) {
 					var err error

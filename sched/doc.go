@@ -107,6 +107,15 @@
 //     on every path (valueHolders), which the thesis gets from its single
 //     virtual register per value and kiln, whose coalesced copies let one
 //     register hold several values, from an analysis of the output.
+//   - A copy's destination that no instruction of the region reads, when no
+//     register is free, is itself a spill candidate beside the values in
+//     registers (the victim policy sees it with its next use): it goes
+//     straight to its slot only when the policy picks it, else the victim
+//     gives up its register (a φ copy before a loop whose values the loop
+//     reads next takes the registers of values only read after the loop).
+//   - Copies leave marks where their destinations start to live in
+//     registers (copymarks.go), so that step 7 can store a value a copy
+//     defines (a loop-carried φ web) right after that copy.
 //   - Rematerialization: a virtual register every definition of which is
 //     the same constant (MOVQconst, MOVSDconst) or context load (CtxLoad)
 //     is never stored: spilling it is free and reloading it recomputes it.
