@@ -48,7 +48,9 @@
 // loop whose condition is used only at its bottom):
 // TestSpillHeuristicsDynamic runs the allocated code in the machine-IR
 // interpreter and counts the spill stores, reloads, moves and
-// rematerializations it executes, with every register and with few;
+// rematerializations it executes (and of those the ones that read memory:
+// a context field or a pooled constant, which with the reloads are the
+// spill code's loads), with every register and with few;
 // BenchmarkSpillHeuristics times the compiled code:
 //
 //	go test -run SpillHeuristicsDynamic -v

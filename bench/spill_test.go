@@ -65,6 +65,10 @@ var spillRegSets = []struct {
 // fields.
 type dynSpill struct {
 	stores, reloads, moves, remats uint64
+	// memRemats counts the rematerializations that read memory (a context
+	// field, or a floating-point constant from the constant pool): with
+	// the reloads, the loads the spill code executes.
+	memRemats uint64
 	// splitJumps counts the jumps out of blocks that split an edge for its
 	// reconciliation code.
 	splitJumps uint64
@@ -76,7 +80,12 @@ func (d *dynSpill) add(o dynSpill) {
 	d.reloads += o.reloads
 	d.moves += o.moves
 	d.remats += o.remats
+	d.memRemats += o.memRemats
 }
+
+// loads returns the loads the spill code executed: reloads from stack
+// slots and rematerializations that read memory.
+func (d *dynSpill) loads() uint64 { return d.reloads + d.memRemats }
 
 // spillCase is a program as the ablation runs it: a kiln module, the
 // function to call, and its small arguments (for the interpreted runs and
@@ -211,6 +220,9 @@ func (s *spillCase) dynamic(opts sched.Options, profiled bool, profs []*profilec
 			case mir.OpMOVQconst, mir.OpMOVSDconst, mir.OpMOVSSconst, mir.OpCtxLoad:
 				if o.Instr[b][i] < 0 {
 					d.remats += n
+					if in.Op == mir.OpCtxLoad || in.Op != mir.OpMOVQconst && in.Imm != 0 {
+						d.memRemats += n
+					}
 				}
 			}
 		})
@@ -256,17 +268,20 @@ func spillCases(t testing.TB) []*spillCase {
 // executes (with every register and with few). Every allocation is
 // checked and every run must return the interpreter's result. The table
 // is the report: go test -run SpillHeuristicsDynamic -v (the ratios are
-// to the first arm's counts in the same register set).
+// to the first arm's counts in the same register set: stores, reloads,
+// and the spill code's loads, reloads and rematerializations that read
+// memory together).
 func TestSpillHeuristicsDynamic(t *testing.T) {
 	arms := make([]dynArm, len(spillArms))
 	for k, arm := range spillArms {
 		arms[k] = dynArm{arm.name, sched.Options{Oracle: arm.oracle, NoPlacement: arm.noPlace, NoPressureWait: arm.noWait}, arm.profile}
 	}
-	head := fmt.Sprintf("%-24s %-6s %-11s %12s %12s %12s %12s %8s %8s\n",
-		"program", "regs", "arm", "stores", "reloads", "moves", "remats", "st/ref", "ld/ref")
+	head := fmt.Sprintf("%-24s %-6s %-11s %12s %12s %12s %12s %10s %8s %8s %8s\n",
+		"program", "regs", "arm", "stores", "reloads", "moves", "remats", "mem.remat", "st/ref", "ld/ref", "mem/ref")
 	t.Log("\n" + head + dynamicTable(t, arms, func(program, regs, arm string, d, ref dynSpill) string {
-		return fmt.Sprintf("%-24s %-6s %-11s %12d %12d %12d %12d %8s %8s\n", program, regs, arm,
-			d.stores, d.reloads, d.moves, d.remats, ratio(d.stores, ref.stores), ratio(d.reloads, ref.reloads))
+		return fmt.Sprintf("%-24s %-6s %-11s %12d %12d %12d %12d %10d %8s %8s %8s\n", program, regs, arm,
+			d.stores, d.reloads, d.moves, d.remats, d.memRemats, ratio(d.stores, ref.stores), ratio(d.reloads, ref.reloads),
+			ratio(d.loads(), ref.loads()))
 	}))
 }
 
