@@ -195,8 +195,8 @@ func (h homeSlots) of(r mir.Reg) (int32, bool) {
 // to its slot), the position of the next instruction of their block that
 // did, which no store of the new value can precede; and the values some
 // definition of which is an output instruction that defines no register
-// (a stack argument, say). The result lives in the allocator's storage until the
-// next call.
+// (a stack argument, say). The result lives in the allocator's storage
+// until the next call.
 func (a *allocator) spilledDefs(post *mir.Func, org *alloc.Origins) *spilledSet {
 	// Where each input instruction went: input instruction i of block b
 	// (numbered d.instrBase[b]+i) to where[d.instrBase[b]+i]. The input's
