@@ -90,7 +90,8 @@
 //     pass made where it evicted a value in a loop reads the register the
 //     loop's back edge reloads, so the reload serves that store until the
 //     store moves to the definition, and is dead after (on spectralnorm
-//     the order takes the dynamic reloads from 200,110 to 2,064).
+//     the order took the dynamic reloads from 200,110 to 2,064 when it
+//     was chosen).
 //
 // # Decisions where the thesis is silent or kiln differs
 //
