@@ -47,8 +47,8 @@ func BenchmarkKernels(b *testing.B) {
 	}
 }
 
-// BenchmarkC runs the C programs (nbody, fannkuchredux, spectralnorm) at
-// their benchmark arguments in every configuration: kiln's tiers through
+// BenchmarkC runs the C programs (nbody, fannkuchredux, spectralnorm,
+// interp, lz77, sort) at their benchmark arguments in every configuration: kiln's tiers through
 // the WebAssembly front end, wazero's compiler and interpreter on the same
 // modules, and the gcc -O2 build of the same C; see benchProgram. One run
 // of every configuration takes tens of seconds, wazero's interpreter most

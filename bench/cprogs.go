@@ -42,6 +42,16 @@ var cPrograms = []cProgram{
 	{"fannkuchredux", false, 9, 7, 0x000021b5_0000001e, 0x000000e4_00000010},
 	// 1.2742241481294836 at 1000, 1.2742199912349306 at 100.
 	{"spectralnorm", true, 1000, 100, 0x3ff46338dc3fd55e, 0x3ff4633480643706},
+	// The three below are kiln's own (testdata/c/README.md): integer code
+	// with branchy loops, the kind of code the programs above lack.
+	// Collatz steps of 1..n summed, 2,864,311, and the longest, 307; 3142
+	// and 118 up to 100; as sum<<32 | longest.
+	{"interp", false, 30_000, 100, 0x002bb4b7_00000133, 0x00000c46_00000076},
+	// 103,655 tokens for 1,000,000 bytes, 474 for 3000; as
+	// tokens<<32 | checksum.
+	{"lz77", false, 1_000_000, 3000, 0x000194e7_6e99b3cb, 0x000001da_df3b0507},
+	// 66,219 of 300,000 keys found, 671 of 3000; as found<<32 | checksum.
+	{"sort", false, 300_000, 3000, 0x000102ab_81344e8f, 0x0000029f_20b53ee7},
 }
 
 // CNames returns the names of the C programs in table order.
@@ -55,7 +65,8 @@ func CNames() []string {
 
 // CPrograms returns the C programs (nbody, fannkuchredux, spectralnorm:
 // programs of The Computer Language Benchmarks Game adapted to
-// freestanding C and compiled to WebAssembly 1.0 by clang) at their
+// freestanding C; interp, lz77, sort: kiln's own; all compiled to
+// WebAssembly 1.0 by clang) at their
 // benchmark arguments, or at their small test arguments when small is
 // set. Every configuration runs the same module (kiln and wazero) or the
 // same C (gcc), and must return the expected result bit for bit.

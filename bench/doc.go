@@ -9,9 +9,12 @@
 // the shared ones in KILN_BF_DIR when that directory exists), translated
 // one plain way by package bf for every back end; kiln's benchmark
 // kernels (internal/testprogs), which wazero runs as the WebAssembly twins
-// of package kernels; and three C programs of The Computer Language
-// Benchmarks Game (nbody, fannkuchredux, spectralnorm; see CPrograms and
-// testdata/c/README.md), whose WebAssembly modules, compiled by clang,
+// of package kernels; and six C programs, three of The Computer Language
+// Benchmarks Game (nbody, fannkuchredux, spectralnorm) and three integer
+// programs of kiln's own with branchy loops (interp, a bytecode
+// interpreter's dispatch loop; lz77, hash-chain compression; sort,
+// quicksort and binary search; see CPrograms and testdata/c/README.md),
+// whose WebAssembly modules, compiled by clang,
 // kiln runs through the front end of examples/wasm (packages translate
 // and link) and wazero as they are, and whose C gcc compiles. Every
 // configuration's output or result is checked against the expected one

@@ -136,7 +136,7 @@ func TestC(t *testing.T) {
 	for _, p := range progs {
 		names = append(names, p.Name)
 	}
-	if want := []string{"nbody", "fannkuchredux", "spectralnorm"}; !slices.Equal(names, want) {
+	if want := []string{"nbody", "fannkuchredux", "spectralnorm", "interp", "lz77", "sort"}; !slices.Equal(names, want) {
 		t.Errorf("C programs %v, want %v", names, want)
 	}
 	if !slices.Equal(CNames(), names) {
