@@ -82,7 +82,8 @@
 //     leave their register untouched to the end of their block move
 //     forward, towards the uses they serve, to the minimum cut by
 //     frequency (out of a loop whose exit alone reads the value, say), and
-//     reloads whose register is overwritten before it is read go; last,
+//     reloads whose register is overwritten before it is read go, and the
+//     same for the rematerializations the pass inserted; last,
 //     the definitions of rematerializable values whose register nothing
 //     reads go (orphans.go: every use was recomputed), and so do the
 //     blocks splitting edges whose code placement moved away (unsplit.go). The thesis solves

@@ -289,10 +289,13 @@ func (a *allocator) run() (*Result, error) {
 		return nil, fmt.Errorf("sched: %s: %w", f.Name, err)
 	}
 	if !a.opts.NoPlacement {
-		if homeOf := a.homeSlots(); homeOf != nil {
+		homeOf := a.homeSlots()
+		if homeOf != nil {
 			a.placeStores(res, homeOf)
-			a.placeReloads(res, homeOf)
 		}
+		// With no value spilled to a slot, rematerializations may still
+		// move.
+		a.placeReloads(res, homeOf)
 		a.deleteOrphans(res)
 		dropCopyMarks(res.Func, res.Origins)
 		a.stats.SplitEdges -= unsplitEmpty(res.Func, res.Origins)

@@ -37,29 +37,51 @@ import (
 // may not hold the value cannot be cut. The minimum cut, the contraction
 // solver's finished exactly, replaces the reloads when it executes fewer.
 // A reload no use is reached from is deleted: that is the cut of cost
-// zero. homeOf is the function's homeSlots.
+// zero.
+//
+// The rematerializations the integrated pass inserted (a constant or a
+// context field recomputed into r, on a loop's back edge for the loop's
+// header, say) are load problems too, grouped by what they compute and r:
+// the value can be recomputed anywhere, so only r need hold it at a cut
+// (valueHolders from every instruction computing the same thing), and a
+// call ends what holds a context field (it may change in the call, and
+// the allocation checker knows a field only between calls). homeOf is
+// the function's homeSlots.
 func (a *allocator) placeReloads(res *Result, homeOf homeSlots) {
 	post, org := res.Func, res.Origins
 	// The candidate reloads: those that leave their register to the end
 	// of their block, grouped by slot and register; reloads whose register
 	// is overwritten before it is read are deleted at once.
+	// A group is a slot h's reloads into r, or (h is NoReg) the
+	// rematerializations of one constant or context field (recipe) into r
+	// that the integrated pass inserted.
 	type group struct {
-		h, r mir.Reg
+		h, r   mir.Reg
+		recipe rematRecipe
 	}
 	groups := make(map[group][]placeAt) // -> the reloads, by block
 	drop := make(map[placeAt]bool)
+	var computed []placeAt // every instruction computing a recipe into a register
 	for b, blk := range post.Blocks {
 		for i, in := range blk.Instrs {
-			if in.Op != mir.OpReload || !in.Uses[0].IsSlot() || !in.Defs[0].IsPhys() {
+			var g group
+			switch {
+			case in.Op == mir.OpReload && in.Uses[0].IsSlot() && in.Defs[0].IsPhys():
+				if _, ok := homeOf.of(in.Uses[0]); !ok {
+					continue
+				}
+				g = group{h: in.Uses[0], r: in.Defs[0]}
+			case alloc.IsRematOp(in.Op) && len(in.Defs) == 1 && in.Defs[0].IsPhys():
+				computed = append(computed, placeAt{int32(b), int32(i)})
+				if org.Instr[b][i] >= 0 {
+					continue // a definition (deleteOrphans's)
+				}
+				g = group{h: mir.NoReg, r: in.Defs[0], recipe: recipeOf(in)}
+			default:
 				continue
 			}
-			if _, ok := homeOf.of(in.Uses[0]); !ok {
-				continue
-			}
-			r := in.Defs[0]
-			switch firstTouch(blk.Instrs[i+1:], r) {
+			switch firstTouch(blk.Instrs[i+1:], g.r) {
 			case touchNone:
-				g := group{in.Uses[0], r}
 				groups[g] = append(groups[g], placeAt{int32(b), int32(i)})
 			case touchWrite:
 				drop[placeAt{int32(b), int32(i)}] = true
@@ -68,12 +90,25 @@ func (a *allocator) placeReloads(res *Result, homeOf homeSlots) {
 		}
 	}
 	keys := make([]group, 0, len(groups))
+	var recomputes map[rematRecipe][]placeDef // the computations of each recipe moved
 	for g := range groups {
 		keys = append(keys, g)
+		if g.h == mir.NoReg && recomputes == nil {
+			recomputes = make(map[rematRecipe][]placeDef)
+		}
+	}
+	if recomputes != nil {
+		for _, at := range computed {
+			in := post.Blocks[at.b].Instrs[at.i]
+			recomputes[recipeOf(in)] = append(recomputes[recipeOf(in)], placeDef{at, in.Defs[0]})
+		}
 	}
 	slices.SortFunc(keys, func(x, y group) int {
-		if x.h != y.h {
+		switch {
+		case x.h != y.h:
 			return int(x.h) - int(y.h)
+		case x.recipe != y.recipe:
+			return x.recipe.compare(y.recipe)
 		}
 		return int(x.r) - int(y.r)
 	})
@@ -98,10 +133,19 @@ func (a *allocator) placeReloads(res *Result, homeOf homeSlots) {
 		if _, ok := g.solve(a); !ok {
 			continue
 		}
-		if sp == nil {
-			sp = a.spilledDefs(post, org)
+		if holders == nil {
 			holders = &a.holders
 			holders.reset(post)
+		}
+		if k.h == mir.NoReg {
+			lastV = -1 // the analysis below replaces the value's
+			if holders.computeRecomputed(recomputes[k.recipe]) {
+				a.placeReloadGroup(post, groups[k], k.r, holders, g, ins, drop, k.recipe.instr())
+			}
+			continue
+		}
+		if sp == nil {
+			sp = a.spilledDefs(post, org)
 		}
 		v, _ := homeOf.of(k.h)
 		if sp.bad[v] || len(sp.defsOf(v))+len(sp.goneOf(v)) == 0 {
@@ -112,7 +156,7 @@ func (a *allocator) placeReloads(res *Result, homeOf homeSlots) {
 			holdersOK = holders.compute(sp.defsOf(v), sp.goneOf(v), k.h)
 		}
 		if holdersOK {
-			a.placeReloadGroup(post, groups[k], k.r, holders, g, ins, drop)
+			a.placeReloadGroup(post, groups[k], k.r, holders, g, ins, drop, nil)
 		}
 	}
 	ins.apply(post, org, drop, &a.stats)
@@ -120,8 +164,10 @@ func (a *allocator) placeReloads(res *Result, homeOf homeSlots) {
 
 // placeReloadGroup solves the load problem of the reloads srcs of the slot
 // of holders into register r (each the last write of r in its block), and
-// records the reloads to drop and to add when the cut executes fewer.
-func (a *allocator) placeReloadGroup(post *mir.Func, srcs []placeAt, r mir.Reg, holders *valueHolders, g *loadGraph, ins *reloadInserts, drop map[placeAt]bool) {
+// records the reloads to drop and to add when the cut executes fewer. For
+// rematerializations (recompute not nil) the instructions added are
+// copies of recompute writing r.
+func (a *allocator) placeReloadGroup(post *mir.Func, srcs []placeAt, r mir.Reg, holders *valueHolders, g *loadGraph, ins *reloadInserts, drop map[placeAt]bool, recompute *mir.Instr) {
 	if !g.build(srcs, r, holders) {
 		return
 	}
@@ -140,6 +186,9 @@ func (a *allocator) placeReloadGroup(post *mir.Func, srcs []placeAt, r mir.Reg, 
 			continue
 		}
 		in := post.NewInstr(mir.Instr{Op: mir.OpReload, Defs: []mir.Reg{r}, Uses: []mir.Reg{h}, Pos: -1})
+		if recompute != nil {
+			in = post.NewInstr(mir.Instr{Op: recompute.Op, Defs: []mir.Reg{r}, Imm: recompute.Imm, Aux: recompute.Aux, Pos: -1})
+		}
 		if at.kind == loadEdge {
 			ins.onEdge(at.b, at.k, in)
 		} else {
@@ -156,8 +205,8 @@ func (a *allocator) placeReloadGroup(post *mir.Func, srcs []placeAt, r mir.Reg, 
 }
 
 // homeSlots maps each home slot to its value; nil when no value has one
-// (nothing was spilled), and then there is nothing to place. The
-// placement passes share it: they add no slots.
+// (nothing was spilled to a slot), and then no store or reload of a slot
+// to place. The placement passes share it: they add no slots.
 func (a *allocator) homeSlots() homeSlots {
 	h := make(homeSlots, len(a.out.Slots))
 	for i := range h {
@@ -427,6 +476,11 @@ type valueHolders struct {
 	defBlock []int32
 	mark     int32
 	h        mir.Reg
+	// recomputed says the value is a rematerialization's (a constant or a
+	// context field) rather than a slot's: it can be recomputed anywhere,
+	// so "the home holds it" always holds, but a context field may change
+	// in a call, so every call ends what holds it.
+	recomputed bool
 	// work is what is left of the function's budget of instruction
 	// visits.
 	work int
@@ -461,7 +515,7 @@ func (vh *valueHolders) reset(f *mir.Func) {
 func (vh *valueHolders) holds(s uint64, r mir.Reg) bool {
 	switch {
 	case r == vh.h:
-		return s&(1<<slotBit) != 0
+		return vh.recomputed || s&(1<<slotBit) != 0
 	case r.IsPhys():
 		return s&(1<<uint(r)) != 0
 	}
@@ -489,7 +543,21 @@ func (vh *valueHolders) set(s uint64, r mir.Reg, in bool) uint64 {
 // defs and definitions gone (see spilledDefs). It returns false when the
 // function's budget ran out.
 func (vh *valueHolders) compute(defs []placeDef, gone []placeDef, h mir.Reg) bool {
-	vh.h = h
+	vh.h, vh.recomputed = h, false
+	return vh.solve(defs, gone)
+}
+
+// computeRecomputed solves the analysis for a rematerialized value:
+// defs are the output's instructions that compute it (the definitions
+// and the rematerializations alike), and what holds it is a register
+// alone (see recomputed).
+func (vh *valueHolders) computeRecomputed(defs []placeDef) bool {
+	vh.h, vh.recomputed = mir.NoReg, true
+	return vh.solve(defs, nil)
+}
+
+// solve runs the analysis from defs and gone for vh's value.
+func (vh *valueHolders) solve(defs []placeDef, gone []placeDef) bool {
 	clear(vh.defAt)
 	clear(vh.goneAt)
 	vh.mark++
@@ -543,6 +611,8 @@ func (vh *valueHolders) transfer(b int32, s uint64) uint64 {
 		case in.Op == mir.OpXchg && len(in.Defs) == 2:
 			x, y := vh.holds(s, in.Defs[0]), vh.holds(s, in.Defs[1])
 			s = vh.set(vh.set(s, in.Defs[0], y), in.Defs[1], x)
+		case vh.recomputed && in.Op.Info().Call:
+			s = 0
 		default:
 			s &^= uint64(writtenRegs(in))
 			if slices.Contains(in.Defs, vh.h) {
@@ -815,3 +885,31 @@ func (r *reloadInserts) apply(post *mir.Func, org *alloc.Origins, drop map[place
 		stats.SplitEdges++
 	}
 }
+
+// rematRecipe is what a rematerialization computes: a constant (its op
+// and bits) or a context field (Aux).
+type rematRecipe struct {
+	op  mir.Op
+	imm int64
+	aux int32
+}
+
+// recipeOf returns the recipe of rematerialization op in.
+func recipeOf(in *mir.Instr) rematRecipe { return rematRecipe{in.Op, in.Imm, in.Aux} }
+
+// compare orders recipes (for a deterministic order of the problems).
+func (x rematRecipe) compare(y rematRecipe) int {
+	switch {
+	case x.op != y.op:
+		return int(x.op) - int(y.op)
+	case x.imm != y.imm:
+		if x.imm < y.imm {
+			return -1
+		}
+		return 1
+	}
+	return int(x.aux) - int(y.aux)
+}
+
+// instr returns an instruction of the recipe (without its destination).
+func (x rematRecipe) instr() *mir.Instr { return &mir.Instr{Op: x.op, Imm: x.imm, Aux: x.aux} }

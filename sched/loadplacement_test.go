@@ -146,7 +146,7 @@ func TestLoadCut(t *testing.T) {
 		}
 		a := &allocator{}
 		ins, drop := newReloadInserts(), map[placeAt]bool{}
-		a.placeReloadGroup(f, []placeAt{{3, 0}}, mir.RBX, vh, newLoadGraph(f, new(MinCutProblem)), ins, drop)
+		a.placeReloadGroup(f, []placeAt{{3, 0}}, mir.RBX, vh, newLoadGraph(f, new(MinCutProblem)), ins, drop, nil)
 		ins.apply(f, org, drop, &a.stats)
 		st := a.stats
 		wantCost := 1.0
@@ -318,4 +318,61 @@ func TestBlockTouches(t *testing.T) {
 		}
 	}
 	t.Logf("%d blocks and registers compared", n)
+}
+
+// rematLoopSrc keeps the constant v1 live through a loop that does not
+// read it; with three registers the loop takes v1's register, so the
+// integrated pass recomputes v1 on the back edge for the loop's header.
+const rematLoopSrc = `func rematloop #0 (gpr) -> (gpr) nonssa
+  vregs 7
+  pins v0=rdi v6=rax
+b0: freq=1
+  v0:gpr = Arg #0
+  v1:gpr = MOVQconst $12345
+  v2:gpr = MOVQconst $0
+  v5:gpr = MOVQconst $0
+  JMP -> b1 1
+b1: preds=b0,b2 freq=1000
+  v3:gpr = Copy v2
+  v3:gpr = ADDQ v3, v0
+  v4:gpr = LEAQ v3, $1
+  v5:gpr = ADDQ v5, v4
+  v2:gpr = LEAQ v2, $1
+  CMPQ v2, v0
+  JCC.l -> b2 0.999, b3 0.001
+b2: preds=b1 freq=999
+  JMP -> b1 1
+b3: preds=b1 freq=1
+  v6:gpr = Copy v5
+  v6:gpr = ADDQ v6, v1
+  RET v6
+end
+`
+
+// TestRematPlacement checks that the load problem moves
+// rematerializations as it moves reloads: in rematLoopSrc the integrated
+// pass recomputes the constant on the loop's back edge, where placement
+// off leaves it, and placement deletes it (the loop overwrites the
+// register before reading it), leaving the recomputation at the exit.
+func TestRematPlacement(t *testing.T) {
+	f := parseFunc(t, rematLoopSrc)
+	for _, noPlace := range []bool{true, false} {
+		r := allocateChecked(t, pipelines[0], f, Options{Regs: threeGPRs, NoPlacement: noPlace})
+		var inLoop, atExit int
+		for _, blk := range r.Func.Blocks {
+			for _, in := range blk.Instrs {
+				if in.Op == mir.OpMOVQconst && in.Imm == 12345 {
+					switch {
+					case blk.Freq >= 999:
+						inLoop++
+					case blk.Freq == 1 && blk.ID == 3:
+						atExit++
+					}
+				}
+			}
+		}
+		if want := noPlace; (inLoop > 0) != want || atExit != 1 {
+			t.Errorf("placement %v: %d recomputations in the loop, %d at its exit\n%s", !noPlace, inLoop, atExit, mir.Format(r.Func))
+		}
+	}
 }
