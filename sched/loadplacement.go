@@ -115,7 +115,8 @@ func (a *allocator) placeReloads(res *Result, homeOf homeSlots) {
 	var sp *spilledSet
 	ins := newReloadInserts()
 	var holders *valueHolders
-	lastV := int32(-1)
+	lastV := int32(-1) // the value holders was computed for (-2: lastRecipe)
+	var lastRecipe rematRecipe
 	holdersOK := false
 	g := &a.loads
 	g.reset(post, a.cutProblem())
@@ -130,6 +131,14 @@ func (a *allocator) placeReloads(res *Result, homeOf homeSlots) {
 		if !g.build(groups[k], k.r, nil) {
 			continue
 		}
+		if !g.reachesUse {
+			// Nothing reads what they load: they go, with no analysis.
+			for _, at := range groups[k] {
+				drop[at] = true
+				a.stats.DeadReloadsRemoved++
+			}
+			continue
+		}
 		if _, ok := g.solve(a); !ok {
 			continue
 		}
@@ -138,8 +147,13 @@ func (a *allocator) placeReloads(res *Result, homeOf homeSlots) {
 			holders.reset(post)
 		}
 		if k.h == mir.NoReg {
-			lastV = -1 // the analysis below replaces the value's
-			if holders.computeRecomputed(recomputes[k.recipe]) {
+			// One analysis serves every register of a recipe (the keys
+			// are in order).
+			if lastV != -2 || k.recipe != lastRecipe {
+				lastV, lastRecipe = -2, k.recipe
+				holdersOK = holders.computeRecomputed(recomputes[k.recipe])
+			}
+			if holdersOK {
 				a.placeReloadGroup(post, groups[k], k.r, holders, g, ins, drop, k.recipe.instr())
 			}
 			continue
@@ -670,6 +684,9 @@ type loadGraph struct {
 	queue           []int32
 	edges           []loadArc // build's, kept for the next build
 	sourceCost      float64
+	// reachesUse says the last build found a block that reads the
+	// register.
+	reachesUse bool
 }
 
 // loadArc is an edge of a load problem as build collects it, with the
@@ -794,6 +811,7 @@ func (g *loadGraph) build(srcs []placeAt, r mir.Reg, vh *valueHolders) bool {
 			}
 		}
 	}
+	g.reachesUse = hasSink
 	if hasSink && !anyMove {
 		return false
 	}
