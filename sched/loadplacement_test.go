@@ -320,9 +320,10 @@ func TestBlockTouches(t *testing.T) {
 	t.Logf("%d blocks and registers compared", n)
 }
 
-// rematLoopSrc keeps the constant v1 live through a loop that does not
-// read it; with three registers the loop takes v1's register, so the
-// integrated pass recomputes v1 on the back edge for the loop's header.
+// rematLoopSrc keeps the constant v1 live through a loop whose body
+// (b2) does not read it; with three registers the body takes v1's
+// register, and the integrated pass recomputes v1 on the back edge for
+// the loop's header, which holds it.
 const rematLoopSrc = `func rematloop #0 (gpr) -> (gpr) nonssa
   vregs 7
   pins v0=rdi v6=rax
@@ -333,14 +334,14 @@ b0: freq=1
   v5:gpr = MOVQconst $0
   JMP -> b1 1
 b1: preds=b0,b2 freq=1000
+  CMPQ v2, v0
+  JCC.l -> b2 0.999, b3 0.001
+b2: preds=b1 freq=999
   v3:gpr = Copy v2
   v3:gpr = ADDQ v3, v0
   v4:gpr = LEAQ v3, $1
   v5:gpr = ADDQ v5, v4
   v2:gpr = LEAQ v2, $1
-  CMPQ v2, v0
-  JCC.l -> b2 0.999, b3 0.001
-b2: preds=b1 freq=999
   JMP -> b1 1
 b3: preds=b1 freq=1
   v6:gpr = Copy v5
@@ -352,27 +353,59 @@ end
 // TestRematPlacement checks that the load problem moves
 // rematerializations as it moves reloads: in rematLoopSrc the integrated
 // pass recomputes the constant on the loop's back edge, where placement
-// off leaves it, and placement deletes it (the loop overwrites the
-// register before reading it), leaving the recomputation at the exit.
+// off leaves it, and placement moves it to the loop's exit, the only
+// place that reads it.
 func TestRematPlacement(t *testing.T) {
 	f := parseFunc(t, rematLoopSrc)
 	for _, noPlace := range []bool{true, false} {
 		r := allocateChecked(t, pipelines[0], f, Options{Regs: threeGPRs, NoPlacement: noPlace})
-		var inLoop, atExit int
+		var inLoop, outside int
 		for _, blk := range r.Func.Blocks {
 			for _, in := range blk.Instrs {
 				if in.Op == mir.OpMOVQconst && in.Imm == 12345 {
-					switch {
-					case blk.Freq >= 999:
+					if blk.Freq >= 999 {
 						inLoop++
-					case blk.Freq == 1 && blk.ID == 3:
-						atExit++
+					} else {
+						outside++
 					}
 				}
 			}
 		}
-		if want := noPlace; (inLoop > 0) != want || atExit != 1 {
-			t.Errorf("placement %v: %d recomputations in the loop, %d at its exit\n%s", !noPlace, inLoop, atExit, mir.Format(r.Func))
+		if (inLoop > 0) != noPlace || !noPlace && outside == 0 {
+			t.Errorf("placement %v: %d recomputations in the loop, %d outside\n%s", !noPlace, inLoop, outside, mir.Format(r.Func))
+		}
+	}
+}
+
+// TestDeadRematStarts allocates a variant of rematLoopSrc whose loop is
+// one block that takes v1's register before reading anything: v1 starts
+// that block in memory (Stats.DeadRematStarts), so no in-edge recomputes
+// it, even with placement off; the exit recomputes it.
+func TestDeadRematStarts(t *testing.T) {
+	src := strings.Replace(rematLoopSrc, `b1: preds=b0,b2 freq=1000
+  CMPQ v2, v0
+  JCC.l -> b2 0.999, b3 0.001
+b2: preds=b1 freq=999
+  v3:gpr = Copy v2`, `b1: preds=b0,b2 freq=1000
+  v3:gpr = Copy v2`, 1)
+	src = strings.Replace(src, `  v2:gpr = LEAQ v2, $1
+  JMP -> b1 1
+b3: preds=b1`, `  v2:gpr = LEAQ v2, $1
+  CMPQ v2, v0
+  JCC.l -> b2 0.999, b3 0.001
+b2: preds=b1 freq=999
+  JMP -> b1 1
+b3: preds=b1`, 1)
+	f := parseFunc(t, src)
+	r := allocateChecked(t, pipelines[0], f, Options{Regs: threeGPRs, NoPlacement: true})
+	if r.Stats.DeadRematStarts == 0 {
+		t.Errorf("no dead start dropped\n%s", mir.Format(r.Func))
+	}
+	for _, blk := range r.Func.Blocks {
+		for _, in := range blk.Instrs {
+			if in.Op == mir.OpMOVQconst && in.Imm == 12345 && blk.Freq >= 999 {
+				t.Errorf("b%d recomputes v1 in the loop\n%s", blk.ID, mir.Format(r.Func))
+			}
 		}
 	}
 }

@@ -46,6 +46,7 @@ func (a *allocator) secondPass() (*Result, error) {
 		org.Block[i] = i
 		org.Instr[i] = a.origins[i]
 	}
+	a.dropDeadRematStarts(out)
 	if !a.opts.NoCopyMotion {
 		if err := a.moveCopies(out, org); err != nil {
 			return nil, err
@@ -103,6 +104,28 @@ func (a *allocator) secondPass() (*Result, error) {
 	}
 	a.stats.Slots = len(out.Slots)
 	return &Result{Func: out, Origins: org}, nil
+}
+
+// dropDeadRematStarts starts in memory every rematerialized value that
+// starts a block in a register the block's code writes before anything
+// reads it (the region took the register for another value before the
+// value's first use there, which recomputes it): recomputing the value on
+// the block's in-edges would be dead code, and, with a register copy on
+// the same critical edge, would keep the edge split that copy motion
+// could otherwise spare. Other values keep their registers: moving one to
+// memory could need stores on the in-edges.
+func (a *allocator) dropDeadRematStarts(out *mir.Func) {
+	d := a.d
+	for s := 1; s < len(out.Blocks); s++ {
+		starts := a.startLocOf(s)
+		for i, v := range d.liveInOf(s) {
+			if l := starts[i]; l.isReg() && d.remat[v].ok && a.pinOf(v) == mir.NoReg &&
+				firstTouch(out.Blocks[s].Instrs, l.reg()) == touchWrite {
+				starts[i] = locMem
+				a.stats.DeadRematStarts++
+			}
+		}
+	}
 }
 
 func minusOnes(n int) []int32 {

@@ -116,6 +116,10 @@ type Stats struct {
 	// Reconciliation code on edges.
 	EdgeMoves, EdgeLoads, EdgeStores, EdgeRemats                                 int
 	WeightedEdgeMoves, WeightedEdgeLoads, WeightedEdgeStores, WeightedEdgeRemats float64
+	// DeadRematStarts counts the rematerialized values moved to memory at
+	// the start of a block that overwrites their register before reading
+	// it (so no in-edge recomputes them there).
+	DeadRematStarts int
 	// Store placement (Options.NoPlacement): the values whose stores
 	// moved to their definitions, the stores removed and added, and the
 	// weighted stores saved. The counts above are the pass's before
@@ -286,6 +290,7 @@ func (s *Stats) Add(o *Stats) {
 	s.EdgeLoads += o.EdgeLoads
 	s.EdgeStores += o.EdgeStores
 	s.EdgeRemats += o.EdgeRemats
+	s.DeadRematStarts += o.DeadRematStarts
 	s.WeightedEdgeMoves += o.WeightedEdgeMoves
 	s.WeightedEdgeLoads += o.WeightedEdgeLoads
 	s.WeightedEdgeStores += o.WeightedEdgeStores
