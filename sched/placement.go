@@ -76,7 +76,7 @@ func (a *allocator) placeStores(res *Result, homeOf homeSlots) {
 		if len(st) == 0 || bad[v] || len(ds) == 0 {
 			continue
 		}
-		if len(ds) == 1 && !storesCostMore(post, ds[0], st) {
+		if !storesCostMore(post, ds, st) {
 			continue // keeping the stores is a minimum cut (see cutStores)
 		}
 		defAt := make([]placeAt, len(ds))
@@ -188,7 +188,7 @@ func (a *allocator) cutStores(ds []placeDef, st []placeAt, pairs [][]int32, post
 		// Its value reaches every store: the cut is the definition's
 		// edge or all the stores', whichever is lighter (the stores'
 		// among equals, which is closer to the Sink).
-		if storesCostMore(post, ds[0], st) {
+		if storesCostMore(post, ds, st) {
 			return make([]bool, len(st)), []int{0}, atStores - post.Blocks[ds[0].at.b].Freq
 		}
 		return keepAll(), nil, 0
@@ -232,14 +232,20 @@ func (a *allocator) cutStores(ds []placeDef, st []placeAt, pairs [][]int32, post
 	return keep, cutDefs, atStores - cut.Cost
 }
 
-// storesCostMore reports whether the stores st of a value with the one
-// definition d execute more often than a store after d would.
-func storesCostMore(post *mir.Func, d placeDef, st []placeAt) bool {
+// storesCostMore reports whether the stores st of a value with the
+// definitions ds execute more often than a store after its least frequent
+// definition would. When they do not, keeping them is a minimum cut: a cut
+// that stores after any definition costs at least that much.
+func storesCostMore(post *mir.Func, ds []placeDef, st []placeAt) bool {
 	atStores := 0.0
 	for _, s := range st {
 		atStores += post.Blocks[s.b].Freq
 	}
-	return post.Blocks[d.at.b].Freq < atStores*(1-1e-9)
+	least := math.Inf(1)
+	for _, d := range ds {
+		least = min(least, post.Blocks[d.at.b].Freq)
+	}
+	return least < atStores*(1-1e-9)
 }
 
 // storeReach finds which of a value's stores the value of each of its
