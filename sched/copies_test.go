@@ -6,22 +6,10 @@ import (
 	"github.com/kiln-jit/kiln/mir"
 )
 
-// threeGPRs are the registers the tests below allocate with.
-var threeGPRs = mir.MakeRegSet(mir.R8, mir.R9, mir.RBX)
-
-// parseFunc parses the text of one function.
-func parseFunc(t *testing.T, src string) *mir.Func {
-	t.Helper()
-	f, err := mir.ParseFunc([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
 // copyDefSrc is a loop nest whose outer loop carries v2 (a φ web: the
 // latch defines it by a copy) through an inner loop that does not read
-// it; with three registers the inner loop evicts v2 or another value.
+// it; with three general-purpose registers the inner loop evicts v2 or
+// another value.
 const copyDefSrc = `func copydef #0 (gpr) -> (gpr) nonssa
   vregs 8
   pins v0=rdi v7=rax
@@ -56,9 +44,9 @@ b5: preds=b4 freq=1
 end
 `
 
-// TestCopyDefinitionStores allocates copyDefSrc with three registers and
-// checks that every spill store executes outside the inner loop once
-// placement has run (the value the outer latch's copy defines is stored
+// TestCopyDefinitionStores allocates copyDefSrc with three
+// general-purpose registers (tightRegs) and checks that every spill store
+// executes outside the inner loop once placement has run (the value the outer latch's copy defines is stored
 // after that copy, not where the inner loop evicts it), that placement
 // stored values after definitions, and that no definition mark is left in
 // the output.
@@ -66,7 +54,7 @@ func TestCopyDefinitionStores(t *testing.T) {
 	f := parseFunc(t, copyDefSrc)
 	for _, oracle := range VictimOracles {
 		for _, noPlace := range []bool{true, false} {
-			r := allocateChecked(t, pipelines[0], f, Options{Regs: threeGPRs, Oracle: oracle, NoPlacement: noPlace})
+			r := allocateChecked(t, pipelines[0], f, Options{Regs: tightRegs, Oracle: oracle, NoPlacement: noPlace})
 			inLoop := 0
 			for b, blk := range r.Func.Blocks {
 				for _, in := range blk.Instrs {
@@ -117,8 +105,8 @@ b3: preds=b1 freq=1
 end
 `
 
-// TestCopyDestinationCompetes allocates copyDestSrc with three registers
-// and every spill heuristic: a copy's destination with no use left in its
+// TestCopyDestinationCompetes allocates copyDestSrc with three
+// general-purpose registers (tightRegs) and every spill heuristic: a copy's destination with no use left in its
 // region competes with the values in registers as a spill candidate
 // rather than going straight to its slot, so the destinations, used next,
 // take the registers of two values used only after the loop, which are
@@ -127,7 +115,7 @@ end
 func TestCopyDestinationCompetes(t *testing.T) {
 	f := parseFunc(t, copyDestSrc)
 	for _, oracle := range VictimOracles {
-		r := allocateChecked(t, pipelines[0], f, Options{Regs: threeGPRs, Oracle: oracle})
+		r := allocateChecked(t, pipelines[0], f, Options{Regs: tightRegs, Oracle: oracle})
 		var stores, reloads int
 		for _, blk := range r.Func.Blocks {
 			for _, in := range blk.Instrs {

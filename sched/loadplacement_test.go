@@ -46,10 +46,7 @@ func TestValueHolders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "func f #0 () -> (gpr) allocated\n  slots gpr gpr\n  vregs 0\nb0: freq=1\n  rbx = MOVQconst $7\n  " +
 				tc.code + "\n  RET rax\nend\n"
-			f, err := mir.ParseFunc([]byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := parseFunc(t, src)
 			defs := []placeDef{{placeAt{0, 0}, mir.RBX}}
 			if tc.name == "redefinition" {
 				defs = append(defs, placeDef{placeAt{0, 3}, mir.RBX})
@@ -115,10 +112,7 @@ end
 // instructions all count as inserted.
 func loadCutFunc(t *testing.T, join bool) (*mir.Func, *alloc.Origins) {
 	t.Helper()
-	f, err := mir.ParseFunc([]byte(loadCutSrc(join)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseFunc(t, loadCutSrc(join))
 	org := &alloc.Origins{}
 	for _, b := range f.Blocks {
 		org.Block = append(org.Block, b.ID)
@@ -179,10 +173,7 @@ func TestLoadCut(t *testing.T) {
 // TestDeadRegs checks the search for registers nothing reads again on
 // the loop of loadCutSrc.
 func TestDeadRegs(t *testing.T) {
-	f, err := mir.ParseFunc([]byte(loadCutSrc(false)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseFunc(t, loadCutSrc(false))
 	for _, tc := range []struct {
 		b, i int32
 		r    mir.Reg
@@ -321,9 +312,9 @@ func TestBlockTouches(t *testing.T) {
 }
 
 // rematLoopSrc keeps the constant v1 live through a loop whose body
-// (b2) does not read it; with three registers the body takes v1's
-// register, and the integrated pass recomputes v1 on the back edge for
-// the loop's header, which holds it.
+// (b2) does not read it; with three general-purpose registers the body
+// takes v1's register, and the integrated pass recomputes v1 on the back
+// edge for the loop's header, which holds it.
 const rematLoopSrc = `func rematloop #0 (gpr) -> (gpr) nonssa
   vregs 7
   pins v0=rdi v6=rax
@@ -358,7 +349,7 @@ end
 func TestRematPlacement(t *testing.T) {
 	f := parseFunc(t, rematLoopSrc)
 	for _, noPlace := range []bool{true, false} {
-		r := allocateChecked(t, pipelines[0], f, Options{Regs: threeGPRs, NoPlacement: noPlace})
+		r := allocateChecked(t, pipelines[0], f, Options{Regs: tightRegs, NoPlacement: noPlace})
 		var inLoop, outside int
 		for _, blk := range r.Func.Blocks {
 			for _, in := range blk.Instrs {
@@ -397,7 +388,7 @@ b2: preds=b1 freq=999
   JMP -> b1 1
 b3: preds=b1`, 1)
 	f := parseFunc(t, src)
-	r := allocateChecked(t, pipelines[0], f, Options{Regs: threeGPRs, NoPlacement: true})
+	r := allocateChecked(t, pipelines[0], f, Options{Regs: tightRegs, NoPlacement: true})
 	if r.Stats.DeadRematStarts == 0 {
 		t.Errorf("no dead start dropped\n%s", mir.Format(r.Func))
 	}

@@ -62,6 +62,16 @@ func destructModule(t testing.TB, m *bc.Module) []*mir.Func {
 	return funcs
 }
 
+// parseFunc parses the text of one function.
+func parseFunc(t *testing.T, src string) *mir.Func {
+	t.Helper()
+	f, err := mir.ParseFunc([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // allocateChecked runs p on f and checks the result with mir.Verify and
 // alloc.CheckAllocation against f, and that f is left unchanged.
 func allocateChecked(t testing.TB, p pipeline, f *mir.Func, opts Options) *Result {
