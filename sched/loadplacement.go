@@ -100,7 +100,8 @@ func (a *allocator) placeReloads(res *Result, homeOf homeSlots) {
 	if recomputes != nil {
 		for _, at := range computed {
 			in := post.Blocks[at.b].Instrs[at.i]
-			recomputes[recipeOf(in)] = append(recomputes[recipeOf(in)], placeDef{at, in.Defs[0]})
+			rc := recipeOf(in)
+			recomputes[rc] = append(recomputes[rc], placeDef{at, in.Defs[0]})
 		}
 	}
 	slices.SortFunc(keys, func(x, y group) int {
@@ -199,10 +200,11 @@ func (a *allocator) placeReloadGroup(post *mir.Func, srcs []placeAt, r mir.Reg, 
 		if at.kind == loadKeep {
 			continue
 		}
-		in := post.NewInstr(mir.Instr{Op: mir.OpReload, Defs: []mir.Reg{r}, Uses: []mir.Reg{h}, Pos: -1})
+		load := mir.Instr{Op: mir.OpReload, Defs: []mir.Reg{r}, Uses: []mir.Reg{h}, Pos: -1}
 		if recompute != nil {
-			in = post.NewInstr(mir.Instr{Op: recompute.Op, Defs: []mir.Reg{r}, Imm: recompute.Imm, Aux: recompute.Aux, Pos: -1})
+			load = mir.Instr{Op: recompute.Op, Defs: []mir.Reg{r}, Imm: recompute.Imm, Aux: recompute.Aux, Pos: -1}
 		}
+		in := post.NewInstr(load)
 		if at.kind == loadEdge {
 			ins.onEdge(at.b, at.k, in)
 		} else {
@@ -719,10 +721,10 @@ func (g *loadGraph) reset(f *mir.Func, p *MinCutProblem) {
 }
 
 // feedsUsesOnly reports whether every successor of the block of every
-// reload of srcs reads register r before writing it. The graph is then the sources, their
-// out-edges and those successors' Sink edges, and a successor runs at
-// least as often as the sources' edges into it, so keeping the reloads is
-// a minimum cut (with consistent frequencies).
+// reload of srcs reads register r before writing it. The graph is then
+// the sources, their out-edges and those successors' Sink edges, and a
+// successor runs at least as often as the sources' edges into it, so
+// keeping the reloads is a minimum cut (with consistent frequencies).
 func (g *loadGraph) feedsUsesOnly(srcs []placeAt, r mir.Reg) bool {
 	for _, src := range srcs {
 		for _, s := range g.f.Blocks[src.b].Succs {
@@ -739,8 +741,9 @@ func (g *loadGraph) feedsUsesOnly(srcs []placeAt, r mir.Reg) bool {
 const maxLoadGraphEdges = 1 << 12
 
 // build makes the load problem of the reloads srcs into register r (each
-// leaving r untouched to the end of its block), where vh allows (everywhere if vh is nil). It returns
-// false when the region is too large or no reload could move anywhere.
+// leaving r untouched to the end of its block), where vh allows
+// (everywhere if vh is nil). It returns false when the region is too
+// large or no reload could move anywhere.
 func (g *loadGraph) build(srcs []placeAt, r mir.Reg, vh *valueHolders) bool {
 	g.mark++
 	g.at = g.at[:0]

@@ -116,11 +116,18 @@ func (a *allocator) secondPass() (*Result, error) {
 // memory could need stores on the in-edges.
 func (a *allocator) dropDeadRematStarts(out *mir.Func) {
 	d := a.d
+	// The load problem's block summaries, for out as it is now (reset
+	// again before the load problem).
+	if a.loads.touches == nil {
+		a.loads.touches = new(blockTouches)
+	}
+	touches := a.loads.touches
+	touches.reset(out)
 	for s := 1; s < len(out.Blocks); s++ {
 		starts := a.startLocOf(s)
 		for i, v := range d.liveInOf(s) {
 			if l := starts[i]; l.isReg() && d.remat[v].ok && a.pinOf(v) == mir.NoReg &&
-				firstTouch(out.Blocks[s].Instrs, l.reg()) == touchWrite {
+				touches.of(s, l.reg()) == touchWrite {
 				starts[i] = locMem
 				a.stats.DeadRematStarts++
 			}
