@@ -61,8 +61,14 @@ type execState struct {
 	code       unsafe.Pointer // &f.code[0]
 	cnt        unsafe.Pointer // &m.Counters[fn][0]
 	framesBase int
-	results    []uint64
-	mem        []byte // m.Memory.Bytes, refreshed when it may have moved
+	// stop is the length of m.frames at which the frame exec started with
+	// returns from exec, relative to the innermost chunk of frames (below
+	// zero while the frames are in a chunk above the one it started in);
+	// depthBase is what the depth of the innermost frame adds to
+	// len(m.frames). Both change when the innermost chunk does (rebase).
+	stop, depthBase int
+	results         []uint64
+	mem             []byte // m.Memory.Bytes, refreshed when it may have moved
 }
 
 // enter makes function fn with registers at base the current one. (Calls
@@ -72,6 +78,12 @@ func (st *execState) enter(m *Machine, fn, base int) {
 	st.fn, st.f, st.base = fn, m.prog.funcs[fn], base
 	st.code = unsafe.Pointer(unsafe.SliceData(st.f.code))
 	st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[fn]))
+}
+
+// rebase recomputes stop and depthBase for the innermost chunk of frames.
+func (st *execState) rebase(m *Machine) {
+	st.stop = st.framesBase - m.framesBelow
+	st.depthBase = m.framesBelow + m.active + m.extDepth
 }
 
 // pc returns the bytecode offset of in.
@@ -120,6 +132,7 @@ func (m *Machine) window(base int) unsafe.Pointer {
 // encoding/binary). Check with go build -gcflags=-m.
 func (m *Machine) exec(fn, base, framesBase int, results []uint64) error {
 	st := &execState{framesBase: framesBase, results: results}
+	st.rebase(m)
 	st.enter(m, fn, base)
 	regs := m.window(base)
 	in := (*inst)(st.code)
@@ -836,7 +849,7 @@ loop:
 				return err
 			}
 		}
-		if len(m.frames)+m.active+m.extDepth >= m.cfg.MaxCallDepth {
+		if len(m.frames)+st.depthBase >= m.cfg.MaxCallDepth {
 			return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
 		}
 		if m.external != nil && m.external[in.a] {
@@ -865,7 +878,12 @@ loop:
 		for i := len(args); i < callee.nregs; i++ {
 			*reg(callRegs, uint32(i*8)) = 0
 		}
-		m.frames = append(m.frames, frame{fn: int32(st.fn), pc: int32(st.pc(in)), base: int32(st.base)})
+		if len(m.frames) == cap(m.frames) {
+			m.pushChunk()
+			st.rebase(m)
+		}
+		m.frames = m.frames[:len(m.frames)+1]
+		m.frames[len(m.frames)-1] = frame{fn: int32(st.fn), pc: int32(st.pc(in)), base: int32(st.base)}
 		st.fn, st.f, st.base = int(in.a), callee, newBase
 		st.code = unsafe.Pointer(unsafe.SliceData(callee.code))
 		st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[in.a]))
@@ -914,11 +932,15 @@ loop:
 
 	case iRet:
 		vals := st.f.lists[in.imm : in.imm+int64(in.b)]
-		if len(m.frames) == st.framesBase {
+		if len(m.frames) == st.stop {
 			for i, r := range vals {
 				st.results[i] = *reg(regs, r)
 			}
 			return nil
+		}
+		if len(m.frames) == 0 {
+			m.popChunk()
+			st.rebase(m)
 		}
 		fr := m.frames[len(m.frames)-1]
 		m.frames = m.frames[:len(m.frames)-1]
@@ -964,7 +986,7 @@ loop:
 		if idx >= uint64(len(m.table)) || m.table[idx].sig != in.d {
 			return m.indirectTrap(st.fn, st.pc(in), idx, in.d)
 		}
-		if len(m.frames)+m.active+m.extDepth >= m.cfg.MaxCallDepth {
+		if len(m.frames)+st.depthBase >= m.cfg.MaxCallDepth {
 			return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
 		}
 		fn := int(m.table[idx].fn)
@@ -994,7 +1016,12 @@ loop:
 		for i := len(args); i < callee.nregs; i++ {
 			*reg(callRegs, uint32(i*8)) = 0
 		}
-		m.frames = append(m.frames, frame{fn: int32(st.fn), pc: int32(st.pc(in)), base: int32(st.base)})
+		if len(m.frames) == cap(m.frames) {
+			m.pushChunk()
+			st.rebase(m)
+		}
+		m.frames = m.frames[:len(m.frames)+1]
+		m.frames[len(m.frames)-1] = frame{fn: int32(st.fn), pc: int32(st.pc(in)), base: int32(st.base)}
 		st.fn, st.f, st.base = fn, callee, newBase
 		st.code = unsafe.Pointer(unsafe.SliceData(callee.code))
 		st.cnt = unsafe.Pointer(unsafe.SliceData(m.Counters[fn]))
@@ -1450,9 +1477,13 @@ osrReturn:
 	// its results in m.osrResults: return them as iRet does.
 	{
 		vals := m.osrResults
-		if len(m.frames) == st.framesBase {
+		if len(m.frames) == st.stop {
 			copy(st.results, vals)
 			return nil
+		}
+		if len(m.frames) == 0 {
+			m.popChunk()
+			st.rebase(m)
 		}
 		fr := m.frames[len(m.frames)-1]
 		m.frames = m.frames[:len(m.frames)-1]
@@ -1498,7 +1529,7 @@ func (m *Machine) osr(st *execState, regs unsafe.Pointer, header int) (bool, err
 	// frames of their own, which can replace the buffer: the results are
 	// in this call's.
 	m.sp = st.base + f.nregs
-	done, err := m.OSR(st.fn, header, frame, len(m.frames)+m.active+m.extDepth, results)
+	done, err := m.OSR(st.fn, header, frame, m.depth(), results)
 	m.osrResults = results
 	return done, err
 }
@@ -1600,7 +1631,7 @@ func (m *Machine) callExternal(st *execState, in *inst, fn int) error {
 	// Calls back into the machine set their frames up above the words
 	// just taken.
 	m.sp = top + len(args) + len(dsts)
-	if err := m.callOut(fn, callArgs, results, len(m.frames)+m.active+m.extDepth+1); err != nil {
+	if err := m.callOut(fn, callArgs, results, m.depth()+1); err != nil {
 		return err
 	}
 	// A call back into the machine may have moved the stack: results

@@ -68,9 +68,9 @@ func panicMachine(t testing.TB, cfg Config, goexit *bool) *Machine {
 // checkMachineIdle checks that no state of an unwound call is left.
 func checkMachineIdle(t testing.TB, m *Machine) {
 	t.Helper()
-	if m.active != 0 || len(m.frames) != 0 || m.sp != 0 || m.hostSite != -1 || m.poll.ctx != nil {
+	if m.active != 0 || m.numFrames() != 0 || m.sp != 0 || m.hostSite != -1 || m.poll.ctx != nil {
 		t.Fatalf("machine not idle: %d active, %d frames, sp %d, host site %d, context %v",
-			m.active, len(m.frames), m.sp, m.hostSite, m.poll.ctx)
+			m.active, m.numFrames(), m.sp, m.hostSite, m.poll.ctx)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/gostack"
 )
 
 // HostFunc is a host function as the interpreter calls it: it reads its
@@ -23,10 +24,23 @@ type HostFunc func(ctx context.Context, args, results []uint64) error
 type Config struct {
 	// MaxCallDepth is the most frames that may be active at once, nested
 	// host-to-bytecode calls included. Exceeding it traps StackOverflow.
+	// NewMachine lowers it to MaxStackSlots/2: a frame's record costs
+	// about two slots, so the frames of a call never take more memory
+	// than its registers may.
 	MaxCallDepth int
 	// MaxStackSlots is the most register slots (8 bytes each) all active
-	// frames may use together. Exceeding it traps StackOverflow.
+	// frames may use together. Exceeding it traps StackOverflow. It may
+	// not exceed MaxStackSlotsLimit.
 	MaxStackSlots int
+	// MaxGoStack is the most bytes of Go stack a call's nested calls may
+	// take beyond what the outermost call found in use: each call back
+	// into the machine from a host function, and each call of a function
+	// that runs outside the machine (SetExternal) or from outside it
+	// (CallAt), nests on the goroutine's stack. A nested call that finds
+	// more in use traps StackOverflow, as does one that finds the
+	// goroutine's stack beyond MaxGoStackLimit whatever the budget. Zero
+	// means DefaultMaxGoStack; it may not exceed MaxGoStackLimit.
+	MaxGoStack int
 	// Fuel, when positive, is the number of backward branches and calls a
 	// call from Go may execute; the next one traps FuelExhausted. Zero means
 	// unlimited.
@@ -48,6 +62,18 @@ type Config struct {
 const (
 	DefaultMaxCallDepth  = 10000
 	DefaultMaxStackSlots = 1 << 22 // 32 MiB of registers
+	// MaxStackSlotsLimit is the largest MaxStackSlots a machine takes:
+	// 256 MiB of registers.
+	MaxStackSlotsLimit = 1 << 25
+	// DefaultMaxGoStack is the default Config.MaxGoStack: 64 MiB, some
+	// 20,000 levels of host functions calling back into the machine.
+	DefaultMaxGoStack = 64 << 20
+	// MaxGoStackLimit is the largest MaxGoStack a machine takes, and the
+	// most Go stack a goroutine may have in use, its caller's frames
+	// included, for a nested call to start: a quarter of Go's default
+	// maximum goroutine stack, so that Go's fatal stack overflow is out of
+	// reach (see package internal/gostack).
+	MaxGoStackLimit = gostack.Ceiling
 )
 
 // PollInterval is how many backward branches and calls run between two
@@ -123,16 +149,27 @@ type Machine struct {
 	table    []tableEntry
 	ownTable bool
 
-	stack  []uint64
-	frames []frame
-	sp     int // first stack slot above the innermost frame during host calls
-	active int // number of exec loops running (nested through host calls)
+	stack []uint64
+	// frames holds the records of the callers of the innermost frame:
+	// the innermost chunk of them; frameChunks holds the full chunks
+	// below it (framesBelow records), spareChunk an empty chunk kept for
+	// reuse (see frameChunk).
+	frames      []frame
+	frameChunks [][]frame
+	framesBelow int
+	spareChunk  []frame
+	sp          int // first stack slot above the innermost frame during host calls
+	active      int // number of exec loops running (nested through host calls)
 	// hostSite is the function index (high 32 bits) and offset (low 32
 	// bits) of the call_host instruction whose host function is running,
 	// in the innermost Call; -1 when none is.
 	hostSite int64
 
 	poll Poller
+	// entries counts the calls that entered the machine from outside
+	// (Call, CallAt): the calls its code makes are charged to the
+	// poller's budget, these are not (see Entries).
+	entries uint64
 
 	// OSR, when set, is offered every frame that takes a backward branch
 	// when the budget's slow path runs (so that it is offered regularly,
@@ -195,12 +232,22 @@ func (m *Machine) CallAt(fn int, args, results []uint64, depth int) (err error) 
 	if err := m.checkCall(fn, args, results); err != nil {
 		return err
 	}
-	s := callState{active: m.active, frames: len(m.frames), sp: m.sp, hostSite: m.hostSite, extDepth: m.extDepth, within: true}
-	m.extDepth = depth - 1 - len(m.frames) - m.active
+	s := callState{active: m.active, frames: m.numFrames(), framesBelow: m.framesBelow, sp: m.sp, hostSite: m.hostSite, extDepth: m.extDepth, within: true}
+	m.extDepth = depth - 1 - m.numFrames() - m.active
 	m.hostSite = -1
 	defer m.leave(&s, &err)
+	if m.poll.GoStackOver(m.cfg.MaxGoStack, m.active) {
+		return m.overflow(fn)
+	}
 	return m.run(fn, args, results)
 }
+
+// Entries returns how many calls have entered the machine from outside
+// its code (Call, and CallAt). With the poller's Spent (each call the
+// machine's code makes and each backward branch it takes charges a poll)
+// it bounds how much any of the entry and edge counters can have grown
+// since an earlier reading, without reading them.
+func (m *Machine) Entries() uint64 { return m.entries }
 
 // Poller returns the machine's poller, which code that continues one of
 // its calls elsewhere (Machine.OSR) shares for the call's context and
@@ -226,6 +273,16 @@ func NewMachine(p *Program, cfg Config, hosts []HostFunc, mem *Memory) (*Machine
 	}
 	if cfg.MaxStackSlots <= 0 {
 		cfg.MaxStackSlots = DefaultMaxStackSlots
+	}
+	if cfg.MaxStackSlots > MaxStackSlotsLimit {
+		return nil, fmt.Errorf("interp: MaxStackSlots %d is over the limit of %d", cfg.MaxStackSlots, MaxStackSlotsLimit)
+	}
+	cfg.MaxCallDepth = min(cfg.MaxCallDepth, cfg.MaxStackSlots/2)
+	if cfg.MaxGoStack <= 0 {
+		cfg.MaxGoStack = DefaultMaxGoStack
+	}
+	if cfg.MaxGoStack > MaxGoStackLimit {
+		return nil, fmt.Errorf("interp: MaxGoStack %d is over the limit of %d", cfg.MaxGoStack, MaxGoStackLimit)
 	}
 	m := &Machine{prog: p, Memory: mem, hosts: hosts, cfg: cfg, Counters: make([][]uint64, len(p.funcs)), hostSite: -1}
 	for i, l := range p.Layouts {
@@ -275,7 +332,7 @@ func (m *Machine) Call(ctx context.Context, fn int, args, results []uint64) (err
 		return err
 	}
 	f := m.prog.funcs[fn]
-	s := callState{active: m.active, frames: len(m.frames), sp: m.sp, hostSite: m.hostSite, extDepth: m.extDepth}
+	s := callState{active: m.active, frames: m.numFrames(), framesBelow: m.framesBelow, sp: m.sp, hostSite: m.hostSite, extDepth: m.extDepth}
 	s.outermost = m.active == 0
 	var kind bytecode.TrapKind
 	var cause error
@@ -287,10 +344,13 @@ func (m *Machine) Call(ctx context.Context, fn int, args, results []uint64) (err
 	if kind != bytecode.TrapNone {
 		return &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: f.name, Cause: cause}
 	}
+	if m.poll.GoStackOver(m.cfg.MaxGoStack, m.active) {
+		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.name}
+	}
 	if m.external != nil && m.external[fn] {
 		// A function that runs outside the machine (SetExternal), as a
 		// call made by the innermost frame.
-		return m.callOut(fn, args, results, len(m.frames)+m.active+m.extDepth+1)
+		return m.callOut(fn, args, results, m.depth()+1)
 	}
 	return m.run(fn, args, results)
 }
@@ -321,9 +381,11 @@ type callState struct {
 	outermost bool
 	active    int
 	frames    int
-	sp        int
-	hostSite  int64
-	extDepth  int
+	// framesBelow is m.framesBelow: the frames in full chunks.
+	framesBelow int
+	sp          int
+	hostSite    int64
+	extDepth    int
 	// within is set for CallAt, which runs within the poller's running
 	// call.
 	within bool
@@ -336,12 +398,17 @@ type callState struct {
 func (m *Machine) leave(s *callState, err *error) {
 	site := m.hostSite
 	m.active = s.active
-	m.frames = m.frames[:s.frames]
+	m.truncateFrames(s.frames, s.framesBelow)
 	m.sp = s.sp
 	m.hostSite = s.hostSite
 	m.extDepth = s.extDepth
 	if !s.within {
 		m.poll.Leave(s.poll, s.outermost)
+	}
+	if s.outermost && len(m.stack) > retainedStackSlots {
+		// A deep call grew the register stack: give it back rather than
+		// keep it for the instance's life.
+		m.stack = nil
 	}
 	if site < 0 || m.cfg.RecoverHostPanic == nil {
 		return
@@ -362,11 +429,8 @@ func (m *Machine) FuelLeft() int64 { return m.poll.FuelLeft() }
 func (m *Machine) run(fn int, args, results []uint64) error {
 	f := m.prog.funcs[fn]
 	base := m.sp
-	if len(m.frames)+m.active+m.extDepth >= m.cfg.MaxCallDepth {
-		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.name}
-	}
-	if !m.ensureStack(base + f.nregs) {
-		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: f.name}
+	if m.depth() >= m.cfg.MaxCallDepth || !m.ensureStack(base+f.nregs) {
+		return m.overflow(fn)
 	}
 	copy(m.stack[base:], args)
 	for _, i := range f.narrowParams {
@@ -374,9 +438,14 @@ func (m *Machine) run(fn int, args, results []uint64) error {
 	}
 	clear(m.stack[base+len(args) : base+f.nregs])
 	m.Counters[fn][0]++
+	m.entries++
 	m.active++
-	return m.exec(fn, base, len(m.frames), results)
+	return m.exec(fn, base, m.numFrames(), results)
 }
+
+// retainedStackSlots is the largest register stack a machine keeps
+// between calls (8 MiB).
+const retainedStackSlots = 1 << 20
 
 // ensureStack grows the register stack to more than n slots (one spare
 // slot keeps the window pointer of an empty frame inside the allocation).
@@ -391,12 +460,74 @@ func (m *Machine) ensureStack(n int) bool {
 	size := max(2*len(m.stack), n+1, 1024)
 	size = min(size, m.cfg.MaxStackSlots+1)
 	s := make([]uint64, size)
-	copy(s, m.stack)
+	// Copy in pieces: a copy of hundreds of megabytes cannot be
+	// preempted, and the garbage collector, waiting to scan this
+	// goroutine's stack, would signal it over and over meanwhile.
+	const piece = 1 << 16
+	for i := 0; i < len(m.stack); i += piece {
+		copy(s[i:], m.stack[i:min(i+piece, len(m.stack))])
+	}
 	m.stack = s
 	return true
 }
 
-// SetTable gives the machine its own table contents: entry i holds
+// frameChunk is the number of frame records in a chunk of the frame
+// stack. The records of a deep recursion are kept in chunks, not in one
+// slice that grows by copying: copying hundreds of megabytes at a time is
+// slow, and cannot be preempted.
+const frameChunk = 1 << 16
+
+// depth returns the call depth of the innermost frame: the machine's
+// frames, the exec loops running, and the frames outside the machine that
+// the innermost CallAt runs below.
+func (m *Machine) depth() int { return m.framesBelow + len(m.frames) + m.active + m.extDepth }
+
+// pushChunk makes room for a frame record when the innermost chunk is
+// full: a chunk smaller than frameChunk doubles, a full-sized one is
+// filed below and the next begins.
+func (m *Machine) pushChunk() {
+	if c := cap(m.frames); c < frameChunk {
+		f := make([]frame, len(m.frames), min(max(2*c, 64), frameChunk))
+		copy(f, m.frames)
+		m.frames = f
+		return
+	}
+	m.frameChunks = append(m.frameChunks, m.frames)
+	m.framesBelow += len(m.frames)
+	next := m.spareChunk
+	if next == nil {
+		next = make([]frame, 0, frameChunk)
+	}
+	m.frames, m.spareChunk = next[:0], nil
+}
+
+// popChunk makes the chunk below the innermost (empty) one innermost,
+// keeping the empty one for the next push, so that a recursion going up
+// and down across a chunk's end does not allocate each time.
+func (m *Machine) popChunk() {
+	last := len(m.frameChunks) - 1
+	m.spareChunk = m.frames[:0]
+	m.frames = m.frameChunks[last]
+	m.frameChunks[last] = nil
+	m.frameChunks = m.frameChunks[:last]
+	m.framesBelow -= len(m.frames)
+}
+
+// numFrames returns the number of frame records.
+func (m *Machine) numFrames() int { return m.framesBelow + len(m.frames) }
+
+// truncateFrames drops the frame records beyond the first n, of which
+// below were in full chunks when they were the only ones: the chunks are
+// as they were then, as the exec loops running below rely on (see
+// execState.stop).
+func (m *Machine) truncateFrames(n, below int) {
+	for m.framesBelow > below {
+		m.popChunk()
+	}
+	m.frames = m.frames[:n-m.framesBelow]
+}
+
+// SetTable gives the machine// SetTable gives the machine its own table contents: entry i holds
 // function funcs[i] (-1: null), entries from len(funcs) on are null. It is
 // how an embedder supplies an imported table; funcs must not be longer
 // than the table and must name functions of the program.
@@ -463,6 +594,12 @@ func (m *Machine) indirectTrap(fn, pc int, idx uint64, sig uint32) *bytecode.Tra
 		kind = bytecode.TrapUninitializedElement
 	}
 	return m.trap(kind, fn, pc)
+}
+
+// overflow returns the StackOverflow trap of a call of fn that would
+// exceed a limit as it starts.
+func (m *Machine) overflow(fn int) *bytecode.Trap {
+	return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: m.prog.funcs[fn].name}
 }
 
 func (m *Machine) trap(kind bytecode.TrapKind, fn, pc int) *bytecode.Trap {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	"github.com/kiln-jit/kiln/internal/gostack"
 )
 
 // Poller holds the fuel and cancellation state of one machine, for every
@@ -27,6 +28,25 @@ type Poller struct {
 	fuel     int64 // fuel not yet moved into Budget; -1 when unlimited
 	ctx      context.Context
 	done     <-chan struct{}
+	// goBase is the Go stack in use (gostack.Used) when the outermost
+	// call entered.
+	goBase uintptr
+	// allotted is the budget handed out so far, less what was returned
+	// unspent (see Spent); unlimited is set while Budget is a budget
+	// without limit, which allotted leaves out.
+	allotted  int64
+	unlimited bool
+}
+
+// Spent returns the polls charged so far (backward branches and calls of
+// every call the poller has run, on every tier), cumulatively, while the
+// poller is Periodic or has fuel or a context to check: a budget without
+// limit is not counted.
+func (p *Poller) Spent() int64 {
+	if p.unlimited {
+		return p.allotted
+	}
+	return p.allotted - max(p.Budget, 0)
 }
 
 // PollState is what Enter saves for Leave.
@@ -45,6 +65,8 @@ func (p *Poller) Context() context.Context { return p.ctx }
 func (p *Poller) Enter(ctx context.Context, outermost bool, limit int64) (PollState, bytecode.TrapKind, error) {
 	saved := PollState{p.ctx, p.done}
 	if outermost {
+		p.dropBudget()
+		p.goBase = gostack.Used()
 		p.fuel = -1
 		if limit > 0 {
 			p.fuel = limit
@@ -53,7 +75,6 @@ func (p *Poller) Enter(ctx context.Context, outermost bool, limit int64) (PollSt
 		p.returnBudget()
 	}
 	p.ctx, p.done = ctx, ctx.Done()
-	p.Budget = 0
 	p.settle()
 	if p.done != nil {
 		select {
@@ -63,6 +84,19 @@ func (p *Poller) Enter(ctx context.Context, outermost bool, limit int64) (PollSt
 		}
 	}
 	return saved, bytecode.TrapNone, nil
+}
+
+// GoStackOver reports whether a nested call of the running call, starting
+// now, would take the goroutine's stack beyond limit bytes more than the
+// outermost call found in use, or beyond MaxGoStackLimit. Where the stack
+// cannot be measured (gostack.Supported), it charges each of the levels
+// of nesting gostack.LevelEstimate instead.
+func (p *Poller) GoStackOver(limit, levels int) bool {
+	if !gostack.Supported() {
+		return levels > limit/gostack.LevelEstimate
+	}
+	used := gostack.Used()
+	return used > gostack.Ceiling || used > p.goBase+uintptr(limit)
 }
 
 // Leave ends a call started by Enter.
@@ -80,7 +114,7 @@ func (p *Poller) Leave(saved PollState, outermost bool) {
 // checking.
 func (p *Poller) settle() {
 	if p.Budget == 0 && p.done == nil && p.fuel < 0 && !p.Periodic {
-		p.Budget = math.MaxInt64
+		p.Budget, p.unlimited = math.MaxInt64, true
 	}
 }
 
@@ -90,7 +124,15 @@ func (p *Poller) returnBudget() {
 	if p.fuel >= 0 && p.Budget > 0 {
 		p.fuel += p.Budget
 	}
-	p.Budget = 0
+	p.dropBudget()
+}
+
+// dropBudget empties the budget; what was unspent is not counted as spent.
+func (p *Poller) dropBudget() {
+	if p.Budget > 0 && !p.unlimited {
+		p.allotted -= p.Budget
+	}
+	p.Budget, p.unlimited = 0, false
 }
 
 // Slow is the budget's slow path, run when Budget dropped below zero at a
@@ -112,7 +154,8 @@ func (p *Poller) Slow() (bytecode.TrapKind, error) {
 	}
 	switch {
 	case p.fuel < 0 && p.done == nil && !p.Periodic:
-		p.Budget = math.MaxInt64
+		p.Budget, p.unlimited = math.MaxInt64, true
+		return bytecode.TrapNone, nil
 	case p.fuel < 0:
 		p.Budget = interval
 	case p.fuel == 0:
@@ -125,6 +168,8 @@ func (p *Poller) Slow() (bytecode.TrapKind, error) {
 		p.fuel -= take
 		p.Budget = take
 	}
+	p.allotted += p.Budget
+	p.unlimited = false
 	p.Budget--
 	return bytecode.TrapNone, nil
 }

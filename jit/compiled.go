@@ -236,6 +236,9 @@ func (c *compiledInstance) call(ctx context.Context, fn int, args, results []uin
 	if kind != bytecode.TrapNone {
 		return &bytecode.Trap{Kind: kind, Func: uint32(fn), FuncName: prog.Module.Funcs[fn].Name, Cause: cause}
 	}
+	if c.poll.GoStackOver(c.cfg.MaxGoStack, c.active) {
+		return &bytecode.Trap{Kind: bytecode.TrapStackOverflow, Func: uint32(fn), FuncName: prog.Module.Funcs[fn].Name}
+	}
 	return c.enter(fn, args, results, sp)
 }
 

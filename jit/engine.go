@@ -145,11 +145,31 @@ type Options struct {
 	// see what it executes. Counting costs a few percent of run time.
 	CountEdges bool
 
-	// MaxCallDepth limits nested calls (default interp.DefaultMaxCallDepth).
+	// MaxCallDepth limits nested calls (default interp.DefaultMaxCallDepth),
+	// frames of host functions that call back into the instance included.
+	// NewEngine lowers it to MaxStackBytes/16, the frames a stack of that
+	// size holds at the least a frame costs, so that on every tier memory
+	// runs out only as a StackOverflow trap.
 	MaxCallDepth int
-	// MaxStackBytes limits the register stack of one instance (default 32
-	// MiB).
+	// MaxStackBytes limits the stack of a call on one instance, on each
+	// tier: the interpreter's registers (8 bytes each; its frame records,
+	// 12 bytes a frame, come on top) and the machine stack of compiled
+	// code, which every compiled instance reserves (mapped, not yet
+	// touched) in full. Default 32 MiB; at most MaxStackBytesLimit.
 	MaxStackBytes int
+	// MaxGoStackBytes limits the Go stack a call's nesting takes on the
+	// calling goroutine, beyond what its caller had in use: a host
+	// function's call back into the instance (Caller.Call), a call
+	// between a compiled and an interpreted function of a mixed module
+	// and a call moved into compiled code by on-stack replacement nest on
+	// the Go stack, where the other calls of every tier do not. A host
+	// function's call back costs about 2 KiB of Go stack besides the host
+	// function's own frames, a crossing between compiled and
+	// interpreted code about 1.5 KiB (TestNestingStackCost); a call that
+	// would start beyond the limit, or with the goroutine's stack beyond
+	// interp.MaxGoStackLimit, traps StackOverflow. Default
+	// interp.DefaultMaxGoStack; at most interp.MaxGoStackLimit.
+	MaxGoStackBytes int
 	// MaxMemoryPages caps every instance's linear memory below the module's
 	// own maximum (0: no extra cap).
 	MaxMemoryPages uint32
@@ -291,6 +311,11 @@ var spillOracles = [...]sched.VictimOracle{
 	SpillComparator: sched.OracleThesis, SpillExpectedDistance: sched.OracleED, SpillNearestUse: sched.OracleNNU,
 }
 
+// MaxStackBytesLimit is the largest Options.MaxStackBytes NewEngine
+// takes: 256 MiB, which on the compiled tiers every instance reserves as
+// address space and a call that recurses to its end touches.
+const MaxStackBytesLimit = interp.MaxStackSlotsLimit * 8
+
 // Defaults for the tiering options.
 const (
 	DefaultTierUpCalls     = 1000
@@ -314,8 +339,14 @@ func NewEngine(opts Options) (*Engine, error) {
 	if opts.Tier < TierAuto || opts.Tier > TierOptimizing {
 		return nil, fmt.Errorf("jit: unknown tier %d", int(opts.Tier))
 	}
-	if opts.MaxCallDepth < 0 || opts.MaxStackBytes < 0 || opts.Fuel < 0 {
+	if opts.MaxCallDepth < 0 || opts.MaxStackBytes < 0 || opts.MaxGoStackBytes < 0 || opts.Fuel < 0 {
 		return nil, errors.New("jit: negative limit in options")
+	}
+	if opts.MaxStackBytes > MaxStackBytesLimit {
+		return nil, fmt.Errorf("jit: MaxStackBytes %d is over the limit of %d", opts.MaxStackBytes, MaxStackBytesLimit)
+	}
+	if opts.MaxGoStackBytes > interp.MaxGoStackLimit {
+		return nil, fmt.Errorf("jit: MaxGoStackBytes %d is over the limit of %d", opts.MaxGoStackBytes, interp.MaxGoStackLimit)
 	}
 	if opts.Pipeline < PipelineIntegrated || opts.Pipeline > PipelineLinearScan {
 		return nil, fmt.Errorf("jit: unknown pipeline %d", int(opts.Pipeline))
@@ -346,6 +377,10 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	if opts.MaxStackBytes == 0 {
 		opts.MaxStackBytes = interp.DefaultMaxStackSlots * 8
+	}
+	opts.MaxCallDepth = min(opts.MaxCallDepth, opts.MaxStackBytes/16)
+	if opts.MaxGoStackBytes == 0 {
+		opts.MaxGoStackBytes = interp.DefaultMaxGoStack
 	}
 	if opts.Features != nil {
 		f := *opts.Features

@@ -103,6 +103,7 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 	cfg := interp.Config{
 		MaxCallDepth:  opts.MaxCallDepth,
 		MaxStackSlots: opts.MaxStackBytes / 8,
+		MaxGoStack:    opts.MaxGoStackBytes,
 		Fuel:          opts.Fuel,
 	}
 	if !opts.RepanicHostPanics {
