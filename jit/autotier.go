@@ -98,9 +98,12 @@ type autoTier struct {
 	osr    []osrEntry
 	// osrEntries counts the on-stack replacements made.
 	osrEntries int
-	// calls counts the instance's outermost calls; the instance checks
-	// whether it is hot after some of them (checkEvery).
-	calls uint64
+	// callsSeen and backSeen are what heat read last, when the machine's
+	// work (polls charged plus entries from outside) was workSeen: the
+	// instance checks whether it is hot after every outermost call, and
+	// reads the counters only when enough work was done since to make it
+	// hot (mayBeHot).
+	callsSeen, backSeen, workSeen uint64
 	// started is set once a compile has been started (or the instance was
 	// compiled otherwise); no second one starts.
 	started bool
@@ -127,28 +130,43 @@ type autoResult struct {
 	elapsed  time.Duration
 }
 
-// checkEvery is how many outermost calls pass between two hotness checks
-// once the instance has made more than that many: a check reads a counter
-// per function and per backward edge.
-const checkEvery = 16
-
-// hot reports whether the instance has reached a tier-up threshold.
-func (i *Instance) hot() bool {
-	opts := &i.module.engine.opts
+// heat returns the most calls any function has had and the backward
+// branches all functions have taken together: what the tier-up
+// thresholds are about. It reads a counter per function and per backward
+// edge.
+func (i *Instance) heat() (calls, back uint64) {
 	counters := i.machine.Counters
 	for _, c := range counters {
-		if c[profilecounters.EntryCounter] >= opts.TierUpCalls {
-			return true
-		}
+		calls = max(calls, c[profilecounters.EntryCounter])
 	}
-	var back uint64
 	for _, r := range i.module.backEdges {
 		back += counters[r.fn][r.slot]
-		if back >= opts.TierUpBackEdges {
-			return true
-		}
 	}
-	return false
+	return calls, back
+}
+
+// mayBeHot reports whether the instance can have reached a tier-up
+// threshold since heat was last read, without reading the counters: no
+// counter can have grown by more than the polls the instance's code
+// charged (each call it makes and each backward branch it takes) plus the
+// calls that entered it from outside since then.
+func (i *Instance) mayBeHot() bool {
+	a, opts := i.auto, &i.module.engine.opts
+	work := uint64(i.machine.Poller().Spent()) + i.machine.Entries()
+	grown := work - a.workSeen
+	return a.callsSeen+grown >= opts.TierUpCalls || a.backSeen+grown >= opts.TierUpBackEdges
+}
+
+// hot reports whether the instance has reached a tier-up threshold,
+// reading the counters only when mayBeHot says that it can have.
+func (i *Instance) hot() bool {
+	if !i.mayBeHot() {
+		return false
+	}
+	a, opts := i.auto, &i.module.engine.opts
+	a.workSeen = uint64(i.machine.Poller().Spent()) + i.machine.Entries()
+	a.callsSeen, a.backSeen = i.heat()
+	return a.callsSeen >= opts.TierUpCalls || a.backSeen >= opts.TierUpBackEdges
 }
 
 // hotFunc reports whether function fn alone has reached a tier-up
@@ -182,11 +200,9 @@ func (i *Instance) afterCall() {
 		}
 		return
 	}
-	a.calls++
-	if a.calls > checkEvery && a.calls%checkEvery != 0 || !i.hot() {
-		return
+	if i.hot() {
+		i.startTierUp()
 	}
-	i.startTierUp()
 }
 
 // startTierUp copies the counters and compiles the module with them, with

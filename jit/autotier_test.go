@@ -99,6 +99,76 @@ func TestTierAutoByCalls(t *testing.T) {
 	}
 }
 
+// TestTierUpThresholdsExactly checks the documented thresholds at their
+// default values, with compiles in the background: calls that leave every
+// function one call or one backward branch short of TierUpCalls or
+// TierUpBackEdges start no compile; the call that reaches one does (the
+// engine's OnCompile hears of it), whether it comes from Go, from a call
+// within the instance or from loops; the first call after the compile
+// finished runs the compiled code.
+func TestTierUpThresholdsExactly(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("no compiled tiers on this platform")
+	}
+	tests := []struct {
+		name string
+		// below makes the instance one step short of a threshold; reach
+		// takes the step.
+		below, reach func(t *testing.T, inst *Instance)
+	}{
+		{"calls from Go", func(t *testing.T, inst *Instance) {
+			for range DefaultTierUpCalls - 1 {
+				callSum(t, inst, "sum", 0)
+			}
+		}, func(t *testing.T, inst *Instance) { callSum(t, inst, "sum", 0) }},
+		{"calls within", func(t *testing.T, inst *Instance) {
+			// twice calls sum: sum is one call ahead of twice.
+			for range DefaultTierUpCalls - 2 {
+				callSum(t, inst, "twice", 0)
+			}
+			callSum(t, inst, "sum", 0)
+		}, func(t *testing.T, inst *Instance) { callSum(t, inst, "twice", 0) }},
+		{"backward branches", func(t *testing.T, inst *Instance) {
+			// sum(n) takes n backward branches.
+			callSum(t, inst, "sum", DefaultTierUpBackEdges-3)
+			callSum(t, inst, "sum", 2)
+		}, func(t *testing.T, inst *Instance) { callSum(t, inst, "sum", 1) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			compiles := make(chan CompileEvent, 4)
+			inst := autoInstance(t, Options{OnCompile: func(e CompileEvent) { compiles <- e }})
+			tc.below(t, inst)
+			select {
+			case e := <-compiles:
+				t.Fatalf("a compile below the thresholds: %+v", e)
+			case <-time.After(100 * time.Millisecond):
+			}
+			tc.reach(t, inst)
+			select {
+			case e := <-compiles:
+				if e.Reason != CompileTierUp || e.Err != nil {
+					t.Fatalf("compile at the threshold: %+v", e)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("no compile within a minute of reaching the threshold")
+			}
+			if inst.Tier() != TierInterp {
+				t.Fatalf("the instance runs in %s before its next call", inst.Tier())
+			}
+			// OnCompile runs just before the compile hands its code
+			// over: the next call or one soon after switches.
+			for k := 0; inst.Tier() != TierOptimizing; k++ {
+				if k == 100 {
+					t.Fatalf("100 calls after the compile the instance runs in %s", inst.Tier())
+				}
+				time.Sleep(time.Millisecond)
+				callSum(t, inst, "sum", 10)
+			}
+		})
+	}
+}
+
 // TestTierAutoByBackEdges checks that one long call makes the instance hot
 // through its loop's backward branch, and that the thresholds are not met
 // before.
