@@ -84,6 +84,15 @@
 // engine reports as "fuzzing process hung or terminated unexpectedly
 // while minimizing: EOF" with an input that passes when run again. A
 // count rather than a time for -fuzzminimizetime keeps minimization of
-// the slower programs from being cut short. The fuzzing engine's corpus lives in the Go build cache; a failure is
-// also minimized by the engine into testdata/fuzz/FuzzDifferential.
+// the slower programs from being cut short. The fuzzing engine's corpus
+// lives in the Go build cache; a failure is also minimized by the engine
+// into testdata/fuzz/FuzzDifferential.
+//
+// The engine discards a worker's standard error, so a worker that dies of
+// a fatal error ("fuzzing process hung or terminated unexpectedly: exit
+// status 2") would take its crash text with it. The package's TestMain
+// has every process, coordinator and workers, record a crash in a file of
+// its own (package internal/crashlog: $KILN_CRASH_DIR, by default
+// kiln-crashes in the temporary directory), and the coordinator prints
+// its workers' crash files when it ends.
 package fuzz
