@@ -408,3 +408,163 @@ func TestNestingStackCost(t *testing.T) {
 		}
 	}
 }
+
+// nestDepthSrc recurses to the depth its argument gives, by each way of
+// nesting: bytecode calls (calls), a host function calling back (host),
+// calls between deep and other, which the crossing case keeps in the
+// interpreter (cross).
+const nestDepthSrc = `
+host h (i64) -> (i64)
+func calls (i64) -> (i64)
+  br.eq r0, 0, done
+  i64.sub r0, r0, 1
+  call calls (r0) -> (r0)
+  i64.add r0, r0, 1
+done:
+  ret r0
+end
+func host (i64) -> (i64)
+  br.eq r0, 0, done
+  i64.sub r0, r0, 1
+  call_host h (r0) -> (r0)
+  i64.add r0, r0, 1
+done:
+  ret r0
+end
+func cross (i64) -> (i64)
+  br.eq r0, 0, done
+  i64.sub r0, r0, 1
+  call other (r0) -> (r0)
+  i64.add r0, r0, 1
+done:
+  ret r0
+end
+func other (i64) -> (i64)
+  call cross (r0) -> (r0)
+  ret r0
+end
+export "calls" calls
+export "host" host
+export "cross" cross
+`
+
+// TestNestingScaling nests 10,000 and 100,000 levels deep by bytecode
+// calls, 5,000 and 50,000 by the ways of nesting that take Go stack (a
+// host function's call back; cross: two crossings a level), a tenth of
+// that in short mode, on every tier, once returning and once trapping
+// at the depth limit, and fails when the memory a call allocates (bytes or
+// objects, which the runtime counts steadily where wall time is not)
+// grows more than 20 times from the smaller depth to the larger: a
+// nesting level, and the trap's way out through every level, cost the
+// same at any depth. Bytecode calls and crossings allocate nothing per
+// level; a host function's call back allocates its results, and a trap
+// passing through host functions wraps its error at each. It logs the
+// cost per level.
+func TestNestingScaling(t *testing.T) {
+	const maxGrowth = 20
+	tiers := []Tier{TierInterp, TierAuto}
+	if kilnrt.Supported() {
+		tiers = append(tiers, TierBaseline, TierOptimizing)
+	}
+	for _, tier := range tiers {
+		for _, fn := range []string{"calls", "host", "cross"} {
+			if fn == "cross" && (tier == TierInterp || !kilnrt.Supported()) {
+				continue
+			}
+			depths := [2]uint64{10_000, 100_000}
+			if fn != "calls" {
+				// Deep Go stacks are slow to grow and to scan.
+				depths = [2]uint64{5_000, 50_000}
+			}
+			if testing.Short() {
+				depths[0], depths[1] = depths[0]/10, depths[1]/10
+			}
+			for _, trap := range []bool{false, true} {
+				name := tier.String() + "/" + fn
+				if trap {
+					name += "/trap"
+				}
+				t.Run(name, func(t *testing.T) {
+					var cost [2]runtime.MemStats
+					for k, n := range depths {
+						cost[k] = nestCost(t, tier, fn, n, trap)
+					}
+					perLevel := func(k int) string {
+						return fmt.Sprintf("%.1f B and %.2f objects per level at %d", float64(cost[k].TotalAlloc)/float64(depths[k]),
+							float64(cost[k].Mallocs)/float64(depths[k]), depths[k])
+					}
+					t.Logf("%s: %s, %s", name, perLevel(0), perLevel(1))
+					if g := float64(cost[1].TotalAlloc) / float64(max(cost[0].TotalAlloc, 1)); g > maxGrowth && cost[1].TotalAlloc > 1<<16 {
+						t.Errorf("bytes allocated grow %.1f× from %d to %d levels (limit %d×)", g, depths[0], depths[1], maxGrowth)
+					}
+					if g := float64(cost[1].Mallocs) / float64(max(cost[0].Mallocs, 1)); g > maxGrowth && cost[1].Mallocs > 100 {
+						t.Errorf("objects allocated grow %.1f× from %d to %d levels (limit %d×)", g, depths[0], depths[1], maxGrowth)
+					}
+				})
+			}
+		}
+	}
+}
+
+// nestCost calls fn of nestDepthSrc on tier with depth n, to its end or,
+// with trap, into a depth limit of n levels, and returns what the call
+// allocated (TotalAlloc and Mallocs) the third time: the first grows the
+// stacks (and on TierAuto runs in the interpreter, the second in the
+// compiled code, which grows its own).
+func nestCost(t *testing.T, tier Tier, fn string, n uint64, trap bool) runtime.MemStats {
+	t.Helper()
+	// TierAuto compiles at the end of the first call (on the calling
+	// goroutine, so that the compile's allocations are not counted).
+	opts := Options{Tier: tier, MaxCallDepth: 1 << 20, MaxGoStackBytes: interp.MaxGoStackLimit, SynchronousTierUp: true,
+		Interpreted: func(name string) bool { return name == "other" }}
+	arg := n
+	if trap {
+		opts.MaxCallDepth, arg = int(n), 2*n
+		if fn == "cross" {
+			opts.MaxCallDepth = int(2 * n)
+		}
+	}
+	mod, err := newEngine(t, opts).LoadText([]byte(nestDepthSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := RawHost([]bytecode.Type{bytecode.I64}, []bytecode.Type{bytecode.I64}, func(c *Caller, args, results []uint64) error {
+		r, err := c.Call("host", args[0])
+		if err == nil {
+			results[0] = r[0]
+		}
+		return err
+	})
+	inst, err := mod.Instantiate(Imports{"h": back})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := inst.Func(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	res := []uint64{0}
+	for range 3 {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		err := f.CallInto(context.Background(), []uint64{arg}, res)
+		runtime.ReadMemStats(&after)
+		var tr *bytecode.Trap
+		switch {
+		case trap && (!errors.As(err, &tr) || innermostKind(tr) != bytecode.TrapStackOverflow):
+			t.Fatalf("%s(%d) with a depth limit of %d: %v, want a stack overflow", fn, arg, opts.MaxCallDepth, err)
+		case !trap && (err != nil || res[0] != n):
+			t.Fatalf("%s(%d) = %d, %v", fn, n, res[0], err)
+		}
+	}
+	after.TotalAlloc -= before.TotalAlloc
+	after.Mallocs -= before.Mallocs
+	return after
+}
+
+// innermostKind returns the kind of the innermost trap of a chain.
+func innermostKind(t *bytecode.Trap) bytecode.TrapKind {
+	in, _ := t.Innermost()
+	return in.Kind
+}
