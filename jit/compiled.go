@@ -260,6 +260,10 @@ type compiledCall struct {
 	inHost  bool
 }
 
+// maxKeptSuspended is the most saved states of suspended code an instance
+// keeps between calls (300 bytes each).
+const maxKeptSuspended = 1024
+
 // leave ends a Call: when the call is unwinding out of a host function it
 // ran (a panic, or runtime.Goexit) and Config.RecoverHostPanic is set, it
 // recovers the panic and makes *err the HostPanic trap of the exit that
@@ -272,6 +276,10 @@ func (c *compiledInstance) leave(s *compiledCall, err *error) {
 	x.Depth = s.depth
 	if !s.outermost {
 		x.Restore(c.suspended[s.active])
+	} else if cap(c.suspended) > maxKeptSuspended {
+		// A deep nest of host calls back: give its saved states back
+		// rather than keep them for the instance's life.
+		c.suspended = nil
 	}
 	if !s.within {
 		c.poll.Leave(s.poll, s.pollOutermost)
