@@ -76,12 +76,30 @@ func BenchmarkC(b *testing.B) {
 //
 // See Config.CompileTime.
 func BenchmarkCCompile(b *testing.B) {
-	logConfigNotes(b)
-	cs, _ := machineConfigs()
 	progs, err := CPrograms(false)
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchCompile(b, progs)
+}
+
+// BenchmarkSightglassCompile is BenchmarkCCompile on the sightglass
+// modules of testdata/sightglass (real programs compiled by others, 76 KB
+// to 2.7 MB): kiln's front end and load on every tier against wazero's
+// CompileModule, per byte of the module.
+func BenchmarkSightglassCompile(b *testing.B) {
+	progs, err := SightglassModules()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchCompile(b, progs)
+}
+
+// benchCompile times the compiles of the programs' modules in every
+// configuration (see BenchmarkCCompile).
+func benchCompile(b *testing.B, progs []*Program) {
+	logConfigNotes(b)
+	cs, _ := machineConfigs()
 	for _, p := range progs {
 		b.Run(p.Name, func(b *testing.B) {
 			front := make([]time.Duration, len(cs))

@@ -10,19 +10,20 @@ import (
 	"time"
 )
 
-// CompileTime compiles the WebAssembly module of p, a C program, once as
-// configuration c does before running it, and returns the time the front
-// end took and the time loading and compiling took. For kiln, the front
+// CompileTime compiles the WebAssembly module of p, a C program or a
+// module (KindModule), once as configuration c does before running it,
+// and returns the time the front end took and the time loading and
+// compiling took. For kiln, the front
 // end decodes, validates and translates the module to kiln bytecode
 // (packages binary, validate and translate of examples/wasm), and loading
 // is jit.Engine.Load in c's tier (verifying the bytecode and, in the
 // compiled tiers, compiling every function). wazero has no separate front
 // end: Runtime.CompileModule decodes, validates and compiles. ok is false
-// when c runs no WebAssembly (native Go, gcc) or p is not a C program. A
+// when c runs no WebAssembly (native Go, gcc) or p has no module. A
 // *SkipError says that kiln could not compile the module in c's tier on
 // this machine.
 func (c *Config) CompileTime(p *Program) (front, back time.Duration, ok bool, err error) {
-	if c.compile == nil || p.Kind != KindC {
+	if c.compile == nil || !hasModule(p) {
 		return 0, 0, false, nil
 	}
 	front, back, err = c.compile(p)
@@ -52,14 +53,18 @@ func (r *CompileResult) Total(name string) (time.Duration, bool) {
 	return r.Front[name] + b, ok
 }
 
-// MeasureCompile times the compilation of every C program's module in
-// every configuration that compiles WebAssembly, reps times each, the
-// configurations taking turns in a rotated order. Programs of other kinds
-// are left out.
+// hasModule reports whether p is a WebAssembly module of its own: a C
+// program's or a sightglass program's.
+func hasModule(p *Program) bool { return p.Kind == KindC || p.Kind == KindModule }
+
+// MeasureCompile times the compilation of the module of every C program
+// and sightglass module in every configuration that compiles WebAssembly,
+// reps times each, the configurations taking turns in a rotated order.
+// Programs of other kinds are left out.
 func MeasureCompile(progs []*Program, configs []*Config, reps int) ([]CompileResult, error) {
 	var results []CompileResult
 	for _, p := range progs {
-		if p.Kind != KindC {
+		if !hasModule(p) {
 			continue
 		}
 		r := CompileResult{Program: p, Front: map[string]time.Duration{}, Back: map[string]time.Duration{},
@@ -143,6 +148,23 @@ func WriteCompileTable(w io.Writer, results []CompileResult, configs []*Config) 
 				front, FormatDuration(r.Back[c.Name]), FormatDuration(total), sig3(perByte),
 				ratioString(total, wz, hasWazero), ratioString(total, wzi, hasWazeroInterp))
 			name, size = "", ""
+		}
+	}
+	if len(results) > 1 {
+		// The geometric means of the ratios to wazero's compiler, over
+		// the programs it and the configuration both compiled.
+		for _, c := range configs {
+			var ratios []float64
+			for _, r := range results {
+				total, ok := r.Total(c.Name)
+				wz, hasWazero := r.Total(Wazero)
+				if ok && hasWazero && wz > 0 {
+					ratios = append(ratios, float64(total)/float64(wz))
+				}
+			}
+			if len(ratios) > 0 && c.Name != Wazero {
+				fmt.Fprintf(tw, "geomean\t\t%s\t\t\t\t\t%8s\t\n", c.Name, FormatRatio(geomean(ratios)))
+			}
 		}
 	}
 	return tw.Flush()

@@ -202,7 +202,7 @@ func kilnConfig(name string, opts jit.Options) (*Config, error) {
 	}
 	compile := func(p *Program) (front, back time.Duration, err error) {
 		start := time.Now()
-		tm, _, err := translateC(p)
+		tm, err := translateModule(p)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -418,7 +418,7 @@ func prepareWazero(ctx context.Context, rt wazero.Runtime, p *Program) (Runner, 
 		if err != nil {
 			return nil, err
 		}
-	} else if p.Kind == KindC {
+	} else if p.Kind == KindC || p.Kind == KindModule {
 		bin = p.Wasm
 	} else if bin, err = kernels.Wasm(p.Kernel.Name); err != nil {
 		return nil, err

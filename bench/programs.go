@@ -21,6 +21,10 @@ const (
 	KindBF     = "bf"
 	KindKernel = "kernel"
 	KindC      = "c"
+	// KindModule is a real WebAssembly module that the benchmarks
+	// compile but do not run (it imports WASI): a sightglass program
+	// (SightglassModules).
+	KindModule = "module"
 )
 
 // Program is a program the peer benchmarks run: a Brainfuck program with
@@ -28,7 +32,7 @@ const (
 // arguments and the result of its native Go twin, or a C program compiled
 // to WebAssembly with its argument and expected result.
 type Program struct {
-	Kind string // KindBF, KindKernel or KindC
+	Kind string // KindBF, KindKernel, KindC or KindModule
 	Name string
 
 	// Brainfuck programs: the program's source; C programs: the C source
@@ -52,7 +56,7 @@ type Program struct {
 
 	// C programs: the WebAssembly module compiled from Source, which
 	// exports run (i32) -> (f64) when F64 is set, run (i32) -> (i64)
-	// otherwise.
+	// otherwise. Modules: the module.
 	Wasm []byte
 	F64  bool
 }

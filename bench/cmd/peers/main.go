@@ -16,6 +16,11 @@
 // Usage, from the bench directory:
 //
 //	go run ./cmd/peers [-n=5] [-programs=primes,fib,c/*] [-configs=kiln-baseline,wazero-compiler]
+//	go run ./cmd/peers -sightglass -compile-n=3 [-configs=...]
+//
+// -sightglass prints only the compile table, for the sightglass modules
+// of testdata/sightglass (real programs compiled by others), with the
+// geometric means of each configuration's ratios to wazero's compiler.
 //
 // -programs takes names (NAME or KIND/NAME) and kinds (KIND/*: bf/*,
 // kernel/*, c/*).
@@ -53,12 +58,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	small := fs.Bool("small", false, "run the kernels and the C programs at their small test arguments")
 	compileReps := fs.Int("compile-n", 20, "compile samples per configuration for the C programs; the fastest is kept")
 	quiet := fs.Bool("q", false, "do not report progress on standard error")
+	sightglass := fs.Bool("sightglass", false, "print only the compile table of the sightglass modules (testdata/sightglass; use -compile-n=3 or so: the largest take seconds)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() != 0 || *reps < 1 || *compileReps < 1 {
 		fs.Usage()
 		return 2
+	}
+	if *sightglass {
+		return runSightglass(stdout, stderr, *configNames, *compileReps)
 	}
 	progs, notes, err := bench.AllPrograms(*bfDir, *small)
 	if err != nil {
@@ -105,6 +114,38 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "peers:", err)
 			return 1
 		}
+	}
+	return 0
+}
+
+// runSightglass prints the compile table of the sightglass modules in the
+// configurations named in configNames (all when it is empty), the fastest
+// of reps samples each.
+func runSightglass(stdout, stderr io.Writer, configNames string, reps int) int {
+	progs, err := bench.SightglassModules()
+	if err != nil {
+		fmt.Fprintln(stderr, "peers:", err)
+		return 1
+	}
+	configs, notes := bench.Configs()
+	if configs, err = selectConfigs(configs, configNames); err != nil {
+		fmt.Fprintln(stderr, "peers:", err)
+		return 2
+	}
+	compiles, err := bench.MeasureCompile(progs, configs, reps)
+	if err != nil {
+		fmt.Fprintln(stderr, "peers:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "compile time of the sightglass modules: %s %s/%s, %d CPUs, wazero %s; fastest of %d samples\n",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), wazeroVersion(), reps)
+	for _, n := range notes {
+		fmt.Fprintln(stdout, "note:", n)
+	}
+	fmt.Fprintln(stdout)
+	if err := bench.WriteCompileTable(stdout, compiles, configs); err != nil {
+		fmt.Fprintln(stderr, "peers:", err)
+		return 1
 	}
 	return 0
 }
