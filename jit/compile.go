@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kiln-jit/kiln/alloc"
@@ -44,12 +45,16 @@ type CompileStats struct {
 	Check    time.Duration
 	Encode   time.Duration
 	Install  time.Duration
+	// Wall is the compile's wall time; the stage times above are summed
+	// over the functions, which compile in parallel (Options.CompileWorkers).
+	Wall time.Duration
 	// Sched sums the optimizing tier's statistics over the module's
 	// functions (zero for the baseline).
 	Sched sched.Stats
 }
 
-// Total returns the whole compile time.
+// Total returns the whole compile time, the stages' times summed (the
+// work; see Wall for the wall time).
 func (s CompileStats) Total() time.Duration {
 	return s.Lower + s.OutOfSSA + s.Alloc + s.Check + s.Encode + s.Install
 }
@@ -62,8 +67,8 @@ func (s CompileStats) String() string {
 	if s.Interpreted > 0 {
 		interpreted = fmt.Sprintf(" (%d left interpreted)", s.Interpreted)
 	}
-	out := fmt.Sprintf("compile: tier %s, %d functions%s, %d instructions, %d bytes of code in %s (lower %s, out of SSA %s, alloc %s",
-		s.Tier, s.Functions, interpreted, s.Instructions, s.CodeBytes, ms(s.Total()), ms(s.Lower), ms(s.OutOfSSA), ms(s.Alloc))
+	out := fmt.Sprintf("compile: tier %s, %d functions%s, %d instructions, %d bytes of code in %s, %s of work (lower %s, out of SSA %s, alloc %s",
+		s.Tier, s.Functions, interpreted, s.Instructions, s.CodeBytes, ms(s.Wall), ms(s.Total()), ms(s.Lower), ms(s.OutOfSSA), ms(s.Alloc))
 	if s.Check > 0 {
 		out += ", check " + ms(s.Check)
 	}
@@ -168,6 +173,10 @@ type compileConfig struct {
 	// code is the packed code of a loaded module's functions, for a
 	// program whose module keeps none (nil: the module holds its code).
 	code *moduleCode
+	// workers is how many functions compile at once (Options.CompileWorkers).
+	workers int
+	// keepCode keeps the functions' encodings after installation (tests).
+	keepCode bool
 }
 
 // bytesPerLiveEntry is what one entry of a block's live-in or live-out set
@@ -214,6 +223,7 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 	if !runtime.Supported() {
 		return nil, fmt.Errorf("jit: compiled tiers are not supported on this platform")
 	}
+	began := time.Now()
 	if _, err := exitStub(); err != nil {
 		return nil, err
 	}
@@ -250,21 +260,30 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 			cm.stub(m, i, err)
 		}
 	}
+	jobs, err := cm.planFuncs(prog, m, cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg.runJobs(ctx, jobs, func(j *funcJob) { j.compile(ctx, prog, m, info, cfg) })
+	// A function whose compile failed stays interpreted with fallback:
+	// its stub compiles once the others are done (they read the
+	// module's functions, which stub replaces).
+	for _, j := range jobs {
+		if j.err != nil && cfg.fallback && !cm.stubs[j.fn] && ctx.Err() == nil {
+			cm.stub(m, j.fn, j.err)
+			*j = funcJob{fn: j.fn, below: j.below}
+			j.compile(ctx, prog, m, info, cfg)
+		}
+	}
 	parts := make([]runtime.Part, len(m.Funcs))
-	for i := range m.Funcs {
+	for i, j := range jobs {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("jit: compile %s: %w", orig.Funcs[i].Name, err)
 		}
-		part, err := cm.compileFunc(ctx, prog, m, info, i, cfg)
-		if err != nil && cfg.fallback && !cm.stubs[i] && ctx.Err() == nil {
-			// The function stays interpreted; the others compile.
-			cm.stub(m, i, err)
-			part, err = cm.compileFunc(ctx, prog, m, info, i, cfg)
+		if j.err != nil {
+			return nil, j.err
 		}
-		if err != nil {
-			return nil, err
-		}
-		parts[i] = part
+		parts[i] = cm.account(j)
 	}
 	for i := range m.Funcs {
 		cm.args = append(cm.args, mir.ArgLocations(cm.params[i], true))
@@ -315,8 +334,11 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 	// Of each function's encoding only the trap sites are read from now
 	// on: the bytes were copied into executable memory.
 	for _, c := range cm.funcs {
-		c.Bytes, c.Relocs, c.PosMap = nil, nil, nil
+		if !cfg.keepCode {
+			c.Bytes, c.Relocs, c.PosMap = nil, nil, nil
+		}
 	}
+	cm.stats.Wall = time.Since(began)
 	return cm, nil
 }
 
@@ -331,93 +353,172 @@ func (cm *compiledModule) stub(m *bytecode.Module, i int, err error) {
 	}
 }
 
-// compileFunc compiles function i of m (the prepared module, or its
-// stand-in with stubs; the compile memory bound already checked),
-// accounting the time and size in cm.stats, and returns its code for
-// installation.
-func (cm *compiledModule) compileFunc(ctx context.Context, prog *interp.Program, m *bytecode.Module, info *lower.ModuleInfo, i int, cfg compileConfig) (runtime.Part, error) {
+// funcJob is the compile of one function of a module: its counter plan
+// and place (planFuncs), then what compile produced.
+type funcJob struct {
+	fn   int
+	prof *profilecounters.Profile
+	// plan is the function's counter plan (nil: its code does not
+	// count); below is where its counters lie (compiledModule.counterBelow).
+	plan  *profilecounters.ChordPlan
+	below int
+	// What compile produced: the code, the signature's classes, the
+	// stage times and statistics; or why it failed.
+	enc             *encode.Code
+	params, results []mir.Class
+	stats           CompileStats
+	err             error
+}
+
+// planFuncs returns a job for each function of m: its profile and, for a
+// function that counts its edges, its counter plan and the counters'
+// place, laid out in function order (the first function's nearest the
+// context) whatever order the functions then compile in.
+func (cm *compiledModule) planFuncs(prog *interp.Program, m *bytecode.Module, cfg compileConfig) ([]*funcJob, error) {
+	jobs := make([]*funcJob, len(m.Funcs))
+	words := 0
+	for i := range m.Funcs {
+		j := &funcJob{fn: i}
+		jobs[i] = j
+		if cm.isStub(i) {
+			continue
+		}
+		if cfg.profile != nil {
+			j.prof = cfg.profile(i)
+		}
+		if j.prof == nil {
+			j.prof = prog.Layouts[i].Profile(nil)
+		}
+		if i < cfg.countFuncs {
+			j.plan = profilecounters.NewChordPlan(j.prof.Layout, j.prof)
+			words += j.plan.NumCounters()
+			j.below = words
+		}
+	}
+	return jobs, nil
+}
+
+// runJobs runs do for every job on up to cfg.workers goroutines (one:
+// on the calling goroutine), stopping early when ctx is done.
+func (cfg *compileConfig) runJobs(ctx context.Context, jobs []*funcJob, do func(*funcJob)) {
+	workers := min(max(cfg.workers, 1), len(jobs))
+	if workers <= 1 {
+		for _, j := range jobs {
+			if ctx.Err() != nil {
+				return
+			}
+			do(j)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(jobs) || ctx.Err() != nil {
+					return
+				}
+				do(jobs[k])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// compile compiles function j.fn of m (the prepared module, or its
+// stand-in with stubs; the compile memory bound already checked), keeping
+// its code and what it cost in j. It changes nothing shared: functions
+// compile concurrently.
+func (j *funcJob) compile(ctx context.Context, prog *interp.Program, m *bytecode.Module, info *lower.ModuleInfo, cfg compileConfig) {
+	j.err = j.compileErr(ctx, prog, m, info, cfg)
+}
+
+func (j *funcJob) compileErr(ctx context.Context, prog *interp.Program, m *bytecode.Module, info *lower.ModuleInfo, cfg compileConfig) error {
+	i := j.fn
 	f := m.Funcs[i]
-	stub := cm.isStub(i)
-	var prof *profilecounters.Profile
-	if cfg.profile != nil && !stub {
-		prof = cfg.profile(i)
-	}
-	if prof == nil && !stub {
-		prof = prog.Layouts[i].Profile(nil)
-	}
+	prof := j.prof // nil for a stub: its code is not the function's
 	start := time.Now()
-	var plan *profilecounters.ChordPlan
-	if i < cfg.countFuncs && !stub {
-		plan = profilecounters.NewChordPlan(prof.Layout, prof)
-	}
 	packed, err := cfg.code.packedOf(m, i)
 	if err != nil {
-		return runtime.Part{}, err
+		return err
 	}
 	instrs := cfg.code.len(m, i)
-	mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: plan, Packed: packed})
+	mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: j.plan, Packed: packed})
 	if err != nil {
-		return runtime.Part{}, err
+		return err
 	}
 	lowered := time.Since(start)
 	if err := cfg.checkLiveSets(f, instrs, mf); err != nil {
-		return runtime.Part{}, err
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return runtime.Part{}, fmt.Errorf("jit: compile %s: %w", f.Name, err)
+		return fmt.Errorf("jit: compile %s: %w", f.Name, err)
 	}
-	params, results := mf.Params, mf.Results
+	j.params, j.results = mf.Params, mf.Results
 	// The SSA form is garbage once allocate has taken it out of SSA:
 	// nothing below refers to mf, so a large function's SSA form is not
 	// kept through encoding.
-	af, err := cm.allocate(mf, cfg)
+	af, err := allocate(mf, cfg, &j.stats)
 	if err != nil {
-		return runtime.Part{}, err
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return runtime.Part{}, fmt.Errorf("jit: compile %s: %w", f.Name, err)
+		return fmt.Errorf("jit: compile %s: %w", f.Name, err)
 	}
 	start = time.Now()
 	encOpts := cfg.encode
-	below := 0
-	if plan != nil {
-		below = cm.counterWords + plan.NumCounters()
-		encOpts.CounterOffset = -8 * int64(below)
+	if j.plan != nil {
+		encOpts.CounterOffset = -8 * int64(j.below)
 	}
 	encOpts.Consume = true // af is not used after it is encoded
-	enc, err := encode.FuncOptions(af, encOpts)
-	if err != nil {
-		return runtime.Part{}, err
+	if j.enc, err = encode.FuncOptions(af, encOpts); err != nil {
+		return err
 	}
-	// Nothing fails below: account the function.
-	cm.stats.Lower += lowered
-	cm.stats.Encode += time.Since(start)
-	if stub {
-		cm.stats.Interpreted++
+	j.stats.Lower = lowered
+	j.stats.Encode = time.Since(start)
+	j.stats.Instructions = instrs
+	return nil
+}
+
+// account adds a compiled function (in function order) to cm: its code,
+// its counters and its statistics, and returns its code for installation.
+func (cm *compiledModule) account(j *funcJob) runtime.Part {
+	st := &cm.stats
+	st.Lower += j.stats.Lower
+	st.OutOfSSA += j.stats.OutOfSSA
+	st.Alloc += j.stats.Alloc
+	st.Check += j.stats.Check
+	st.Encode += j.stats.Encode
+	st.Sched.Add(&j.stats.Sched)
+	if cm.isStub(j.fn) {
+		st.Interpreted++
 	} else {
-		cm.stats.Functions++
-		cm.stats.Instructions += instrs
+		st.Functions++
+		st.Instructions += j.stats.Instructions
 	}
-	cm.plans = append(cm.plans, plan)
-	cm.counterBelow = append(cm.counterBelow, below)
-	if plan != nil {
-		cm.stats.CountedEdges += plan.NumChords()
-		cm.counterWords = below
+	cm.plans = append(cm.plans, j.plan)
+	cm.counterBelow = append(cm.counterBelow, j.below)
+	if j.plan != nil {
+		st.CountedEdges += j.plan.NumChords()
+		cm.counterWords = j.below
 	}
-	cm.params = append(cm.params, params)
-	cm.results = append(cm.results, results)
+	enc := j.enc
+	cm.params = append(cm.params, j.params)
+	cm.results = append(cm.results, j.results)
 	cm.funcs = append(cm.funcs, enc)
 	relocs := make([]runtime.Reloc, len(enc.Relocs))
 	for k, r := range enc.Relocs {
 		relocs[k] = runtime.Reloc{Offset: r.Offset, Target: r.Target}
 	}
-	cm.stats.CodeBytes += len(enc.Bytes)
-	return runtime.Part{Bytes: enc.Bytes, Relocs: relocs}, nil
+	st.CodeBytes += len(enc.Bytes)
+	return runtime.Part{Bytes: enc.Bytes, Relocs: relocs}
 }
 
 // allocate takes an SSA function out of SSA form and allocates its
-// registers with the configuration's tier, accounting the time.
-func (cm *compiledModule) allocate(f *mir.Func, cfg compileConfig) (*mir.Func, error) {
+// registers with the configuration's tier, accounting the time in st.
+func allocate(f *mir.Func, cfg compileConfig, st *CompileStats) (*mir.Func, error) {
 	name := f.Name // f is not used after it is out of SSA
 	start := time.Now()
 	var pre *mir.Func
@@ -478,14 +579,14 @@ func (cm *compiledModule) allocate(f *mir.Func, cfg compileConfig) (*mir.Func, e
 		r = &sr.Result
 	}
 	allocated := time.Now()
-	cm.stats.OutOfSSA += destructed.Sub(start)
-	cm.stats.Alloc += allocated.Sub(destructed)
-	cm.stats.Sched.Add(&r.Stats) // zero for the baseline
+	st.OutOfSSA += destructed.Sub(start)
+	st.Alloc += allocated.Sub(destructed)
+	st.Sched.Add(&r.Stats) // zero for the baseline
 	if cfg.check {
 		if err := alloc.CheckAllocation(pre, r.Func, r.Origins); err != nil {
 			return nil, fmt.Errorf("jit: %s: %w", name, err)
 		}
-		cm.stats.Check += time.Since(allocated)
+		st.Check += time.Since(allocated)
 	}
 	return r.Func, nil
 }

@@ -272,6 +272,14 @@ type Options struct {
 	// means DefaultMaxCompileBytes; negative, no bound.
 	MaxCompileBytes int64
 
+	// CompileWorkers is how many functions of a module the compiled
+	// tiers compile at once, each on a goroutine of its own (0:
+	// runtime.GOMAXPROCS; 1: one after the other on the goroutine that
+	// compiles). The machine code is the same whatever the number;
+	// CompileStats gives the stages' times summed over the functions
+	// and the compile's wall time.
+	CompileWorkers int
+
 	// CheckAllocations runs the static allocation checker
 	// (alloc.CheckAllocation) on every function a compiled tier
 	// allocates; a function it rejects makes the module's compilation
@@ -282,6 +290,9 @@ type Options struct {
 	// chunkInstrs sets encode.Options.ChunkInstrs; tests make it tiny so
 	// that every function is encoded in many chunks.
 	chunkInstrs int
+	// keepCode keeps each compiled function's encoding (bytes,
+	// relocations) after installation, for tests that compare the code.
+	keepCode bool
 	// reoptLookEvery, when positive, makes a TierAuto instance look for
 	// drift after every that many outermost calls, with no back-off (tests).
 	reoptLookEvery uint64
@@ -359,6 +370,12 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	if opts.OSRInterval < 0 {
 		return nil, errors.New("jit: negative OSRInterval")
+	}
+	if opts.CompileWorkers < 0 {
+		return nil, errors.New("jit: negative CompileWorkers")
+	}
+	if opts.CompileWorkers == 0 {
+		opts.CompileWorkers = goruntime.GOMAXPROCS(0)
 	}
 	if opts.TierUpCalls == 0 {
 		opts.TierUpCalls = DefaultTierUpCalls
@@ -508,6 +525,8 @@ func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Pro
 		perfMap:         e.opts.PerfMap,
 		jitDump:         e.opts.JITDump,
 		encode:          encode.Options{ChunkInstrs: e.opts.chunkInstrs},
+		workers:         e.opts.CompileWorkers,
+		keepCode:        e.opts.keepCode,
 	}
 }
 
