@@ -442,7 +442,13 @@ type DecodeError struct {
 	FuncName string
 	Instr    int
 	Msg      string
+	// Err is the underlying error, if any: a *LimitError when the input
+	// exceeds a limit of DecodeLimits.
+	Err error
 }
+
+// Unwrap returns the underlying error, or nil.
+func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Error formats the error with its location, for example
 // "decode: byte 57: func fib: instruction 3: unknown opcode 250". The
@@ -473,8 +479,13 @@ func (e *DecodeError) Error() string {
 // gets a *DecodeError saying where decoding stopped, and a well-formed
 // encoding of a module that Verify rejects gets the verifier's *VerifyError.
 // The module shares no memory with b.
-func Decode(b []byte) (*Module, error) {
-	m, err := binDecodeUnverified(b)
+func Decode(b []byte) (*Module, error) { return DecodeLimits(b, Limits{}) }
+
+// DecodeLimits is Decode under limits: a module over one of them is
+// refused with a *DecodeError wrapping a *LimitError where its encoding
+// declares the count over the limit, without decoding further.
+func DecodeLimits(b []byte, lim Limits) (*Module, error) {
+	m, err := binDecodeUnverifiedLimits(b, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -490,8 +501,11 @@ func Decode(b []byte) (*Module, error) {
 // mismatched types, bad names), but it respects the limits on counts, every
 // opcode and type in it is valid, and UseImm is set only for opcodes that
 // allow immediates. Errors are *DecodeError.
-func binDecodeUnverified(b []byte) (*Module, error) {
-	d := &binDecoder{b: b, fn: -1, instr: -1}
+func binDecodeUnverified(b []byte) (*Module, error) { return binDecodeUnverifiedLimits(b, Limits{}) }
+
+// binDecodeUnverifiedLimits is binDecodeUnverified under limits.
+func binDecodeUnverifiedLimits(b []byte, lim Limits) (*Module, error) {
+	d := &binDecoder{b: b, fn: -1, instr: -1, lim: lim}
 	m, err := d.module()
 	if err != nil {
 		return nil, err
@@ -503,6 +517,8 @@ func binDecodeUnverified(b []byte) (*Module, error) {
 // byte; fn, fnName and instr locate errors; where and whereIdx name the
 // module-level item being read ("host import", 2), if any.
 type binDecoder struct {
+	lim      Limits
+	size     int // the current function's instructions and table entries
 	b        []byte
 	pos      int
 	fn       int
@@ -510,6 +526,17 @@ type binDecoder struct {
 	instr    int
 	where    string
 	whereIdx int
+}
+
+// limit returns a *DecodeError at input offset pos wrapping err, a
+// *LimitError, or nil when err is nil.
+func (d *binDecoder) limit(pos int, err error) error {
+	if err == nil {
+		return nil
+	}
+	e := d.errAt(pos, "%v", err).(*DecodeError)
+	e.Err = err
+	return e
 }
 
 // errAt returns a *DecodeError at input offset pos in the current context.
@@ -782,7 +809,11 @@ func (d *binDecoder) module() (*Module, error) {
 		}
 	}
 
+	funcsAt := d.pos
 	if n, err = d.count("function count", MaxFuncs, binMinFunc); err != nil {
+		return nil, err
+	}
+	if err := d.limit(funcsAt, d.lim.over("Funcs", "", n, d.lim.Funcs)); err != nil {
 		return nil, err
 	}
 	if n > 0 {
@@ -1034,13 +1065,21 @@ func (d *binDecoder) function() (*Function, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := d.limit(start, d.lim.over("Regs", f.Name, np+nr, d.lim.Regs)); err != nil {
+		return nil, err
+	}
 	if f.Regs, err = d.typeBytes("register type", nr, np); err != nil {
 		return nil, err
 	}
 	copy(f.Regs, f.Sig.Params)
 
+	start = d.pos
 	n, err := d.count("instruction count", MaxCode, binMinInstr)
 	if err != nil {
+		return nil, err
+	}
+	d.size = n
+	if err := d.limit(start, d.lim.over("FuncSize", f.Name, d.size, d.lim.FuncSize)); err != nil {
 		return nil, err
 	}
 	if n > 0 {
@@ -1147,7 +1186,12 @@ func (d *binDecoder) instruction(in *Instr) error {
 			return err
 		}
 		var n int
+		tableAt := d.pos
 		if n, err = d.count("switch table size", MaxSwitchTable, 1); err != nil {
+			return err
+		}
+		d.size += n
+		if err := d.limit(tableAt, d.lim.over("FuncSize", d.fnName, d.size, d.lim.FuncSize)); err != nil {
 			return err
 		}
 		if n > 0 {

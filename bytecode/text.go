@@ -96,8 +96,14 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 // reached, and the names of functions, host imports, types, globals and
 // exports after the whole input has been read, so all of them may be used
 // before they are declared. Assemble never panics, whatever its input.
-func Assemble(src []byte) (*Module, error) {
+func Assemble(src []byte) (*Module, error) { return AssembleLimits(src, Limits{}) }
+
+// AssembleLimits is Assemble under limits: a module over one of them is
+// refused with a *SyntaxError wrapping a *LimitError at the line where it
+// crosses the limit, without reading further.
+func AssembleLimits(src []byte, lim Limits) (*Module, error) {
 	p := &asmParser{
+		lim:        lim,
 		hostIdx:    map[string]int{},
 		funcIdx:    map[string]int{},
 		typeIdx:    map[string]int{},
@@ -145,6 +151,7 @@ type asmFunc struct {
 	lines    []int // source line of each instruction
 	refs     []asmLabelRef
 	calls    []asmCallRef
+	size     int // instructions and switch table entries (Limits.FuncSize)
 }
 
 type asmLabel struct {
@@ -181,6 +188,7 @@ type asmExport struct {
 }
 
 type asmParser struct {
+	lim  Limits     // the limits checked while parsing
 	line int        // current line number (1-based)
 	toks []asmToken // tokens of the current line
 	pos  int        // next token
@@ -243,6 +251,14 @@ func (p *asmParser) errAt(line int, fn *asmFunc, format string, args ...any) *Sy
 func (p *asmParser) fail(format string, args ...any) {
 	if p.err == nil {
 		p.err = p.errAt(p.line, p.cur, format, args...)
+	}
+}
+
+// failLimit fails with err, a *LimitError, if it is not nil.
+func (p *asmParser) failLimit(err error) {
+	if err != nil && p.err == nil {
+		p.err = p.errAt(p.line, p.cur, "%v", err)
+		p.err.Err = err
 	}
 }
 
@@ -695,6 +711,8 @@ func (p *asmParser) funcHeader() {
 		return
 	}
 	f.fn.Regs = append([]Type(nil), f.fn.Sig.Params...)
+	p.failLimit(p.lim.over("Funcs", "", len(p.funcs)+1, p.lim.Funcs))
+	p.failLimit(p.lim.over("Regs", name, len(f.fn.Regs), p.lim.Regs))
 	p.funcIdx[name] = len(p.funcs)
 	p.funcs = append(p.funcs, f)
 }
@@ -734,6 +752,7 @@ func (p *asmParser) regs() {
 	f.regsLine = p.line
 	for p.err == nil && !p.atEOL() {
 		f.fn.Regs = append(f.fn.Regs, p.typ())
+		p.failLimit(p.lim.over("Regs", f.fn.Name, len(f.fn.Regs), p.lim.Regs))
 	}
 }
 
@@ -1029,6 +1048,10 @@ func (p *asmParser) instr(op Op) {
 	f.refs = append(f.refs, refs...)
 	if callee != "" {
 		f.calls = append(f.calls, asmCallRef{pc: len(f.fn.Code), name: callee})
+	}
+	f.size += 1 + len(in.Table)
+	if p.failLimit(p.lim.over("FuncSize", f.fn.Name, f.size, p.lim.FuncSize)); p.err != nil {
+		return
 	}
 	f.fn.Code = append(f.fn.Code, in)
 	f.lines = append(f.lines, p.line)

@@ -566,11 +566,28 @@ func (e *Engine) LoadTextContext(ctx context.Context, src []byte) (*Module, erro
 	if err := e.checkInputSize(len(src)); err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	m, err := bytecode.Assemble(src)
+	m, err := bytecode.AssembleLimits(src, e.parseLimits())
 	if err != nil {
-		return nil, fmt.Errorf("jit: load: %w", err)
+		return nil, fmt.Errorf("jit: load: %w", asLimitError(err))
 	}
 	return e.load(ctx, m)
+}
+
+// parseLimits returns the module limits of the options as the parser and
+// the decoder check them while they read.
+func (e *Engine) parseLimits() bytecode.Limits {
+	return bytecode.Limits{Funcs: e.opts.MaxFunctions, FuncSize: e.opts.MaxFunctionInstrs, Regs: e.opts.MaxRegisters}
+}
+
+// asLimitError returns the *LimitError of a parse or decode error that
+// says the input is over one of the options' limits, or err as it is.
+func asLimitError(err error) error {
+	var le *bytecode.LimitError
+	if !errors.As(err, &le) {
+		return err
+	}
+	names := map[string]string{"Funcs": "MaxFunctions", "FuncSize": "MaxFunctionInstrs", "Regs": "MaxRegisters"}
+	return &LimitError{Limit: names[le.Limit], Func: le.Func, Value: le.Value, Max: le.Max}
 }
 
 // LoadBinary decodes a module from the binary form and loads it.
@@ -583,9 +600,9 @@ func (e *Engine) LoadBinaryContext(ctx context.Context, b []byte) (*Module, erro
 	if err := e.checkInputSize(len(b)); err != nil {
 		return nil, fmt.Errorf("jit: load: %w", err)
 	}
-	m, err := bytecode.Decode(b)
+	m, err := bytecode.DecodeLimits(b, e.parseLimits())
 	if err != nil {
-		return nil, fmt.Errorf("jit: load: %w", err)
+		return nil, fmt.Errorf("jit: load: %w", asLimitError(err))
 	}
 	return e.load(ctx, m)
 }
