@@ -1079,7 +1079,7 @@ func (d *binDecoder) function() (*Function, error) {
 		return nil, err
 	}
 	d.size = n
-	if err := d.limit(start, d.lim.over("FuncSize", f.Name, d.size, d.lim.FuncSize)); err != nil {
+	if err := d.limit(start, d.lim.overSoFar("FuncSize", f.Name, d.size, d.lim.FuncSize)); err != nil {
 		return nil, err
 	}
 	if n > 0 {
@@ -1191,7 +1191,7 @@ func (d *binDecoder) instruction(in *Instr) error {
 			return err
 		}
 		d.size += n
-		if err := d.limit(tableAt, d.lim.over("FuncSize", d.fnName, d.size, d.lim.FuncSize)); err != nil {
+		if err := d.limit(tableAt, d.lim.overSoFar("FuncSize", d.fnName, d.size, d.lim.FuncSize)); err != nil {
 			return err
 		}
 		if n > 0 {

@@ -38,24 +38,40 @@ type LimitError struct {
 	Func string
 	// Value is the count that exceeds the limit: the module's or the
 	// function's own where it was known (the binary form declares its
-	// counts), else the count at which reading stopped, one over Max.
+	// counts of functions and registers), else, with AtLeast set, the
+	// count at which reading stopped, a lower bound of the real one.
 	Value, Max int64
+	// AtLeast says Value is where reading stopped, not the whole count.
+	AtLeast bool
 }
 
 // Error describes the limit and the count over it.
 func (e *LimitError) Error() string {
 	what := map[string]string{"Funcs": "functions", "FuncSize": "instructions and switch table entries", "Regs": "registers"}[e.Limit]
-	if e.Func != "" {
-		return fmt.Sprintf("func %s has %d %s; the limit is %d", e.Func, e.Value, what, e.Max)
+	count := fmt.Sprint(e.Value)
+	if e.AtLeast {
+		count = "at least " + count
 	}
-	return fmt.Sprintf("the module has %d %s; the limit is %d", e.Value, what, e.Max)
+	if e.Func != "" {
+		return fmt.Sprintf("func %s has %s %s; the limit is %d", e.Func, count, what, e.Max)
+	}
+	return fmt.Sprintf("the module has %s %s; the limit is %d", count, what, e.Max)
 }
 
-// over returns the LimitError of count value against limit max (0: no
-// limit), or nil.
+// over returns the LimitError of the whole count value against limit max
+// (0: no limit), or nil.
 func (lim Limits) over(name, fn string, value, max int) error {
 	if max > 0 && value > max {
 		return &LimitError{Limit: name, Func: fn, Value: int64(value), Max: int64(max)}
 	}
 	return nil
+}
+
+// overSoFar is over for a count still being read: value is a lower bound.
+func (lim Limits) overSoFar(name, fn string, value, max int) error {
+	err := lim.over(name, fn, value, max)
+	if err != nil {
+		err.(*LimitError).AtLeast = true
+	}
+	return err
 }

@@ -711,8 +711,8 @@ func (p *asmParser) funcHeader() {
 		return
 	}
 	f.fn.Regs = append([]Type(nil), f.fn.Sig.Params...)
-	p.failLimit(p.lim.over("Funcs", "", len(p.funcs)+1, p.lim.Funcs))
-	p.failLimit(p.lim.over("Regs", name, len(f.fn.Regs), p.lim.Regs))
+	p.failLimit(p.lim.overSoFar("Funcs", "", len(p.funcs)+1, p.lim.Funcs))
+	p.failLimit(p.lim.overSoFar("Regs", name, len(f.fn.Regs), p.lim.Regs))
 	p.funcIdx[name] = len(p.funcs)
 	p.funcs = append(p.funcs, f)
 }
@@ -752,7 +752,7 @@ func (p *asmParser) regs() {
 	f.regsLine = p.line
 	for p.err == nil && !p.atEOL() {
 		f.fn.Regs = append(f.fn.Regs, p.typ())
-		p.failLimit(p.lim.over("Regs", f.fn.Name, len(f.fn.Regs), p.lim.Regs))
+		p.failLimit(p.lim.overSoFar("Regs", f.fn.Name, len(f.fn.Regs), p.lim.Regs))
 	}
 }
 
@@ -1050,7 +1050,7 @@ func (p *asmParser) instr(op Op) {
 		f.calls = append(f.calls, asmCallRef{pc: len(f.fn.Code), name: callee})
 	}
 	f.size += 1 + len(in.Table)
-	if p.failLimit(p.lim.over("FuncSize", f.fn.Name, f.size, p.lim.FuncSize)); p.err != nil {
+	if p.failLimit(p.lim.overSoFar("FuncSize", f.fn.Name, f.size, p.lim.FuncSize)); p.err != nil {
 		return
 	}
 	f.fn.Code = append(f.fn.Code, in)

@@ -257,8 +257,11 @@ type Options struct {
 	// limits (bytecode.MaxFuncs, MaxCode, MaxRegs); a module over a limit
 	// fails to load with a *LimitError naming it. MaxModuleBytes bounds
 	// the input of LoadText and LoadBinary, MaxFunctions the functions of
-	// a module, MaxFunctionInstrs the instructions of one function and
-	// MaxRegisters its registers.
+	// a module, MaxFunctionInstrs the size of one function (its
+	// instructions plus the entries of its switch tables, which cost code
+	// as instructions do: bytecode.FuncSize) and MaxRegisters its
+	// registers. LoadText and LoadBinary refuse an input as soon as it
+	// crosses a limit, before reading the rest.
 	MaxModuleBytes    int
 	MaxFunctions      int
 	MaxFunctionInstrs int
@@ -587,7 +590,7 @@ func asLimitError(err error) error {
 		return err
 	}
 	names := map[string]string{"Funcs": "MaxFunctions", "FuncSize": "MaxFunctionInstrs", "Regs": "MaxRegisters"}
-	return &LimitError{Limit: names[le.Limit], Func: le.Func, Value: le.Value, Max: le.Max}
+	return &LimitError{Limit: names[le.Limit], Func: le.Func, Value: le.Value, Max: le.Max, AtLeast: le.AtLeast}
 }
 
 // LoadBinary decodes a module from the binary form and loads it.

@@ -14,25 +14,33 @@ type LimitError struct {
 	Func string
 	// Value is what the module needs; Max is what the option allows.
 	Value, Max int64
+	// AtLeast says Value is a lower bound: the count at which reading
+	// the module stopped, refused as soon as it crossed the limit.
+	AtLeast bool
 }
 
 // Error says what is over which limit, for example "function f has
-// 120000 instructions; Options.MaxFunctionInstrs allows 100000".
+// 120000 instructions and switch table entries; Options.MaxFunctionInstrs
+// allows 100000".
 func (e *LimitError) Error() string {
 	subject := "the module"
 	if e.Func != "" {
 		subject = "function " + e.Func
+	}
+	count := fmt.Sprint(e.Value)
+	if e.AtLeast {
+		count = "at least " + count
 	}
 	var what string
 	switch e.Limit {
 	case "MaxModuleBytes":
 		what = fmt.Sprintf("is %d bytes long", e.Value)
 	case "MaxFunctions":
-		what = fmt.Sprintf("has %d functions", e.Value)
+		what = fmt.Sprintf("has %s functions", count)
 	case "MaxFunctionInstrs":
-		what = fmt.Sprintf("has %d instructions", e.Value)
+		what = fmt.Sprintf("has %s instructions and switch table entries", count)
 	case "MaxRegisters":
-		what = fmt.Sprintf("has %d registers", e.Value)
+		what = fmt.Sprintf("has %s registers", count)
 	case "MaxCompileBytes":
 		what = fmt.Sprintf("needs an estimated %d bytes or more to compile", e.Value)
 	default:
@@ -56,8 +64,8 @@ func (e *Engine) checkLimits(m *bytecode.Module) error {
 		return &LimitError{Limit: "MaxFunctions", Value: int64(len(m.Funcs)), Max: int64(o.MaxFunctions)}
 	}
 	for _, f := range m.Funcs {
-		if o.MaxFunctionInstrs > 0 && len(f.Code) > o.MaxFunctionInstrs {
-			return &LimitError{Limit: "MaxFunctionInstrs", Func: f.Name, Value: int64(len(f.Code)), Max: int64(o.MaxFunctionInstrs)}
+		if size := bytecode.FuncSize(f); o.MaxFunctionInstrs > 0 && size > o.MaxFunctionInstrs {
+			return &LimitError{Limit: "MaxFunctionInstrs", Func: f.Name, Value: int64(size), Max: int64(o.MaxFunctionInstrs)}
 		}
 		if o.MaxRegisters > 0 && len(f.Regs) > o.MaxRegisters {
 			return &LimitError{Limit: "MaxRegisters", Func: f.Name, Value: int64(len(f.Regs)), Max: int64(o.MaxRegisters)}
