@@ -2,7 +2,6 @@ package alloc
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"github.com/kiln-jit/kiln/mir"
@@ -80,19 +79,12 @@ func (x *eventIndex) others(v, b, lo, hi int32) bool {
 func (rs *resources) computeKilled() {
 	s := rs.s
 	rs.killed = make([]bool, rs.n)
-	// The values defined in physical registers: those whose live-out
-	// blocks are needed.
-	fixed := make([]bool, rs.n)
-	found := false
-	for p := range rs.events {
-		for _, w := range rs.members[rs.root(rs.n+p)] {
-			fixed[w], found = true, true
-		}
+	if !slices.ContainsFunc(rs.events, func(e []regEvent) bool { return len(e) > 0 }) {
+		return // no constraints: nothing is pinned
 	}
-	if !found {
-		return
-	}
-	s.indexLiveOut(fixed)
+	// The blocks every value is live out of: for the values defined in
+	// physical registers here, for every value pinning tests later.
+	s.indexLiveOut(nil)
 	for p := range rs.events {
 		members := rs.members[rs.root(rs.n+p)]
 		if len(members) == 0 {
@@ -115,27 +107,11 @@ func (rs *resources) computeKilled() {
 // liveAtOtherWrite reports whether value w is live at a write of its
 // register (indexed by x) of another value or a clobber.
 func (rs *resources) liveAtOtherWrite(x *eventIndex, w int) bool {
-	s := rs.s
-	out, used := s.liveOutBlocks(w), s.lastUse[w]
-	for len(out) > 0 || len(used) > 0 {
-		var b, hi int32
-		switch {
-		case len(used) == 0 || len(out) > 0 && out[0] < used[0].block:
-			b, hi, out = out[0], math.MaxInt32, out[1:]
-		case len(out) > 0 && out[0] == used[0].block:
-			b, hi, out, used = out[0], math.MaxInt32, out[1:], used[1:]
-		default:
-			b, hi, used = used[0].block, used[0].idx, used[1:]
-		}
-		lo := int32(math.MinInt32)
-		if s.defBlock[w] == b {
-			lo = s.defIdx[w]
-		}
-		if x.others(int32(w), b, lo, hi) {
-			return true
-		}
-	}
-	return false
+	found := false
+	rs.s.liveBlocks(w, func(b, lo, hi int32) {
+		found = found || x.others(int32(w), b, lo, hi)
+	})
+	return found
 }
 
 // tiedKills marks the values of a physical register's members whose

@@ -38,16 +38,19 @@ func destructResources(t testing.TB, f *mir.Func) *resources {
 	return newResources(s, co, classes, true)
 }
 
-// TestKilledMatchesDefinition compares the killed values computeKilled
-// finds with killedInitially, value by value, on the kernels, the test
-// programs, random programs and small pathological programs (many calls,
-// long call chains).
-func TestKilledMatchesDefinition(t *testing.T) {
+// pinningFuncs returns the functions the pinning tests run on: the
+// kernels and test programs, every pathological shape at 300
+// instructions, a generated module of 2000 instructions per seed of
+// generated and 200 random SSA functions per seed of random.
+func pinningFuncs(t *testing.T, generated, random []uint64) []*mir.Func {
+	t.Helper()
 	mods := checkModules()
 	for _, shape := range testprogs.Pathological {
 		mods = append(mods, shape.Build(300))
 	}
-	mods = append(mods, testprogs.GeneratedModule(2000, 3))
+	for _, seed := range generated {
+		mods = append(mods, testprogs.GeneratedModule(2000, seed))
+	}
 	var funcs []*mir.Func
 	for _, m := range mods {
 		fs, err := lower.Module(m, lower.FullTarget())
@@ -56,7 +59,18 @@ func TestKilledMatchesDefinition(t *testing.T) {
 		}
 		funcs = append(funcs, fs...)
 	}
-	funcs = append(funcs, randomSSA(t, 17, 200)...)
+	for _, seed := range random {
+		funcs = append(funcs, randomSSA(t, seed, 200)...)
+	}
+	return funcs
+}
+
+// TestKilledMatchesDefinition compares the killed values computeKilled
+// finds with killedInitially, value by value, on the kernels, the test
+// programs, random programs and small pathological programs (many calls,
+// long call chains).
+func TestKilledMatchesDefinition(t *testing.T) {
+	funcs := pinningFuncs(t, []uint64{3}, []uint64{17})
 	killed := 0
 	for _, f := range funcs {
 		rs := destructResources(t, f)
@@ -107,5 +121,56 @@ func TestEventIndex(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// physInterfereByDefinition is physInterfere as defined: every value of
+// vs against every write of the register and every value pinned to it.
+func (rs *resources) physInterfereByDefinition(r mir.Reg, res int, vs []int) bool {
+	s := rs.s
+	for _, v := range vs {
+		if s.f.VRegs[v] != r.Class() || rs.definerUses(v, r) {
+			return true
+		}
+		for _, e := range rs.events[physIndex(r)] {
+			if int(e.value) != v && rs.liveAtEvent(v, e) {
+				return true
+			}
+		}
+		for _, w := range rs.members[res] {
+			if s.interfere(v, w) && (!s.dominatesDef(w, v) || !rs.killed[w]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestPhysInterfereMatchesDefinition runs φ and use pinning on the same
+// functions as TestKilledMatchesDefinition, plus pathological shapes with
+// many values pinned to one register, and compares every answer of
+// physInterfere (which searches the index of pinned values and the event
+// index) with physInterfereByDefinition.
+func TestPhysInterfereMatchesDefinition(t *testing.T) {
+	funcs := pinningFuncs(t, []uint64{3, 11}, []uint64{17, 23})
+	var questions, yes int
+	for _, f := range funcs {
+		rs := destructResources(t, f)
+		rs.checkPhys = func(r mir.Reg, res int, vs []int, got bool) {
+			questions++
+			if got {
+				yes++
+			}
+			if want := rs.physInterfereByDefinition(r, res, vs); got != want {
+				t.Fatalf("%s: pinning %v to %s: interferes %v, want %v\n%s", f.Name, vs, r, got, want, mir.Format(rs.s.f))
+			}
+		}
+		var stats DestructStats
+		rs.pinPhis(&stats)
+		rs.pinUses(&stats)
+	}
+	t.Logf("%d functions, %d questions, %d interfering", len(funcs), questions, yes)
+	if questions == 0 || yes == 0 || yes == questions {
+		t.Errorf("the functions ask %d questions, %d interfering: both answers must occur", questions, yes)
 	}
 }

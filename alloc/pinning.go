@@ -30,10 +30,13 @@ type resources struct {
 	// else overwrites while they are still needed: they get a repair copy
 	// anyway, so more such overwrites cost nothing.
 	killed []bool
-	// maxPairs bounds the work of one interference test against a
-	// physical register; beyond it the test answers "interferes".
-	maxPairs int
-	stack    [][2]int // scratch for forestInterfere
+	// pinned indexes the values pinned to each physical register, once
+	// the values killed are known (see pins).
+	pinned *physPins
+	// checkPhys, when set (by tests), is given every answer of
+	// physInterfere with its question, to compare with the definition.
+	checkPhys func(r mir.Reg, res int, vs []int, interferes bool)
+	stack     [][2]int // scratch for forestInterfere
 }
 
 // regEvent is a write of a physical register at an instruction: before it
@@ -52,8 +55,7 @@ func newResources(s *ssaInfo, co *coalescer, classes [][]int, constrained bool) 
 	n := len(s.f.VRegs)
 	const nphys = mir.NumPhysRegs
 	rs := &resources{s: s, n: n, uf: newUnionFind(n + nphys), phy: make([]mir.Reg, nphys),
-		pin: make([]mir.Reg, n+nphys), members: make([][]int, n+nphys), events: make([][]regEvent, nphys),
-		maxPairs: 1 << 14}
+		pin: make([]mir.Reg, n+nphys), members: make([][]int, n+nphys), events: make([][]regEvent, nphys)}
 	for i := range rs.pin {
 		rs.pin[i] = mir.NoReg
 	}
@@ -187,6 +189,16 @@ func (rs *resources) merge(x, y int) int {
 		// add the shorter list to the longer, so that pinning many values
 		// to one register one at a time stays linear.
 		mx, my := rs.members[x], rs.members[y]
+		if rs.pinned != nil {
+			// The values of the side not yet pinned join the index.
+			added := mx
+			if rs.pin[x] != mir.NoReg {
+				added = my
+			}
+			for _, v := range added {
+				rs.addPinned(physIndex(pin), v)
+			}
+		}
 		if len(mx) < len(my) {
 			mx, my = my, mx
 		}
@@ -232,10 +244,19 @@ func (rs *resources) interfere(a, b int) bool {
 	case pa == mir.NoReg && pb == mir.NoReg:
 		return rs.forestInterfere(rs.members[a], rs.members[b])
 	case pa != mir.NoReg:
-		return rs.physInterfere(pa, a, rs.members[b])
+		return rs.physCheck(pa, a, rs.members[b])
 	default:
-		return rs.physInterfere(pb, b, rs.members[a])
+		return rs.physCheck(pb, b, rs.members[a])
 	}
+}
+
+// physCheck is physInterfere, its answer also given to checkPhys.
+func (rs *resources) physCheck(r mir.Reg, res int, vs []int) bool {
+	got := rs.physInterfere(r, vs)
+	if rs.checkPhys != nil {
+		rs.checkPhys(r, res, vs, got)
+	}
+	return got
 }
 
 // forestInterfere checks two interference-free sets of values, each in
@@ -264,36 +285,19 @@ func (rs *resources) forestInterfere(x, y []int) bool {
 	return false
 }
 
-// physInterfere reports whether pinning the values vs to register r (whose
-// resource is res) would kill one of them or a value already there.
-func (rs *resources) physInterfere(r mir.Reg, res int, vs []int) bool {
+// physInterfere reports whether pinning the values vs to register r would
+// kill one of them or a value already there: a value of another class, or
+// whose defining instruction has an operand fixed to r; a value live where
+// r is written for another value or clobbered (the register's event
+// index); or a value interfering with one pinned there (physPins).
+func (rs *resources) physInterfere(r mir.Reg, vs []int) bool {
 	s := rs.s
-	events := rs.events[physIndex(r)]
-	pinned := rs.members[res]
-	if len(vs)*(len(events)+len(pinned)) > rs.maxPairs {
-		return true // too costly to find out; keep them apart
-	}
+	p := physIndex(r)
+	x := rs.pins()
+	events := x.eventIndex(rs, p)
 	for _, v := range vs {
-		if s.f.VRegs[v] != r.Class() || rs.definerUses(v, r) {
+		if s.f.VRegs[v] != r.Class() || rs.definerUses(v, r) || rs.liveAtOtherWrite(events, v) || rs.pinnedClash(p, v) {
 			return true
-		}
-		for _, e := range events {
-			if int(e.value) == v {
-				continue
-			}
-			if rs.liveAtEvent(v, e) {
-				return true
-			}
-		}
-		for _, w := range pinned {
-			if !s.interfere(v, w) {
-				continue
-			}
-			// v's definition overwriting w costs nothing new when w is
-			// repaired anyway; w's overwriting v would kill v.
-			if !s.dominatesDef(w, v) || !rs.killed[w] {
-				return true
-			}
 		}
 	}
 	return false

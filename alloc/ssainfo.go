@@ -145,7 +145,7 @@ func (s *ssaInfo) liveOutBlocks(v int) []int32 {
 }
 
 // indexLiveOut turns the liveness sets around for the values marked in
-// want, so that liveOutBlocks can list the blocks each is live out of: in
+// want (nil: all values), so that liveOutBlocks can list the blocks each is live out of: in
 // time linear in the size of the liveness sets, and memory linear in the
 // part that concerns the marked values.
 func (s *ssaInfo) indexLiveOut(want []bool) {
@@ -153,7 +153,7 @@ func (s *ssaInfo) indexLiveOut(want []bool) {
 	start := make([]int32, n+1)
 	for b := range nb {
 		for _, w := range s.live.Out(b) {
-			if want[w] {
+			if want == nil || want[w] {
 				start[w+1]++
 			}
 		}
@@ -165,7 +165,7 @@ func (s *ssaInfo) indexLiveOut(want []bool) {
 	fill := slices.Clone(start[:n])
 	for b := range nb {
 		for _, w := range s.live.Out(b) {
-			if want[w] {
+			if want == nil || want[w] {
 				blocks[fill[w]] = int32(b)
 				fill[w]++
 			}

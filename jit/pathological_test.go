@@ -51,6 +51,29 @@ func pathologicalTiers() []Tier {
 	return []Tier{TierInterp}
 }
 
+// pathologicalConfigs are the options the pathological suite loads with:
+// every tier of pathologicalTiers, the interpreter first, and the compiled
+// tiers also with edge counting (CountEdges, as every tier-up of TierAuto
+// compiles), whose plan and counting code are paths of their own.
+func pathologicalConfigs() []Options {
+	var configs []Options
+	for _, tier := range pathologicalTiers() {
+		configs = append(configs, Options{Tier: tier})
+		if tier != TierInterp {
+			configs = append(configs, Options{Tier: tier, CountEdges: true})
+		}
+	}
+	return configs
+}
+
+// configName names a configuration of pathologicalConfigs.
+func configName(opts Options) string {
+	if opts.CountEdges {
+		return opts.Tier.String() + "+counting"
+	}
+	return opts.Tier.String()
+}
+
 // runMain calls main(0x5a5a) on a fresh instance and returns its result or
 // the trap kind as text, for comparing tiers.
 func runMain(t testing.TB, mod *Module) string {
@@ -88,55 +111,84 @@ func TestPathologicalScaling(t *testing.T) {
 			// The interpreter's results, which every compiled tier must
 			// compute; pathologicalTiers lists the interpreter first.
 			var wantS, wantL string
-			for _, tier := range pathologicalTiers() {
-				opts := Options{Tier: tier}
+			for _, opts := range pathologicalConfigs() {
+				tier := opts.Tier
 				modS, costS := measureLoad(t, opts, small)
 				modL, costL := measureLoad(t, opts, large)
 				nS, nL := small.Instructions(), large.Instructions()
-				t.Logf("%-8s %7d instrs: %6.0f B/instr %5.1f objs/instr %6.2f µs/instr | %7d instrs: %6.0f B/instr %5.1f objs/instr %6.2f µs/instr",
-					tier, nS, float64(costS.bytes)/float64(nS), float64(costS.objects)/float64(nS), float64(costS.elapsed.Microseconds())/float64(nS),
+				t.Logf("%-16s %7d instrs: %6.0f B/instr %5.1f objs/instr %6.2f µs/instr | %7d instrs: %6.0f B/instr %5.1f objs/instr %6.2f µs/instr",
+					configName(opts), nS, float64(costS.bytes)/float64(nS), float64(costS.objects)/float64(nS), float64(costS.elapsed.Microseconds())/float64(nS),
 					nL, float64(costL.bytes)/float64(nL), float64(costL.objects)/float64(nL), float64(costL.elapsed.Microseconds())/float64(nL))
 				if g := float64(costL.bytes) / float64(costS.bytes); g > maxGrowth {
-					t.Errorf("%s: bytes allocated grow %.1f× from %d to %d instructions (limit %d×)", tier, g, nS, nL, maxGrowth)
+					t.Errorf("%s: bytes allocated grow %.1f× from %d to %d instructions (limit %d×)", configName(opts), g, nS, nL, maxGrowth)
 				}
 				if g := float64(costL.objects) / float64(costS.objects); g > maxGrowth {
-					t.Errorf("%s: objects allocated grow %.1f× from %d to %d instructions (limit %d×)", tier, g, nS, nL, maxGrowth)
+					t.Errorf("%s: objects allocated grow %.1f× from %d to %d instructions (limit %d×)", configName(opts), g, nS, nL, maxGrowth)
 				}
 				if tier == TierInterp {
 					wantS, wantL = runMain(t, modS), runMain(t, modL)
 					continue
 				}
 				if got := runMain(t, modS); got != wantS {
-					t.Errorf("%s at %d instructions: main = %s, interpreter %s", tier, nS, got, wantS)
+					t.Errorf("%s at %d instructions: main = %s, interpreter %s", configName(opts), nS, got, wantS)
 				}
 				if got := runMain(t, modL); got != wantL {
-					t.Errorf("%s at %d instructions: main = %s, interpreter %s", tier, nL, got, wantL)
+					t.Errorf("%s at %d instructions: main = %s, interpreter %s", configName(opts), nL, got, wantL)
 				}
 			}
 		})
 	}
 }
 
-// BenchmarkPathological loads every shape on every tier at 1k, 10k and
-// 100k instructions and reports the cost per instruction.
+// BenchmarkPathological loads every shape with every configuration of
+// pathologicalConfigs at 1k, 10k and 100k instructions and reports the
+// cost per instruction.
 func BenchmarkPathological(b *testing.B) {
 	for _, shape := range testprogs.Pathological {
 		for _, n := range []int{1_000, 10_000, 100_000} {
-			m := shape.Build(n)
-			instrs := m.Instructions()
-			for _, tier := range pathologicalTiers() {
-				b.Run(fmt.Sprintf("%s/%d/%s", shape.Name, n, tier), func(b *testing.B) {
-					var total loadCost
-					for range b.N {
-						_, c := measureLoad(b, Options{Tier: tier}, m)
-						total.bytes += c.bytes
-						total.elapsed += c.elapsed
-					}
-					per := float64(b.N) * float64(instrs)
-					b.ReportMetric(float64(total.elapsed.Nanoseconds())/per, "ns/instr")
-					b.ReportMetric(float64(total.bytes)/per, "B/instr")
-				})
+			benchmarkLoads(b, fmt.Sprintf("%s/%d", shape.Name, n), shape.Build(n))
+		}
+	}
+}
+
+// benchmarkLoads loads m with every configuration of pathologicalConfigs,
+// as sub-benchmarks of b named after name, and reports the cost per
+// bytecode instruction.
+func benchmarkLoads(b *testing.B, name string, m *bytecode.Module) {
+	instrs := m.Instructions()
+	for _, opts := range pathologicalConfigs() {
+		b.Run(name+"/"+configName(opts), func(b *testing.B) {
+			var total loadCost
+			for range b.N {
+				_, c := measureLoad(b, opts, m)
+				total.bytes += c.bytes
+				total.elapsed += c.elapsed
 			}
+			per := float64(b.N) * float64(instrs)
+			b.ReportMetric(float64(total.elapsed.Nanoseconds())/per, "ns/instr")
+			b.ReportMetric(float64(total.bytes)/per, "B/instr")
+		})
+	}
+}
+
+// BenchmarkSwitchScaling loads the switch shapes with 1k, 10k and 65,536
+// distinct cases (one full switch table: bytecode.MaxSwitchTable) with
+// every configuration of pathologicalConfigs: the time per instruction
+// must stay flat as the cases grow, with edge counting on and off.
+func BenchmarkSwitchScaling(b *testing.B) {
+	shapes := []struct {
+		name  string
+		build func(int) *bytecode.Module
+		per   int // instructions per case
+	}{
+		{"switch", testprogs.HugeSwitch, 3},
+		{"switchloop", testprogs.SwitchLoop, 5},
+		{"switchcalls", testprogs.SwitchCalls, 5},
+		{"switchfall", testprogs.SwitchFallthrough, 3},
+	}
+	for _, sh := range shapes {
+		for _, cases := range []int{1_000, 10_000, bytecode.MaxSwitchTable} {
+			benchmarkLoads(b, fmt.Sprintf("%s/%d", sh.name, cases), sh.build(sh.per*cases))
 		}
 	}
 }

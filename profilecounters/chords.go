@@ -54,6 +54,8 @@ type ChordPlan struct {
 	exitBlocks []int32
 	// exitOf maps a block to its exit edge plus one (0: none).
 	exitOf []int32
+	// selfLoop is set for every block with an edge to itself.
+	selfLoop []bool
 	// chord is set for every counted slot.
 	chord []bool
 	// numChords counts the counted slots.
@@ -76,7 +78,12 @@ func NewChordPlan(l *Layout, prof *Profile) *ChordPlan {
 		prof = l.Profile(nil)
 	}
 	nb := len(l.Blocks)
-	p := &ChordPlan{layout: l, exitOf: make([]int32, nb)}
+	p := &ChordPlan{layout: l, exitOf: make([]int32, nb), selfLoop: make([]bool, nb)}
+	for _, ed := range l.Edges {
+		if ed.To == ed.From {
+			p.selfLoop[ed.From] = true
+		}
+	}
 	for b := range l.Blocks {
 		if l.Blocks[b].NumEdges == 0 {
 			p.exitBlocks = append(p.exitBlocks, int32(b))
@@ -178,16 +185,8 @@ func (p *ChordPlan) spanningTree(cands []chordCand, entryByBlock bool) ([]bool, 
 func (p *ChordPlan) AtHead(e int) bool {
 	l := p.layout
 	ed := &l.Edges[e]
-	if ed.Kind == EdgeJump || ed.Kind == EdgeFallthrough || ed.To <= ed.From || len(l.Preds(int(ed.To))) != 1 {
-		return false
-	}
-	from := &l.Blocks[ed.From]
-	for x := from.FirstEdge; x < from.FirstEdge+from.NumEdges; x++ {
-		if l.Edges[x].To == ed.From {
-			return false
-		}
-	}
-	return true
+	return ed.Kind != EdgeJump && ed.Kind != EdgeFallthrough && ed.To > ed.From &&
+		len(l.Preds(int(ed.To))) == 1 && !p.selfLoop[ed.From]
 }
 
 // EntryByBlock reports whether the calls are derived, not counted: the

@@ -26,6 +26,9 @@ var Pathological = []Shape{
 	{"deepnest", "loops nested n/3 deep, each header loading a cell and leaving on zero", DeepNest},
 	{"chain", "a chain of n/4 forward diamonds, one value live across all of them", Chain},
 	{"switch", "a switch with n/3 cases (at most bytecode.MaxSwitchTable per table)", HugeSwitch},
+	{"switchloop", "a dispatch loop: a switch with n/5 cases, each updating two registers its own way and jumping back to the loop's header", SwitchLoop},
+	{"switchcalls", "a switch with n/5 cases, each calling one of 16 functions with case-specific arguments before the join", SwitchCalls},
+	{"switchfall", "a switch with n/3 cases, each case falling through into the next (as Duff's device)", SwitchFallthrough},
 	{"registers", "n/2 registers all live at once, defined then summed", ManyRegisters},
 	{"functions", "n/5 small functions, each called from main", ManyFunctions},
 	{"callchain", "n/4 functions each calling the next: a call chain deeper than the call depth limit", CallChain},
@@ -108,6 +111,23 @@ func HugeSwitch(n int) *bc.Module {
 	f := b.Func("main", i64s, i64s)
 	x, idx, acc := f.Param(0), f.NewReg(bc.I64), f.NewReg(bc.I64)
 	end := f.NewLabel()
+	switchCases(f, x, idx, cases, func(c int) {
+		f.I64Const(acc, int64(c)*7+1)
+		f.Jump(end)
+	})
+	f.I64Const(acc, -1)
+	f.Bind(end)
+	f.Return(acc)
+	b.Export("main", f)
+	return mustBuild(b)
+}
+
+// switchCases emits a switch on x over cases cases, split into switch
+// instructions of at most bytecode.MaxSwitchTable cases each (t holds x
+// less the first case of each), and calls body at each case's label with
+// its number; the code after the last table is the default. A body that
+// does not jump falls through into the next case's label.
+func switchCases(f *bc.FuncBuilder, x, t bc.Reg, cases int, body func(c int)) {
 	for done := 0; done < cases; {
 		width := min(cases-done, bc.MaxSwitchTable)
 		labels := make([]bc.Label, width)
@@ -115,18 +135,95 @@ func HugeSwitch(n int) *bc.Module {
 			labels[i] = f.NewLabel()
 		}
 		next := f.NewLabel()
-		f.BinaryImm(bc.OpI64Sub, idx, x, int64(done))
-		f.Switch(idx, labels, next)
+		f.BinaryImm(bc.OpI64Sub, t, x, int64(done))
+		f.Switch(t, labels, next)
 		for i, l := range labels {
 			f.Bind(l)
-			f.I64Const(acc, int64(done+i)*7+1)
-			f.Jump(end)
+			body(done + i)
 		}
 		f.Bind(next)
 		done += width
 	}
+}
+
+// SwitchLoop is a dispatch loop, as an interpreter's: the header counts
+// down from 64, and a switch over n/5 cases (split as in HugeSwitch)
+// selects a case by the counter and the argument; each case updates the
+// accumulator and a second register with its own constants and jumps back
+// to the header, so the header has a predecessor per case and both
+// registers a φ argument per case.
+func SwitchLoop(n int) *bc.Module {
+	cases := max(1, n/5)
+	b := bc.NewModuleBuilder()
+	f := b.Func("main", i64s, i64s)
+	x, idx, t, acc, y, i := f.Param(0), f.NewReg(bc.I64), f.NewReg(bc.I64), f.NewReg(bc.I64), f.NewReg(bc.I64), f.NewReg(bc.I64)
+	head, exit := f.NewLabel(), f.NewLabel()
+	f.I64Const(i, 64)
+	f.Bind(head)
+	f.BrCmpImm(bc.OpBrEq, i, 0, exit)
+	f.BinaryImm(bc.OpI64Sub, i, i, 1)
+	f.Binary(bc.OpI64Add, idx, x, i)
+	f.Binary(bc.OpI64Xor, idx, idx, y)
+	f.BinaryImm(bc.OpI64RemU, idx, idx, int64(cases))
+	switchCases(f, idx, t, cases, func(c int) {
+		f.BinaryImm(bc.OpI64Add, acc, acc, int64(c)*3+1)
+		f.BinaryImm(bc.OpI64Xor, y, y, int64(c)&0xff)
+		f.Jump(head)
+	})
+	f.Jump(head)
+	f.Bind(exit)
+	f.Binary(bc.OpI64Add, acc, acc, y)
+	f.Return(acc)
+	b.Export("main", f)
+	return mustBuild(b)
+}
+
+// SwitchCalls is a switch over n/5 cases (split as in HugeSwitch), each
+// calling one of 16 small functions with the argument and a case-specific
+// constant and carrying the result to the join: many values in the
+// registers of the calling convention, and a φ with an argument per case.
+func SwitchCalls(n int) *bc.Module {
+	cases := max(1, n/5)
+	b := bc.NewModuleBuilder()
+	two := []bc.Type{bc.I64, bc.I64}
+	callees := make([]*bc.FuncBuilder, 16)
+	for k := range callees {
+		g := b.Func(fmt.Sprintf("f%d", k), two, i64s)
+		callees[k] = g
+		g.Binary(bc.OpI64Xor, g.Param(0), g.Param(0), g.Param(1))
+		g.BinaryImm(bc.OpI64Add, g.Param(0), g.Param(0), int64(k))
+		g.Return(g.Param(0))
+	}
+	f := b.Func("main", i64s, i64s)
+	x, idx, acc, k := f.Param(0), f.NewReg(bc.I64), f.NewReg(bc.I64), f.NewReg(bc.I64)
+	end := f.NewLabel()
 	f.I64Const(acc, -1)
+	switchCases(f, x, idx, cases, func(c int) {
+		f.I64Const(k, int64(c)*5+2)
+		f.Call(callees[c%len(callees)].Index(), []bc.Reg{x, k}, []bc.Reg{acc})
+		f.Jump(end)
+	})
 	f.Bind(end)
+	f.Return(acc)
+	b.Export("main", f)
+	return mustBuild(b)
+}
+
+// SwitchFallthrough is a switch over n/3 cases (split as in HugeSwitch)
+// whose cases fall through into the next one, as in Duff's device: each
+// case block is entered from the switch and from the case before it, so
+// each has a φ for the accumulator, whose value from the switch is live
+// into every case.
+func SwitchFallthrough(n int) *bc.Module {
+	cases := max(1, n/3)
+	b := bc.NewModuleBuilder()
+	f := b.Func("main", i64s, i64s)
+	x, idx, acc := f.Param(0), f.NewReg(bc.I64), f.NewReg(bc.I64)
+	f.BinaryImm(bc.OpI64Mul, acc, x, 3)
+	switchCases(f, x, idx, cases, func(c int) {
+		f.BinaryImm(bc.OpI64Add, acc, acc, int64(c)|1)
+		f.BinaryImm(bc.OpI64Rotl, acc, acc, 1)
+	})
 	f.Return(acc)
 	b.Export("main", f)
 	return mustBuild(b)
