@@ -483,6 +483,17 @@ func writtenRegs(in *mir.Instr) mir.RegSet {
 // anything else that writes a register (or clobbers it, or a call the
 // caller-saved ones) takes the value from it. Sets are bit masks: bit r
 // for register r, slotBit for the home slot.
+//
+// Each analysis pays for the blocks it can reach, not for the function:
+// nothing holds the value in a block that no path from one of its
+// definitions reaches (every path from the entry brings the empty set),
+// so the analysis runs on the blocks reachable from the definitions (and
+// from any block the entry does not reach, where the optimistic start
+// survives) and answers "nothing" elsewhere; and in a block without a
+// definition it visits only the instructions that move a value (copies,
+// reloads, stores, exchanges, calls, writes of a slot), applying what the
+// others write between them as one mask (holderBlocks, computed once per
+// function).
 type valueHolders struct {
 	f        *mir.Func
 	top, end []uint64
@@ -490,8 +501,17 @@ type valueHolders struct {
 	goneAt   map[placeAt]bool    // definitions that left no instruction, before
 	// defBlock[b] == mark: block b has a position in defAt or goneAt.
 	defBlock []int32
+	// inRegion[b] == mark: block b is in the analysis's region, and top[b]
+	// and end[b] hold its sets.
+	inRegion []int32
 	mark     int32
-	h        mir.Reg
+	region   []int32 // the region's blocks, in order
+	stack    []int32
+	// unreached lists the blocks the entry does not reach (computed once
+	// per function).
+	unreached []int32
+	blocks    holderBlocks
+	h         mir.Reg
 	// recomputed says the value is a rematerialization's (a constant or a
 	// context field) rather than a slot's: it can be recomputed anywhere,
 	// so "the home holds it" always holds, but a context field may change
@@ -501,6 +521,59 @@ type valueHolders struct {
 	// visits.
 	work int
 }
+
+// holderBlocks summarizes each block of the output for valueHolders: the
+// instructions that move values (holderMoves), each with the registers the
+// other instructions write since the previous one, and what they write
+// after the last.
+type holderBlocks struct {
+	start []int32 // block b's moves are moves[start[b]:start[b+1]]
+	moves []holderMove
+	tail  []mir.RegSet
+}
+
+// holderMove is an instruction valueHolders must visit, and the registers
+// written before it in its block since the previous such instruction.
+type holderMove struct {
+	idx    int32
+	killed mir.RegSet
+}
+
+// isHolderMove reports whether valueHolders must visit in rather than
+// only take away the registers it writes: a copy, reload, store or
+// exchange, a call, or an instruction that writes a slot.
+func isHolderMove(in *mir.Instr) bool {
+	switch {
+	case (in.Op == mir.OpCopy || in.Op == mir.OpReload || in.Op == mir.OpSpill) && len(in.Defs) == 1 && len(in.Uses) == 1:
+		return true
+	case in.Op == mir.OpXchg && len(in.Defs) == 2, in.Op.Info().Call:
+		return true
+	}
+	return slices.ContainsFunc(in.Defs, mir.Reg.IsSlot)
+}
+
+// reset summarizes the blocks of f.
+func (hb *holderBlocks) reset(f *mir.Func) {
+	hb.start, hb.moves, hb.tail = fit(hb.start, len(f.Blocks)+1), hb.moves[:0], fit(hb.tail, len(f.Blocks))
+	for b, blk := range f.Blocks {
+		hb.start[b] = int32(len(hb.moves))
+		var killed mir.RegSet
+		for i, in := range blk.Instrs {
+			if isHolderMove(in) {
+				hb.moves = append(hb.moves, holderMove{int32(i), killed})
+				killed = 0
+				continue
+			}
+			killed |= writtenRegs(in)
+		}
+		hb.tail[b] = killed
+	}
+	hb.start[len(f.Blocks)] = int32(len(hb.moves))
+}
+
+// checkHolders, when set (by tests), is given every solved valueHolders
+// analysis, to compare with the whole-function analysis.
+var checkHolders func(vh *valueHolders)
 
 // slotBit is the home slot's bit in a valueHolders set.
 const slotBit = 63
@@ -519,12 +592,67 @@ func newValueHolders(f *mir.Func) *valueHolders {
 func (vh *valueHolders) reset(f *mir.Func) {
 	nb := len(f.Blocks)
 	vh.f, vh.mark, vh.h, vh.work = f, 0, mir.NoReg, maxHolderWork
-	vh.top, vh.end, vh.defBlock = fit(vh.top, nb), fit(vh.end, nb), zeroed(vh.defBlock, nb)
+	vh.top, vh.end = fit(vh.top, nb), fit(vh.end, nb)
+	vh.defBlock, vh.inRegion = zeroed(vh.defBlock, nb), zeroed(vh.inRegion, nb)
 	if vh.defAt == nil {
 		vh.defAt, vh.goneAt = map[placeAt]mir.Reg{}, map[placeAt]bool{}
 	}
 	clear(vh.defAt)
 	clear(vh.goneAt)
+	vh.blocks.reset(f)
+	// The blocks the entry does not reach: those the region search does
+	// not find from the entry.
+	vh.mark++
+	vh.unreached = vh.unreached[:0]
+	if nb == 0 {
+		return
+	}
+	vh.region = vh.reach(vh.region[:0], 0)
+	for b := range nb {
+		if vh.inRegion[b] != vh.mark {
+			vh.unreached = append(vh.unreached, int32(b))
+		}
+	}
+}
+
+// reach adds to region the blocks reachable from b not yet marked with
+// vh.mark in inRegion, marking them.
+func (vh *valueHolders) reach(region []int32, b int32) []int32 {
+	if vh.inRegion[b] == vh.mark {
+		return region
+	}
+	vh.inRegion[b] = vh.mark
+	region = append(region, b)
+	stack := append(vh.stack[:0], b)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, s := range vh.f.Blocks[x].Succs {
+			if vh.inRegion[s] != vh.mark {
+				vh.inRegion[s] = vh.mark
+				region = append(region, int32(s))
+				stack = append(stack, int32(s))
+			}
+		}
+	}
+	vh.stack = stack
+	return region
+}
+
+// topOf returns the set at the top of block b.
+func (vh *valueHolders) topOf(b int32) uint64 {
+	if vh.inRegion[b] != vh.mark {
+		return 0
+	}
+	return vh.top[b]
+}
+
+// endOf returns the set at the end of block b.
+func (vh *valueHolders) endOf(b int32) uint64 {
+	if vh.inRegion[b] != vh.mark {
+		return 0
+	}
+	return vh.end[b]
 }
 
 // holds reports whether r (a register or the home slot) is in set s.
@@ -572,78 +700,111 @@ func (vh *valueHolders) computeRecomputed(defs []placeDef) bool {
 	return vh.solve(defs, nil)
 }
 
-// solve runs the analysis from defs and gone for vh's value.
+// solve runs the analysis from defs and gone for vh's value, on the
+// blocks reachable from them and from the blocks the entry does not
+// reach, in block order until nothing changes.
 func (vh *valueHolders) solve(defs []placeDef, gone []placeDef) bool {
 	clear(vh.defAt)
 	clear(vh.goneAt)
 	vh.mark++
+	region := vh.region[:0]
 	for _, d := range defs {
 		vh.defAt[d.at] = d.reg
 		vh.defBlock[d.at.b] = vh.mark
+		region = vh.reach(region, d.at.b)
 	}
 	for _, g := range gone {
 		vh.goneAt[g.at] = true
 		vh.defBlock[g.at.b] = vh.mark
+		region = vh.reach(region, g.at.b)
 	}
-	for b := range vh.top {
+	for _, b := range vh.unreached {
+		region = vh.reach(region, b)
+	}
+	slices.Sort(region)
+	vh.region = region
+	for _, b := range region {
 		vh.top[b], vh.end[b] = ^uint64(0), ^uint64(0)
 	}
 	for changed := true; changed; {
 		changed = false
-		for b, blk := range vh.f.Blocks {
+		for _, b := range region {
 			t := ^uint64(0)
 			if b == 0 {
 				t = 0
 			}
-			for _, p := range blk.Preds {
-				t &= vh.end[p]
+			for _, p := range vh.f.Blocks[b].Preds {
+				t &= vh.endOf(int32(p))
 			}
-			if vh.work -= len(blk.Instrs); vh.work < 0 {
-				return false
+			var e uint64
+			switch {
+			case vh.defBlock[b] == vh.mark:
+				if vh.work -= len(vh.f.Blocks[b].Instrs); vh.work < 0 {
+					return false
+				}
+				e = vh.transfer(b, t)
+			case t != 0:
+				if vh.work -= int(vh.blocks.start[b+1]-vh.blocks.start[b]) + 1; vh.work < 0 {
+					return false
+				}
+				e = vh.transferMoves(b, t)
 			}
-			e := vh.transfer(int32(b), t)
 			if t != vh.top[b] || e != vh.end[b] {
 				vh.top[b], vh.end[b] = t, e
 				changed = true
 			}
 		}
 	}
+	if checkHolders != nil {
+		checkHolders(vh)
+	}
 	return true
 }
 
 // transfer returns the set at the end of block b from the set s at its
-// top.
+// top, visiting every instruction (the block has a definition).
 func (vh *valueHolders) transfer(b int32, s uint64) uint64 {
 	end := int32(len(vh.f.Blocks[b].Instrs))
-	defs := vh.defBlock[b] == vh.mark
 	for i, in := range vh.f.Blocks[b].Instrs {
 		at := placeAt{b, int32(i)}
-		if defs && vh.goneAt[at] {
+		if vh.goneAt[at] {
 			s = 0
 		}
-		switch {
-		case (in.Op == mir.OpCopy || in.Op == mir.OpReload || in.Op == mir.OpSpill) && len(in.Defs) == 1 && len(in.Uses) == 1:
-			s = vh.set(s, in.Defs[0], vh.holds(s, in.Uses[0]))
-		case in.Op == mir.OpXchg && len(in.Defs) == 2:
-			x, y := vh.holds(s, in.Defs[0]), vh.holds(s, in.Defs[1])
-			s = vh.set(vh.set(s, in.Defs[0], y), in.Defs[1], x)
-		case vh.recomputed && in.Op.Info().Call:
-			s = 0
-		default:
-			s &^= uint64(writtenRegs(in))
-			if slices.Contains(in.Defs, vh.h) {
-				s = vh.set(s, vh.h, false)
-			}
-		}
-		if !defs {
-			continue
-		}
+		s = vh.step(in, s)
 		if r, ok := vh.defAt[at]; ok {
 			s = vh.set(0, r, true)
 		}
 	}
-	if defs && vh.goneAt[placeAt{b, end}] {
+	if vh.goneAt[placeAt{b, end}] {
 		s = 0
+	}
+	return s
+}
+
+// transferMoves is transfer for a block without a definition: it visits
+// the block's moves only (holderBlocks).
+func (vh *valueHolders) transferMoves(b int32, s uint64) uint64 {
+	instrs := vh.f.Blocks[b].Instrs
+	for _, m := range vh.blocks.moves[vh.blocks.start[b]:vh.blocks.start[b+1]] {
+		s = vh.step(instrs[m.idx], s&^uint64(m.killed))
+	}
+	return s &^ uint64(vh.blocks.tail[b])
+}
+
+// step returns the set after instruction in from the set s before it.
+func (vh *valueHolders) step(in *mir.Instr, s uint64) uint64 {
+	switch {
+	case (in.Op == mir.OpCopy || in.Op == mir.OpReload || in.Op == mir.OpSpill) && len(in.Defs) == 1 && len(in.Uses) == 1:
+		return vh.set(s, in.Defs[0], vh.holds(s, in.Uses[0]))
+	case in.Op == mir.OpXchg && len(in.Defs) == 2:
+		x, y := vh.holds(s, in.Defs[0]), vh.holds(s, in.Defs[1])
+		return vh.set(vh.set(s, in.Defs[0], y), in.Defs[1], x)
+	case vh.recomputed && in.Op.Info().Call:
+		return 0
+	}
+	s &^= uint64(writtenRegs(in))
+	if slices.Contains(in.Defs, vh.h) {
+		s = vh.set(s, vh.h, false)
 	}
 	return s
 }
@@ -790,7 +951,7 @@ func (g *loadGraph) build(srcs []placeAt, r mir.Reg, vh *valueHolders) bool {
 			if len(pb.Succs) > 1 && len(g.f.Blocks[s].Preds) > 1 {
 				c *= 1 + splitEdgeCost
 			}
-			if vh != nil && !vh.reloadable(vh.end[p], r) {
+			if vh != nil && !vh.reloadable(vh.endOf(p), r) {
 				c = inf
 			}
 			add(from, to, c, loadAt{loadEdge, p, int32(k)})
@@ -800,7 +961,7 @@ func (g *loadGraph) build(srcs []placeAt, r mir.Reg, vh *valueHolders) bool {
 			}
 			sb := g.f.Blocks[s]
 			c = sb.Freq
-			if vh != nil && !vh.reloadable(vh.top[s], r) {
+			if vh != nil && !vh.reloadable(vh.topOf(s), r) {
 				c = inf
 			}
 			switch g.touches.of(int(s), r) {

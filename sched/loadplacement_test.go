@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kiln-jit/kiln/alloc"
+	bc "github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
 	"github.com/kiln-jit/kiln/internal/testrun"
 	"github.com/kiln-jit/kiln/mir"
@@ -398,5 +399,87 @@ b3: preds=b1`, 1)
 				t.Errorf("b%d recomputes v1 in the loop\n%s", blk.ID, mir.Format(r.Func))
 			}
 		}
+	}
+}
+
+// wholeHolders solves vh's analysis again as defined: on every block of
+// the function, visiting every instruction, from the optimistic start
+// everywhere, and returns the sets at the top and end of every block.
+func wholeHolders(vh *valueHolders) (top, end []uint64) {
+	nb := len(vh.f.Blocks)
+	top, end = make([]uint64, nb), make([]uint64, nb)
+	for b := range nb {
+		top[b], end[b] = ^uint64(0), ^uint64(0)
+	}
+	for changed := true; changed; {
+		changed = false
+		for b, blk := range vh.f.Blocks {
+			t := ^uint64(0)
+			if b == 0 {
+				t = 0
+			}
+			for _, p := range blk.Preds {
+				t &= end[p]
+			}
+			s := t
+			for i, in := range blk.Instrs {
+				at := placeAt{int32(b), int32(i)}
+				if vh.goneAt[at] {
+					s = 0
+				}
+				s = vh.step(in, s)
+				if r, ok := vh.defAt[at]; ok {
+					s = vh.set(0, r, true)
+				}
+			}
+			if vh.goneAt[placeAt{int32(b), int32(len(blk.Instrs))}] {
+				s = 0
+			}
+			if t != top[b] || s != end[b] {
+				top[b], end[b] = t, s
+				changed = true
+			}
+		}
+	}
+	return top, end
+}
+
+// TestValueHoldersRegion compiles the kernels, the programs and generated
+// functions and compares every valueHolders analysis reload placement
+// solves (on the blocks its definitions reach, visiting only the moves
+// of blocks without a definition) with wholeHolders, block by block.
+func TestValueHoldersRegion(t *testing.T) {
+	var mods []*bc.Module
+	for _, k := range testprogs.Kernels() {
+		mods = append(mods, k.Module)
+	}
+	for _, c := range testprogs.ProgramCases() {
+		mods = append(mods, c.Module)
+	}
+	mods = append(mods, testprogs.GeneratedModule(2000, 7), testprogs.GeneratedModule(3000, 3), testprogs.SwitchCalls(2000))
+	analyses, blocks := 0, 0
+	checkHolders = func(vh *valueHolders) {
+		analyses++
+		top, end := wholeHolders(vh)
+		for b := range vh.f.Blocks {
+			blocks++
+			if got, want := vh.topOf(int32(b)), top[b]; got != want {
+				t.Fatalf("%s: value of home %s: top of b%d %#x, want %#x", vh.f.Name, vh.h, b, got, want)
+			}
+			if got, want := vh.endOf(int32(b)), end[b]; got != want {
+				t.Fatalf("%s: value of home %s: end of b%d %#x, want %#x", vh.f.Name, vh.h, b, got, want)
+			}
+		}
+	}
+	defer func() { checkHolders = nil }()
+	for _, m := range mods {
+		for _, f := range destructModule(t, m) {
+			allocateChecked(t, pipelines[0], f, Options{})
+			allocateChecked(t, pipelines[0], f, Options{Regs: sepTightRegs})
+		}
+	}
+	t.Logf("%d analyses, %d block sets compared", analyses, blocks)
+	if analyses == 0 {
+		t.Error("no function asked for a valueHolders analysis")
 	}
 }
