@@ -32,16 +32,27 @@ const (
 	CtxXRegs      = 280 // 16 XMM registers (low 64 bits), saved at exits
 	CtxGlobals    = 408 // address of the instance's globals, 8 bytes each
 	CtxTable      = 416 // address of the table's packed entries (mir.TableEntry), 8 bytes each
-	CtxSize       = 424
+	CtxOSRDepth   = 424 // depth of the frame asked to enter at an on-stack-replacement entry, or -1
+	CtxOSREntry   = 432 // that entry, from 1
+	CtxOSRFrame   = 440 // address of the interpreter frame's registers, 8 bytes each
+	CtxSize       = 448
 )
 
 // ctxFieldOffset maps the context fields mir code reads to offsets.
 func ctxFieldOffset(f mir.CtxField) int32 {
-	if f == mir.CtxMemBase {
+	switch f {
+	case mir.CtxMemBase:
 		return CtxMemBase
-	}
-	if f == mir.CtxMemLen {
+	case mir.CtxMemLen:
 		return CtxMemLen
+	case mir.CtxDepth:
+		return CtxDepth
+	case mir.CtxOSRDepth:
+		return CtxOSRDepth
+	case mir.CtxOSREntry:
+		return CtxOSREntry
+	case mir.CtxOSRFrame:
+		return CtxOSRFrame
 	}
 	return CtxMemBound + 8*int32(f-mir.CtxMemBound1)
 }

@@ -3,13 +3,11 @@ package jit
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
 
-	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/profilecounters"
 )
@@ -33,20 +31,23 @@ import (
 //
 // A call that is running when the compile finishes moves into the
 // compiled code at its next backward branch (on-stack replacement): the
-// compile adds, for the hottest loops (by the counts of their backward
-// branches, at most maxOSRVariants), a variant of the loop's function
-// that takes all the function's registers as parameters and starts with
-// a jump to the loop's header; the interpreter, when a frame of that
-// function takes a backward branch to that header (checked every
-// Options.OSRInterval backward branches and calls, interp.PollInterval by
-// default, the poller being periodic), calls the variant with the frame's
-// registers under the call's context, fuel and call depth, and returns the
-// variant's results from the frame. While a call runs, the function of
+// compile gives the functions of the hottest loops (by the counts of their
+// backward branches, at most maxOSREntries loops) an on-stack-replacement
+// entry at each such loop's header (lower.Options.OSRHeaders): a path
+// from the function's entry block, taken when the execution context asks
+// for it, that loads the registers of an interpreter frame and jumps to
+// the header. The interpreter, when a frame of that function takes a
+// backward branch to that header (checked every Options.OSRInterval
+// backward branches and calls, interp.PollInterval by default, the poller
+// being periodic), calls the compiled function with the frame's registers
+// under the call's context, fuel and call depth, asking for that entry,
+// and returns the function's results from the frame. The function is
+// compiled once, its entries included: no copy of it per loop. While a
+// call runs, the function of
 // the frame offered is checked against the thresholds alone (its calls or
 // its backward branches), so a long call whose function gets hot starts
 // the compile itself, and a program that spends its time in one long call
-// benefits too. Traps in a variant are reported at the
-// original function and offset; a host function the moved code calls
+// benefits too. A host function the moved code calls
 // that calls back into the instance nests in the compiled code, which
 // knows the call depth.
 //
@@ -79,21 +80,22 @@ func backwardEdges(prog *interp.Program) (out []counterRef, from []int32) {
 	return out, from
 }
 
-// maxOSRVariants bounds the on-stack-replacement variants a tier-up
-// compiles.
-const maxOSRVariants = 8
+// maxOSREntries bounds the loops a tier-up gives an on-stack-replacement
+// entry.
+const maxOSREntries = 8
 
-// osrEntry is one on-stack-replacement variant: the function and loop
-// header it continues, and its index in the compiled module.
+// osrEntry is one on-stack-replacement entry: the function and loop
+// header it continues, and its number among the function's entries (from
+// 1, lower.Options.OSRHeaders).
 type osrEntry struct {
-	fn, header, variant int
+	fn, header, entry int
 }
 
 // autoTier is an instance's tier-up state.
 type autoTier struct {
 	// target is the finished compile's code, ready for on-stack
 	// replacement before the next call switches to it; osr lists its
-	// variants.
+	// entries.
 	target *compiledInstance
 	osr    []osrEntry
 	// osrEntries counts the on-stack replacements made.
@@ -121,10 +123,10 @@ type autoTier struct {
 // autoResult is a finished compile.
 type autoResult struct {
 	cm   *compiledModule
-	prog *interp.Program // the module with the variants
+	prog *interp.Program // the module compiled
 	osr  []osrEntry
-	// profiled holds the counts each function (not the variants) was
-	// compiled with, when the code counts its edges.
+	// profiled holds the counts each function was compiled with, when
+	// the code counts its edges.
 	profiled [][]uint64
 	err      error
 	elapsed  time.Duration
@@ -195,6 +197,13 @@ func (i *Instance) afterCall() {
 		return
 	}
 	if a.started {
+		if i.compiled == nil && a.target != nil {
+			// A frame of the call moved into the tier-up's code: the
+			// instance runs it from now on, and its statistics say so
+			// (and count what the compiled code ran).
+			i.compiled, i.tier = a.target, TierOptimizing
+			a.target = nil
+		}
 		if a.reopt != nil {
 			i.lookForDrift()
 		}
@@ -206,7 +215,7 @@ func (i *Instance) afterCall() {
 }
 
 // startTierUp copies the counters and compiles the module with them, with
-// on-stack-replacement variants of the hottest loops.
+// on-stack-replacement entries at the hottest loops.
 func (i *Instance) startTierUp() {
 	a := i.auto
 	a.started = true
@@ -217,25 +226,16 @@ func (i *Instance) startTierUp() {
 	m := i.module
 	compile := func() {
 		start := time.Now()
-		prog, osr, err := withOSRVariants(m, snapshot)
-		if err != nil {
-			m.notifyCompile(CompileTierUp, i, TierOptimizing, time.Since(start), nil, err)
-			a.done.Store(&autoResult{err: err, elapsed: time.Since(start)})
-			return
-		}
+		prog := m.prog
+		osr, headers := m.hotLoops(snapshot)
 		cfg := m.engine.compileConfig(TierOptimizing, func(fn int) *profilecounters.Profile {
-			if fn < len(snapshot) {
-				return prog.Layouts[fn].Profile(snapshot[fn])
-			}
-			return nil // a variant: the static estimate
+			return prog.Layouts[fn].Profile(snapshot[fn])
 		})
 		// Only the functions that have run are compiled; a compile that
 		// fails leaves its function interpreted (mixed.go).
-		cfg.interpreted, cfg.fallback = m.notRun(snapshot), true
+		cfg.interpreted, cfg.fallback, cfg.code, cfg.osr = m.notRun(snapshot), true, m.code, headers
 		var profiled [][]uint64
 		if m.engine.opts.MaxReoptimizations >= 0 {
-			// The module's functions count; the on-stack-replacement
-			// variants do not (their calls never return to a look).
 			cfg.countFuncs = len(snapshot)
 			profiled = snapshot
 		}
@@ -285,8 +285,8 @@ func (i *Instance) takeTierUp() {
 	}
 	// The compiled code continues the interpreter's calls: one poller
 	// holds their context and fuel. The interpreter's calls of compiled
-	// functions go to the compiled code from now on, and a variant that
-	// did not compile is not entered.
+	// functions go to the compiled code from now on, and the entries of a
+	// function that did not compile are not entered.
 	ci.poll = i.machine.Poller()
 	if err := i.attach(ci); err != nil {
 		a.err = fmt.Errorf("jit: tier-up: %w", err)
@@ -294,7 +294,7 @@ func (i *Instance) takeTierUp() {
 	}
 	osr := r.osr[:0:0]
 	for _, e := range r.osr {
-		if !r.cm.isStub(e.variant) {
+		if !r.cm.isStub(e.fn) {
 			osr = append(osr, e)
 		}
 	}
@@ -307,7 +307,7 @@ func (i *Instance) takeTierUp() {
 // onStackReplace is the interpreter's Machine.OSR for a TierAuto
 // instance: it starts the compile when a long call makes the instance
 // hot, and once the code is there, continues a frame at a loop header
-// that has a variant in it.
+// that has an entry in it.
 func (i *Instance) onStackReplace(fn, header int, regs []uint64, depth int, results []uint64) (bool, error) {
 	a := i.auto
 	if i.compiled != nil {
@@ -329,16 +329,7 @@ func (i *Instance) onStackReplace(fn, header int, regs []uint64, depth int, resu
 			continue
 		}
 		a.osrEntries++
-		err := a.target.callWithin(e.variant, regs, results, depth)
-		var t *bytecode.Trap
-		if errors.As(err, &t) && int(t.Func) == e.variant {
-			// Report the trap where the original function has it.
-			t.Func, t.FuncName = uint32(fn), i.module.prog.Module.Funcs[fn].Name
-			if t.Offset > 0 {
-				t.Offset--
-			}
-		}
-		return true, err
+		return true, a.target.callOSR(fn, e.entry, regs, results, depth)
 	}
 	return false, nil
 }
@@ -352,10 +343,11 @@ func (i *Instance) OSREntries() int {
 	return i.auto.osrEntries
 }
 
-// withOSRVariants returns the module of m with an on-stack-replacement
-// variant of the function of each of the hottest loops (by the counts of
-// their backward branches in counters), prepared, and the variants.
-func withOSRVariants(m *Module, counters [][]uint64) (*interp.Program, []osrEntry, error) {
+// hotLoops returns the hottest loops of m (by the counts of their
+// backward branches in counters), at most maxOSREntries, as on-stack-
+// replacement entries, and the headers of each function's entries in
+// their order (lower.Options.OSRHeaders), indexed by function.
+func (m *Module) hotLoops(counters [][]uint64) ([]osrEntry, [][]int) {
 	type hot struct {
 		fn, header int
 		count      uint64
@@ -378,56 +370,16 @@ func withOSRVariants(m *Module, counters [][]uint64) (*interp.Program, []osrEntr
 		loops = append(loops, hot{int(r.fn), header, c})
 	}
 	slices.SortStableFunc(loops, func(x, y hot) int { return cmp.Compare(y.count, x.count) })
-	bm, err := m.fullModule()
-	if err != nil {
-		return nil, nil, fmt.Errorf("on-stack-replacement variants: %w", err)
-	}
 	var osr []osrEntry
-	for _, h := range loops {
-		if len(osr) == maxOSRVariants {
-			break
+	var headers [][]int
+	for _, h := range loops[:min(len(loops), maxOSREntries)] {
+		if headers == nil {
+			headers = make([][]int, len(counters))
 		}
-		f := bm.Funcs[h.fn]
-		if len(f.Regs) > bytecode.MaxParams || len(f.Code) >= bytecode.MaxCode {
-			continue // its registers cannot all be parameters, or no room for the jump
-		}
-		name := fmt.Sprintf("%s.osr%d", f.Name, len(osr)+1)
-		for bm.FuncIndex(name) >= 0 {
-			name += "_"
-		}
-		osr = append(osr, osrEntry{fn: h.fn, header: h.header, variant: len(bm.Funcs)})
-		bm.Funcs = append(bm.Funcs, osrVariant(f, h.header, name))
+		headers[h.fn] = append(headers[h.fn], h.header)
+		osr = append(osr, osrEntry{fn: h.fn, header: h.header, entry: len(headers[h.fn])})
 	}
-	prog, err := interp.Prepare(bm)
-	if err != nil {
-		return nil, nil, fmt.Errorf("on-stack-replacement variants: %w", err)
-	}
-	return prog, osr, nil
-}
-
-// osrVariant returns function f as a function that takes all of f's
-// registers as parameters and starts at instruction header.
-func osrVariant(f *bytecode.Function, header int, name string) *bytecode.Function {
-	code := make([]bytecode.Instr, 0, len(f.Code)+1)
-	code = append(code, bytecode.Instr{Op: bytecode.OpJump, Target: uint32(header + 1)})
-	for _, in := range f.Code {
-		if in.Op.Info().Branch {
-			in.Target++
-			if in.Op == bytecode.OpSwitch {
-				in.Table = slices.Clone(in.Table)
-				for k := range in.Table {
-					in.Table[k]++
-				}
-			}
-		}
-		code = append(code, in)
-	}
-	return &bytecode.Function{
-		Name: name,
-		Sig:  bytecode.Signature{Params: slices.Clone(f.Regs), Results: slices.Clone(f.Sig.Results)},
-		Regs: slices.Clone(f.Regs),
-		Code: code,
-	}
+	return osr, headers
 }
 
 // TierUpError returns why a TierAuto instance's compile failed, leaving it

@@ -406,7 +406,8 @@ func TestTierAutoOnStackReplacement(t *testing.T) {
 }
 
 // TestTierAutoOnStackReplacementInCallee checks a frame that moves while
-// an interpreted caller waits for it: the caller gets the results.
+// an interpreted caller waits for it: the caller gets the results, and
+// the instance runs the compiled code from the end of that call on.
 func TestTierAutoOnStackReplacementInCallee(t *testing.T) {
 	if !runtime.Supported() {
 		t.Skip("no compiled tiers on this platform")
@@ -416,8 +417,8 @@ func TestTierAutoOnStackReplacementInCallee(t *testing.T) {
 	if inst.OSREntries() == 0 {
 		t.Fatal("the loop of sum, called by twice, did not move")
 	}
-	if inst.Tier() != TierInterp {
-		t.Errorf("the instance runs in %s during its first call", inst.Tier())
+	if inst.Tier() != TierOptimizing {
+		t.Errorf("the instance runs in %s after a call that moved into the compiled code, want it to stay there", inst.Tier())
 	}
 	callSum(t, inst, "twice", 7)
 	if inst.Tier() != TierOptimizing {
@@ -425,11 +426,10 @@ func TestTierAutoOnStackReplacementInCallee(t *testing.T) {
 	}
 }
 
-// TestTierAutoTableChangeBeforeSwitch changes an exported table's entry
-// between a call that moved into the tier-up's code (on-stack
-// replacement) and the call that switches to that code: the switched code
-// sees the change.
-func TestTierAutoTableChangeBeforeSwitch(t *testing.T) {
+// TestTierAutoTableChangeAfterMove changes an exported table's entry
+// after a call that moved into the tier-up's code (on-stack replacement),
+// which the instance then runs: the next call sees the change.
+func TestTierAutoTableChangeAfterMove(t *testing.T) {
 	if !runtime.Supported() {
 		t.Skip("no compiled tiers on this platform")
 	}
@@ -461,8 +461,8 @@ export "pick" pick
 	if got, err := inst.Call(ctx, "pick", 0, 10000); err != nil || got[0] != 50005001 {
 		t.Fatalf("pick(0, 10000) = %v, %v; want 50005001", got, err)
 	}
-	if inst.OSREntries() == 0 || inst.Tier() != TierInterp {
-		t.Fatalf("%d on-stack replacements, tier %s: the test needs the first call to move and the instance not yet switched", inst.OSREntries(), inst.Tier())
+	if inst.OSREntries() == 0 || inst.Tier() != TierOptimizing {
+		t.Fatalf("%d on-stack replacements, tier %s: the test needs the first call to move, and the instance to run the compiled code after it", inst.OSREntries(), inst.Tier())
 	}
 	if err := inst.SetTableEntry(1, "dbl"); err != nil {
 		t.Fatal(err)
@@ -486,4 +486,134 @@ func sameOutcome(got []uint64, err error, want []uint64, wantErr error) bool {
 		return t1.Kind == t2.Kind && t1.Func == t2.Func && t1.FuncName == t2.FuncName && t1.Offset == t2.Offset
 	}
 	return false
+}
+
+// osrShapesSrc runs two loops in one call, so that a frame moves into
+// compiled code at either header: registers of every type live across
+// them, memory read and written, and in the second loop, every 4,096
+// iterations, a recursive call and a host function calling back into the
+// instance, which must run the function from its start although the
+// context asked for an entry of a frame further out.
+const osrShapesSrc = `memory 1 1
+host again (i64) -> (i64)
+func run (i64 i64) -> (i64)
+  regs f64 f32 i32 i64 i64 i64
+  f64.const r2, 1.5
+  f32.const r3, 0.25
+  i32.const r4, 7
+  i64.const r7, 0
+L1:
+  br.eq r0, 0, M
+  f64.convert_i64_s r2, r0
+  f64.add r2, r2, r2
+  f32.convert_i32_u r3, r4
+  i32.wrap_i64 r4, r0
+  i32.mul r4, r4, r4
+  i64.add r7, r7, r0
+  i64.store [r6+8], r7
+  i64.sub r0, r0, 1
+  jump L1
+M:
+  mov r0, r1
+L2:
+  br.eq r0, 0, E
+  i64.load r5, [r6+8]
+  i64.xor r5, r5, r0
+  i64.add r7, r7, r5
+  i64.and r5, r0, 4095
+  br.ne r5, 0, N
+  i64.const r5, 3
+  call run (r5, r5) -> (r5)
+  i64.add r7, r7, r5
+  call_host again (r0) -> (r5)
+  i64.add r7, r7, r5
+N:
+  i64.sub r0, r0, 1
+  jump L2
+E:
+  i64.trunc_f64_s r5, r2
+  i64.add r7, r7, r5
+  i64.reinterpret_f64 r5, r2
+  i64.xor r7, r7, r5
+  f64.promote_f32 r2, r3
+  i64.reinterpret_f64 r5, r2
+  i64.add r7, r7, r5
+  i64.extend_i32_u r5, r4
+  i64.add r7, r7, r5
+  ret r7
+end
+export "run" run
+`
+
+// TestOnStackReplacementEntries moves long calls of osrShapesSrc into
+// compiled code at each of its two loop headers (the first loop long or
+// the second), with and without edge counting in the tier-up's code, and
+// compares the results with the interpreter's, and with counting the
+// statistics: calls, instructions and every edge's count.
+func TestOnStackReplacementEntries(t *testing.T) {
+	if !runtime.Supported() {
+		t.Skip("no compiled tiers on this platform")
+	}
+	ctx := context.Background()
+	imports := func() Imports {
+		return Imports{"again": MustHost(func(c *Caller, x int64) (int64, error) {
+			r, err := c.Call("run", 2, uint64(x&7))
+			if err != nil {
+				return 0, err
+			}
+			return int64(r[0]), nil
+		})}
+	}
+	run := func(opts Options, a, b uint64) (*Instance, []uint64, error) {
+		mod, err := newEngine(t, opts).LoadText([]byte(osrShapesSrc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := mod.Instantiate(imports())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := inst.Call(ctx, "run", a, b)
+		return inst, res, err
+	}
+	for _, tc := range []struct {
+		name string
+		a, b uint64
+	}{
+		{"first loop", 400000, 10},
+		{"second loop", 10, 400000},
+		{"both", 200000, 200000},
+	} {
+		ref, want, wantErr := run(Options{Tier: TierInterp}, tc.a, tc.b)
+		if wantErr != nil {
+			t.Fatalf("%s: interpreter: %v", tc.name, wantErr)
+		}
+		for _, reopt := range []int{0, -1} {
+			counting := reopt == 0
+			opts := Options{Tier: TierAuto, SynchronousTierUp: true, TierUpBackEdges: 1000, OSRInterval: 64, MaxReoptimizations: reopt, CheckAllocations: true}
+			inst, got, err := run(opts, tc.a, tc.b)
+			if !sameOutcome(got, err, want, nil) {
+				t.Errorf("%s, counting %v: run = %v, %v; the interpreter gives %v", tc.name, counting, got, err, want)
+			}
+			if inst.OSREntries() == 0 || inst.Tier() != TierOptimizing {
+				t.Errorf("%s, counting %v: %d frames moved into compiled code, tier %s after the call", tc.name, counting, inst.OSREntries(), inst.Tier())
+			}
+			if !counting {
+				continue
+			}
+			// The code counts its entries: the statistics are the
+			// interpreter's, every edge exact.
+			for fn, w := range ref.Stats() {
+				g := inst.Stats()[fn]
+				if g.Calls != w.Calls || g.Instructions != w.Instructions {
+					t.Errorf("%s: %s: %d calls, %d instructions; the interpreter counts %d, %d", tc.name, w.Name, g.Calls, g.Instructions, w.Calls, w.Instructions)
+				}
+				for e := range w.Edges {
+					if g.Edges[e].Count != w.Edges[e].Count {
+						t.Errorf("%s: %s: edge %d->%d runs %d times; the interpreter counts %d", tc.name, w.Name, w.Edges[e].From, w.Edges[e].To, g.Edges[e].Count, w.Edges[e].Count)
+					}
+				}
+			}
+		}
+	}
 }

@@ -177,6 +177,18 @@ type compileConfig struct {
 	workers int
 	// keepCode keeps the functions' encodings after installation (tests).
 	keepCode bool
+	// osr lists, per function, the bytecode offsets of its on-stack-
+	// replacement entries (lower.Options.OSRHeaders; the optimizing tier
+	// only).
+	osr [][]int
+}
+
+// osrHeaders returns the on-stack-replacement entries of function fn.
+func (cfg *compileConfig) osrHeaders(fn int) []int {
+	if cfg.tier != TierOptimizing || fn >= len(cfg.osr) {
+		return nil
+	}
+	return cfg.osr[fn]
 }
 
 // bytesPerLiveEntry is what one entry of a block's live-in or live-out set
@@ -390,7 +402,7 @@ func (cm *compiledModule) planFuncs(prog *interp.Program, m *bytecode.Module, cf
 			j.prof = prog.Layouts[i].Profile(nil)
 		}
 		if i < cfg.countFuncs {
-			j.plan = profilecounters.NewChordPlan(j.prof.Layout, j.prof)
+			j.plan = profilecounters.NewChordPlanOSR(j.prof.Layout, j.prof, cfg.osrHeaders(i))
 			words += j.plan.NumCounters()
 			j.below = words
 		}
@@ -445,7 +457,7 @@ func (j *funcJob) compileErr(ctx context.Context, prog *interp.Program, m *bytec
 		return err
 	}
 	instrs := cfg.code.len(m, i)
-	mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: j.plan, Packed: packed})
+	mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: j.plan, Packed: packed, OSRHeaders: cfg.osrHeaders(i)})
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,10 @@ type compiledInstance struct {
 	cm     *compiledModule
 	thread *runtime.Thread
 	table  []uintptr
-	mem    *interp.Memory
+	// osrFrame holds the registers of the interpreter frame an
+	// on-stack replacement continues (callOSR), for the entry to read.
+	osrFrame []uint64
+	mem      *interp.Memory
 	// globals is the instance's globals (the interpreter's, shared), which
 	// compiled code reaches through the context.
 	globals []uint64
@@ -179,11 +182,32 @@ func (c *compiledInstance) Call(ctx context.Context, fn int, args, results []uin
 
 // callWithin runs fn for the interpreter, as a frame at call depth depth
 // within its running call: under its context and with its fuel, which the
-// instance's poller shares. fn is an on-stack-replacement variant (see
-// autotier.go) that continues an interpreter frame, or a compiled function
-// of a mixed module that the interpreter calls (mixed.go).
+// instance's poller shares: a compiled function of a mixed module that the
+// interpreter calls (mixed.go).
 func (c *compiledInstance) callWithin(fn int, args, results []uint64, depth int) error {
 	return c.call(c.poll.Context(), fn, args, results, int64(depth))
+}
+
+// callOSR continues an interpreter frame of function fn, whose registers
+// are regs, at the function's on-stack-replacement entry entry (from 1:
+// lower.Options.OSRHeaders), as callWithin runs a call: the parameters
+// are passed as arguments and the context asks the function's entry at
+// the frame's depth to take that entry, reading the registers from a copy
+// of regs; the request ends at the first exit, when the entry has read it
+// (run), so no other call takes it.
+func (c *compiledInstance) callOSR(fn, entry int, regs, results []uint64, depth int) error {
+	c.osrFrame = append(c.osrFrame[:0], regs...)
+	x := c.thread.Ctx
+	x.OSRDepth, x.OSREntry = int64(depth), uint64(entry)
+	x.OSRFrame = uintptr(unsafe.Pointer(unsafe.SliceData(c.osrFrame)))
+	defer c.endOSR()
+	return c.callWithin(fn, regs[:len(c.cm.args[fn])], results, depth)
+}
+
+// endOSR withdraws the context's on-stack-replacement request.
+func (c *compiledInstance) endOSR() {
+	x := c.thread.Ctx
+	x.OSRDepth, x.OSREntry, x.OSRFrame = -1, 0, 0
 }
 
 // call is Call, or callWithin when osrDepth >= 0.
@@ -331,6 +355,9 @@ func (c *compiledInstance) run(fn int, results []uint64, sp uintptr) error {
 	c.syncMemory()
 	x.Budget = c.poll.Budget
 	c.thread.Enter(c.table[fn])
+	if x.OSRDepth >= 0 {
+		c.endOSR() // the entry has read it
+	}
 	for {
 		c.poll.Budget = x.Budget
 		switch x.ExitCode {

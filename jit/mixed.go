@@ -86,9 +86,8 @@ func (cm *compiledModule) isStub(fn int) bool {
 	return cm.stubs != nil && fn < len(cm.stubs) && cm.stubs[fn]
 }
 
-// compiledMask returns which of the first n functions (the module's own,
-// not on-stack-replacement variants) cm compiled, or nil when it compiled
-// them all.
+// compiledMask returns which of the first n functions cm compiled, or nil
+// when it compiled them all.
 func (cm *compiledModule) compiledMask(n int) []bool {
 	if cm.stubs == nil {
 		return nil

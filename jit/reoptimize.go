@@ -39,9 +39,9 @@ import (
 // reoptimizer is the re-optimization state of a TierAuto instance whose
 // tier-up compile finished.
 type reoptimizer struct {
-	// prog is the module the tier-up compiled (with its on-stack
-	// replacement variants); current is the instance's code compiled
-	// from it, which the instance runs while nothing else replaced it.
+	// prog is the module the tier-up compiled; current is the instance's
+	// code compiled from it, which the instance runs while nothing else
+	// replaced it.
 	prog    *interp.Program
 	current *compiledInstance
 	// profiled holds, per function, the counts (layout form) the current
@@ -230,7 +230,7 @@ func (i *Instance) startReoptimize() {
 			return nil
 		})
 		cfg.countFuncs = len(profiled)
-		cfg.interpreted, cfg.fallback = interpreted, true
+		cfg.interpreted, cfg.fallback, cfg.code = interpreted, true, m.code
 		cm, err := compileModule(context.Background(), prog, cfg)
 		m.notifyCompile(CompileReoptimize, i, TierOptimizing, time.Since(start), cm, err)
 		r.done <- &autoResult{cm: cm, prog: prog, profiled: profiled, err: err, elapsed: time.Since(start)}

@@ -89,6 +89,22 @@ type Options struct {
 	// modify it, and a caller that keeps it past the call must Clone it.
 	// Lowering does the same with or without OnPass.
 	OnPass func(pass string, f *mir.Func)
+	// OSRHeaders lists the on-stack-replacement entries of the function:
+	// bytecode offsets of blocks (loop headers, typically) where compiled
+	// code can continue a frame the interpreter ran up to there. The
+	// entry block then checks, before anything else, whether the
+	// execution context asks for an entry at the function's call depth
+	// (mir.CtxOSRDepth, -1 when not), and if so jumps to entry
+	// mir.CtxOSREntry (from 1: OSRHeaders[k-1]), which loads every
+	// register the function writes from the frame at mir.CtxOSRFrame (8
+	// bytes each, as the interpreter keeps them; the parameters the
+	// function never writes come as arguments) and jumps to the header.
+	// One compiled function thus continues frames at any of its entries,
+	// with no copy of the function per loop. With Counters, whose plan
+	// must have the same entries (profilecounters.NewChordPlanOSR), an
+	// entry counts its own slot and takes back the call the entry block
+	// counted, so that the counts stay exact.
+	OSRHeaders []int
 }
 
 // ModuleInfo is what lowering a function needs to know about its module:
@@ -204,6 +220,7 @@ func Func(m *bc.Module, fn int, opts Options) (*mir.Func, error) {
 	}
 	l.memoryMoves = info.growsMemory
 	l.onPass = opts.OnPass
+	l.osrHeaders = opts.OSRHeaders
 	if err := l.run(); err != nil {
 		return nil, fmt.Errorf("lower func %s: %w", bf.Name, err)
 	}
@@ -237,6 +254,8 @@ func moduleGrowsMemory(m *bc.Module) bool {
 type lowerer struct {
 	m  *bc.Module
 	bf *bc.Function
+	// osrHeaders are the on-stack-replacement entries (Options.OSRHeaders).
+	osrHeaders []int
 	// packed is the function's code when bf holds none (Options.Packed);
 	// codeBuf holds the block blockCode unpacked last.
 	packed  *bc.PackedCode
@@ -369,10 +388,17 @@ func (l *lowerer) run() error {
 	}
 	l.edgeDone = make([]bool, len(l.layout.Edges))
 	l.countAtHead = make([]bool, len(l.layout.Blocks))
-	// The entry block jumps to bytecode block 0.
+	// The entry block jumps to bytecode block 0, or to an on-stack-
+	// replacement entry.
 	l.pendingPreds[0]++
-	l.emit(mir.Instr{Op: mir.OpJMP, Pos: -1})
-	l.f.AddEdge(entry.ID, l.head[0], 1)
+	if len(l.osrHeaders) > 0 {
+		if err := l.osrEntries(entry); err != nil {
+			return err
+		}
+	} else {
+		l.emit(mir.Instr{Op: mir.OpJMP, Pos: -1})
+		l.f.AddEdge(entry.ID, l.head[0], 1)
+	}
 	l.ssa.seal(entry.ID)
 	l.predArrived(0)
 	l.cur = nil
@@ -442,6 +468,103 @@ func (l *lowerer) blockCode(b int) ([]bc.Instr, error) {
 	var err error
 	l.codeBuf, err = l.packed.UnpackRange(l.codeBuf[:0], int(blk.Start), int(blk.End))
 	return l.codeBuf, err
+}
+
+// osrFreq is the frequency of the on-stack-replacement path, relative
+// to the entry's: one call in a million enters there, at most.
+const osrFreq = 1e-6
+
+// osrEntries ends the entry block with the check for an on-stack-
+// replacement entry (Options.OSRHeaders): the call depth against
+// mir.CtxOSRDepth, on to bytecode block 0 when they differ, else a
+// chain of compares of mir.CtxOSREntry selecting the entry block of each
+// header, which loads the frame's registers and jumps to the header.
+func (l *lowerer) osrEntries(entry *mir.Block) error {
+	ctxLoad := func(field mir.CtxField) mir.Reg {
+		v := l.newG()
+		l.emit(mir.Instr{Op: mir.OpCtxLoad, Defs: []mir.Reg{v}, Aux: int32(field), Pos: -1})
+		return v
+	}
+	if l.counters != nil && l.counters.NumOSR() != len(l.osrHeaders) {
+		return fmt.Errorf("the counter plan has %d on-stack-replacement entries, the options %d", l.counters.NumOSR(), len(l.osrHeaders))
+	}
+	headers := make([]int, len(l.osrHeaders))
+	for k, pc := range l.osrHeaders {
+		if pc < 0 || pc >= int(l.layout.Blocks[len(l.layout.Blocks)-1].End) {
+			return fmt.Errorf("on-stack-replacement entry at %d: out of the function", pc)
+		}
+		b := l.layout.BlockAt(pc)
+		if int(l.layout.Blocks[b].Start) != pc || l.head[b] < 0 {
+			return fmt.Errorf("on-stack-replacement entry at %d: not the start of a reachable block", pc)
+		}
+		headers[k] = b
+	}
+	depth, want := ctxLoad(mir.CtxDepth), ctxLoad(mir.CtxOSRDepth)
+	l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{depth, want}, Pos: -1})
+	l.emit(mir.Instr{Op: mir.OpJCC, Cond: mir.CondNE, Pos: -1})
+	l.f.AddEdge(entry.ID, l.head[0], 1-osrFreq)
+	dispatch := l.newSealedBlock(osrFreq)
+	l.f.AddEdge(entry.ID, dispatch.ID, osrFreq)
+	l.ssa.seal(dispatch.ID)
+	l.cur, l.curFreq = dispatch, osrFreq
+	which, frame := ctxLoad(mir.CtxOSREntry), ctxLoad(mir.CtxOSRFrame)
+	freq := osrFreq / float64(len(headers))
+	for k, b := range headers {
+		enter := l.newSealedBlock(freq)
+		if k < len(headers)-1 {
+			l.emit(mir.Instr{Op: mir.OpCMPQconst, Uses: []mir.Reg{which}, Imm: int64(k + 1), Pos: -1})
+			l.emit(mir.Instr{Op: mir.OpJCC, Cond: mir.CondE, Pos: -1})
+			next := l.newSealedBlock(osrFreq)
+			l.f.AddEdge(l.cur.ID, enter.ID, 1/float64(len(headers)-k))
+			l.f.AddEdge(l.cur.ID, next.ID, 1-1/float64(len(headers)-k))
+			l.ssa.seal(enter.ID)
+			l.ssa.seal(next.ID)
+			l.enterAt(enter, frame, k, b)
+			l.cur, l.curFreq = next, osrFreq
+			continue
+		}
+		l.emit(mir.Instr{Op: mir.OpJMP, Pos: -1})
+		l.f.AddEdge(l.cur.ID, enter.ID, 1)
+		l.ssa.seal(enter.ID)
+		l.enterAt(enter, frame, k, b)
+	}
+	return nil
+}
+
+// enterAt fills block enter, on-stack-replacement entry k, of bytecode
+// block b: the registers the function writes from the frame at frame
+// (the interpreter's 8-byte words, which an argument also is), when the
+// code counts the entry counted and the call taken back, the counting
+// variables of a self-loop at b started, and a jump to b's head.
+func (l *lowerer) enterAt(enter *mir.Block, frame mir.Reg, k, b int) {
+	l.cur, l.curFreq = enter, enter.Freq
+	for x, t := range l.bf.Regs {
+		if l.ssa.stable[x] {
+			continue // a parameter never written: the argument
+		}
+		op := mir.OpMOVQload
+		if classOf(t) == mir.XMM {
+			op = mir.OpMOVSDload
+		}
+		v := l.f.NewVReg(classOf(t))
+		l.emit(mir.Instr{Op: op, Defs: []mir.Reg{v}, Uses: []mir.Reg{frame, mir.NoReg}, Scale: 1, Imm: int64(8 * x), Pos: -1})
+		l.ssa.write(x, enter.ID, v)
+	}
+	if l.counters != nil {
+		l.count(l.counters.OSRCounter(k))
+	}
+	if l.counted(profilecounters.EntryCounter) {
+		// The entry block counted a call: this is none.
+		minus := l.newG()
+		l.emit(mir.Instr{Op: mir.OpMOVQconst, Defs: []mir.Reg{minus}, Imm: -1, Pos: -1})
+		l.consts.set(minus, -1)
+		l.emit(mir.Instr{Op: mir.OpCountAdd, Uses: []mir.Reg{minus}, Aux: int32(profilecounters.EntryCounter), Pos: -1})
+	}
+	l.enterLoop(b)
+	l.emit(mir.Instr{Op: mir.OpJMP, Pos: -1})
+	l.f.AddEdge(enter.ID, l.head[b], 1)
+	l.pendingPreds[b]++
+	l.predArrived(b)
 }
 
 // loadMemoryState reads the memory base, length and bounds from the

@@ -173,6 +173,10 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 				regs[in.d0] = irDef(InterpMemBase)
 			case CtxMemLen:
 				regs[in.d0] = irDef(uint64(len(mem)))
+			case CtxDepth, CtxOSREntry, CtxOSRFrame:
+				regs[in.d0] = irDef(0) // no on-stack replacement here
+			case CtxOSRDepth:
+				regs[in.d0] = irDef(^uint64(0))
 			default:
 				regs[in.d0] = irDef(MemBound(CtxField(in.aux), uint64(len(mem))))
 			}

@@ -302,6 +302,10 @@ const (
 	CtxMemBound2                 // ... of 2 bytes: max(0, length - 1)
 	CtxMemBound4                 // ... of 4 bytes: max(0, length - 3)
 	CtxMemBound8                 // ... of 8 bytes: max(0, length - 7)
+	CtxDepth                     // the call depth of the running function (changes only in calls, which restore it)
+	CtxOSRDepth                  // the depth whose entry continues an interpreter frame, or -1 (on-stack replacement)
+	CtxOSREntry                  // which on-stack-replacement entry, from 1
+	CtxOSRFrame                  // address of the interpreter frame's registers, 8 bytes each
 	numCtxFields
 )
 

@@ -37,6 +37,14 @@ import (
 // and leaves a block without a self-loop: it is then counted at the start
 // of its target (AtHead).
 //
+// A function compiled with on-stack-replacement entries (frames the
+// interpreter ran up to a loop header continue there in compiled code)
+// has one more edge per entry, from X to the header, each a chord with a
+// slot after the exit edges' (OSRCounter): the entries are flow that
+// enters the graph elsewhere than at the entry block, counted so that
+// conservation still holds (lower's entry path counts its entry and takes
+// back the call the entry block counted).
+//
 // Conservation fails where a call ends inside a block: a trap, a
 // cancellation, fuel running out, or a call that moved into another
 // activation (on-stack replacement). The counts derived then are off by
@@ -54,6 +62,9 @@ type ChordPlan struct {
 	exitBlocks []int32
 	// exitOf maps a block to its exit edge plus one (0: none).
 	exitOf []int32
+	// osrHeads lists the blocks of the on-stack-replacement entries;
+	// entry k enters osrHeads[k] (OSRCounter).
+	osrHeads []int32
 	// selfLoop is set for every block with an edge to itself.
 	selfLoop []bool
 	// chord is set for every counted slot.
@@ -74,11 +85,29 @@ const splitCost = 1.5
 // under prof (nil: the static estimate), times splitCost for an edge
 // whose counter would need a block of its own.
 func NewChordPlan(l *Layout, prof *Profile) *ChordPlan {
+	return NewChordPlanOSR(l, prof, nil)
+}
+
+// NewChordPlanOSR is NewChordPlan for a function with on-stack-replacement
+// entries at the blocks starting at the bytecode offsets osr (lower's
+// Options.OSRHeaders, in that order): each entry's edge from X is a chord
+// of its own (OSRCounter). An offset that does not start a block is left
+// out of the graph, for lower to refuse.
+func NewChordPlanOSR(l *Layout, prof *Profile, osr []int) *ChordPlan {
 	if prof == nil || prof.Layout != l {
 		prof = l.Profile(nil)
 	}
 	nb := len(l.Blocks)
 	p := &ChordPlan{layout: l, exitOf: make([]int32, nb), selfLoop: make([]bool, nb)}
+	osrAtEntry := false
+	for _, pc := range osr {
+		b := int32(-1)
+		if pc >= 0 && pc < len(l.blockAt) && int(l.Blocks[l.blockAt[pc]].Start) == pc {
+			b = l.blockAt[pc]
+		}
+		p.osrHeads = append(p.osrHeads, b)
+		osrAtEntry = osrAtEntry || b == 0
+	}
 	for _, ed := range l.Edges {
 		if ed.To == ed.From {
 			p.selfLoop[ed.From] = true
@@ -110,7 +139,7 @@ func NewChordPlan(l *Layout, prof *Profile) *ChordPlan {
 	slices.SortStableFunc(cands, func(x, y chordCand) int { return cmp.Compare(y.weight, x.weight) })
 	chord, cost := p.spanningTree(cands, false)
 	cost += prof.BlockFreq[0] // the entry counter
-	if entry := &l.Blocks[0]; l.entryCannotEnd && len(l.Preds(0)) == 0 && entry.NumEdges > 1 {
+	if entry := &l.Blocks[0]; l.entryCannotEnd && len(l.Preds(0)) == 0 && entry.NumEdges > 1 && !osrAtEntry {
 		if byBlock, c := p.spanningTree(cands, true); c < cost {
 			chord, p.entryByBlock = byBlock, true
 		}
@@ -161,6 +190,9 @@ func (p *ChordPlan) spanningTree(cands []chordCand, entryByBlock bool) ([]bool, 
 	} else {
 		chord[EntryCounter] = true
 	}
+	for k := range p.osrHeads {
+		chord[p.OSRCounter(k)] = true
+	}
 	for _, c := range cands {
 		if chord[c.slot] {
 			cost += c.weight // forced
@@ -198,7 +230,15 @@ func (p *ChordPlan) EntryByBlock() bool { return p.entryByBlock }
 func (p *ChordPlan) Layout() *Layout { return p.layout }
 
 // NumCounters returns the number of counter slots compiled code needs.
-func (p *ChordPlan) NumCounters() int { return p.layout.NumCounters() + len(p.exitBlocks) }
+func (p *ChordPlan) NumCounters() int {
+	return p.layout.NumCounters() + len(p.exitBlocks) + len(p.osrHeads)
+}
+
+// OSRCounter returns the slot of on-stack-replacement entry k (from 0).
+func (p *ChordPlan) OSRCounter(k int) int { return p.layout.NumCounters() + len(p.exitBlocks) + k }
+
+// NumOSR returns the number of on-stack-replacement entries.
+func (p *ChordPlan) NumOSR() int { return len(p.osrHeads) }
 
 // NumChords returns how many slots compiled code increments, the entry
 // counter among them unless the calls are derived (EntryByBlock).
@@ -258,8 +298,13 @@ func (p *ChordPlan) Reconstruct(counts []uint64) []uint64 {
 		case s < l.NumCounters():
 			ed := &l.Edges[s-1]
 			return int(ed.From), int(ed.To)
+		case s < l.NumCounters()+len(p.exitBlocks):
+			return int(p.exitBlocks[s-l.NumCounters()]), nb
 		}
-		return int(p.exitBlocks[s-l.NumCounters()]), nb
+		if b := p.osrHeads[s-l.NumCounters()-len(p.exitBlocks)]; b >= 0 {
+			return nb, int(b)
+		}
+		return nb, nb // an entry lower refuses: no flow
 	}
 	for s := range n {
 		from, to := edge(s)

@@ -30,23 +30,7 @@ func walkCountsEnding(l *profilecounters.Layout, p *profilecounters.ChordPlan, r
 	for range calls {
 		clear(walk)
 		walk[profilecounters.EntryCounter] = 1
-		b, finished := 0, false
-		for step := 0; step < 10000; step++ {
-			blk := &l.Blocks[b]
-			if step > 0 && r.Float64() < end {
-				finished = true
-				break
-			}
-			if blk.NumEdges == 0 {
-				walk[p.ExitSlot(b)]++
-				finished = true
-				break
-			}
-			e := int(blk.FirstEdge) + r.IntN(int(blk.NumEdges))
-			walk[profilecounters.EdgeCounter(e)]++
-			b = int(l.Edges[e].To)
-		}
-		if !finished {
+		if !walkFrom(l, p, r, 0, end, walk) {
 			continue
 		}
 		for s, c := range walk {
@@ -57,6 +41,27 @@ func walkCountsEnding(l *profilecounters.Layout, p *profilecounters.ChordPlan, r
 		}
 	}
 	return layoutForm, planForm
+}
+
+// walkFrom adds to walk the edges of a random walk from block b to a
+// block without successors (its exit slot counted), or, with
+// probability end at each block after the first, to an end inside a
+// block; it reports whether the walk ended within its step bound.
+func walkFrom(l *profilecounters.Layout, p *profilecounters.ChordPlan, r *rand.Rand, b int, end float64, walk []uint64) bool {
+	for step := 0; step < 10000; step++ {
+		blk := &l.Blocks[b]
+		if step > 0 && r.Float64() < end {
+			return true
+		}
+		if blk.NumEdges == 0 {
+			walk[p.ExitSlot(b)]++
+			return true
+		}
+		e := int(blk.FirstEdge) + r.IntN(int(blk.NumEdges))
+		walk[profilecounters.EdgeCounter(e)]++
+		b = int(l.Edges[e].To)
+	}
+	return false
 }
 
 // TestChordPlanReconstructs checks that counting only the chords of the
@@ -311,5 +316,68 @@ end
 				t.Errorf("reconstructed %v, want %v", got, truth)
 			}
 		})
+	}
+}
+
+// TestChordPlanOSRReconstructs checks a plan with on-stack-replacement
+// entries at every loop header: walks that start at a header (counting
+// their entry's slot, not a call) mixed with walks from the entry block,
+// counted by chords only, reconstruct to every edge's count.
+func TestChordPlanOSRReconstructs(t *testing.T) {
+	layouts, names := testLayouts()
+	r := rand.New(rand.NewPCG(3, 4))
+	tested := 0
+	for i, l := range layouts {
+		var headers []int
+		seen := map[int32]bool{}
+		for _, ed := range l.Edges {
+			if ed.To <= ed.From && !seen[ed.To] {
+				seen[ed.To] = true
+				headers = append(headers, int(l.Blocks[ed.To].Start))
+			}
+		}
+		if len(headers) == 0 {
+			continue
+		}
+		tested++
+		plan := profilecounters.NewChordPlanOSR(l, nil, headers)
+		if plan.NumOSR() != len(headers) {
+			t.Fatalf("%s: %d entries, want %d", names[i], plan.NumOSR(), len(headers))
+		}
+		truth := make([]uint64, l.NumCounters())
+		counted := make([]uint64, plan.NumCounters())
+		walk := make([]uint64, plan.NumCounters())
+		for w := range 300 {
+			clear(walk)
+			b := 0
+			if k := w % (len(headers) + 1); k < len(headers) {
+				walk[plan.OSRCounter(k)] = 1
+				b = l.BlockAt(headers[k])
+			} else {
+				walk[profilecounters.EntryCounter] = 1
+			}
+			if !walkFrom(l, plan, r, b, 0, walk) {
+				continue
+			}
+			for s, c := range walk {
+				if s < len(truth) {
+					truth[s] += c
+				}
+				if plan.Counted(s) {
+					counted[s] += c
+				}
+			}
+		}
+		for k := range headers {
+			if !plan.Counted(plan.OSRCounter(k)) {
+				t.Errorf("%s: entry %d is not counted", names[i], k)
+			}
+		}
+		if got := plan.Reconstruct(counted); !slices.Equal(got, truth) {
+			t.Errorf("%s: reconstructed counts differ:\n got %v\nwant %v", names[i], got, truth)
+		}
+	}
+	if tested == 0 {
+		t.Fatal("no layout has a loop")
 	}
 }

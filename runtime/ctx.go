@@ -30,6 +30,14 @@ type ExecCtx struct {
 	XRegs      [16]uint64
 	Globals    uintptr
 	Table      uintptr
+	// OSRDepth, OSREntry and OSRFrame ask the function entered at call
+	// depth OSRDepth to continue an interpreter frame at its on-stack
+	// replacement entry OSREntry (from 1), reading the frame's registers
+	// from OSRFrame, 8 bytes each; OSRDepth is -1 when no entry is
+	// asked for (see lower.Options.OSRHeaders).
+	OSRDepth int64
+	OSREntry uint64
+	OSRFrame uintptr
 }
 
 // SavedState is the part of the context a nested entry (a host function

@@ -46,6 +46,9 @@ func TestContextLayout(t *testing.T) {
 		{"XRegs", unsafe.Offsetof(c.XRegs), encode.CtxXRegs},
 		{"Globals", unsafe.Offsetof(c.Globals), encode.CtxGlobals},
 		{"Table", unsafe.Offsetof(c.Table), encode.CtxTable},
+		{"OSRDepth", unsafe.Offsetof(c.OSRDepth), encode.CtxOSRDepth},
+		{"OSREntry", unsafe.Offsetof(c.OSREntry), encode.CtxOSREntry},
+		{"OSRFrame", unsafe.Offsetof(c.OSRFrame), encode.CtxOSRFrame},
 		{"size", unsafe.Sizeof(c), encode.CtxSize},
 	} {
 		if f.got != f.want {

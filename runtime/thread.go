@@ -53,6 +53,7 @@ func NewThread(stackBytes int, exitStub uintptr, counters int) (*Thread, error) 
 	t.Ctx.ExitStub = exitStub
 	t.Ctx.StackLimit = s.limit
 	t.Ctx.JitSP = s.top
+	t.Ctx.OSRDepth = -1
 	return t, nil
 }
 
