@@ -41,6 +41,11 @@ const (
 	// pipeline (prepass scheduling, linear scan, postpass scheduling) in
 	// place of the integrated pass.
 	KilnOptimizingSeparate = "kiln-optimizing-separate"
+	// KilnOptimizingParallel is the optimizing tier compiling a module's
+	// functions on GOMAXPROCS workers; the other kiln configurations
+	// compile on one, as wazero's compiler does, so that the compile
+	// times compare single-threaded.
+	KilnOptimizingParallel = "kiln-optimizing-parallel"
 	Wazero                 = "wazero-compiler"
 	WazeroInterp           = "wazero-interp"
 	Native                 = "native"
@@ -101,12 +106,13 @@ func Configs() (configs []*Config, notes []string) {
 		}
 		configs = append(configs, c)
 	}
-	add(kilnConfig(KilnInterp, jit.Options{Tier: jit.TierInterp}))
-	add(kilnConfig(KilnBaseline, jit.Options{Tier: jit.TierBaseline}))
-	add(kilnConfig(KilnOptimizing, jit.Options{Tier: jit.TierOptimizing}))
-	add(kilnConfig(KilnAuto, jit.Options{Tier: jit.TierAuto}))
-	add(kilnConfig(KilnOptimizingSource, jit.Options{Tier: jit.TierOptimizing, SourceOrderSchedule: true}))
-	add(kilnConfig(KilnOptimizingSeparate, jit.Options{Tier: jit.TierOptimizing, Pipeline: jit.PipelineSeparate}))
+	add(kilnConfig(KilnInterp, jit.Options{Tier: jit.TierInterp, CompileWorkers: 1}))
+	add(kilnConfig(KilnBaseline, jit.Options{Tier: jit.TierBaseline, CompileWorkers: 1}))
+	add(kilnConfig(KilnOptimizing, jit.Options{Tier: jit.TierOptimizing, CompileWorkers: 1}))
+	add(kilnConfig(KilnAuto, jit.Options{Tier: jit.TierAuto, CompileWorkers: 1}))
+	add(kilnConfig(KilnOptimizingSource, jit.Options{Tier: jit.TierOptimizing, SourceOrderSchedule: true, CompileWorkers: 1}))
+	add(kilnConfig(KilnOptimizingSeparate, jit.Options{Tier: jit.TierOptimizing, Pipeline: jit.PipelineSeparate, CompileWorkers: 1}))
+	add(kilnConfig(KilnOptimizingParallel, jit.Options{Tier: jit.TierOptimizing}))
 	add(wazeroConfig(Wazero, wazero.NewRuntimeConfigCompiler))
 	add(wazeroConfig(WazeroInterp, wazero.NewRuntimeConfigInterpreter))
 	add(nativeConfig(), nil)
