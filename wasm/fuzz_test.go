@@ -1,4 +1,4 @@
-package main
+package wasm
 
 import (
 	"bytes"
@@ -12,11 +12,11 @@ import (
 	"time"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	"github.com/kiln-jit/kiln/examples/wasm/internal/wasmtest"
-	"github.com/kiln-jit/kiln/examples/wasm/link"
-	"github.com/kiln-jit/kiln/examples/wasm/translate"
 	"github.com/kiln-jit/kiln/jit"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/internal/wasmtest"
+	"github.com/kiln-jit/kiln/wasm/link"
+	"github.com/kiln-jit/kiln/wasm/translate"
 )
 
 // Bounds on the work of one FuzzDifferential input.

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	w "github.com/kiln-jit/kiln/examples/wasm/internal/wasmtest"
-	"github.com/kiln-jit/kiln/examples/wasm/link"
-	"github.com/kiln-jit/kiln/examples/wasm/translate"
 	"github.com/kiln-jit/kiln/jit"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	w "github.com/kiln-jit/kiln/wasm/internal/wasmtest"
+	"github.com/kiln-jit/kiln/wasm/link"
+	"github.com/kiln-jit/kiln/wasm/translate"
 )
 
 var tiers = []jit.Tier{jit.TierInterp, jit.TierBaseline, jit.TierOptimizing}

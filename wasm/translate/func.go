@@ -5,7 +5,7 @@ import (
 	"math"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/binary"
 )
 
 // slotKind says where the value of an operand stack slot is.

@@ -26,7 +26,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/binary"
 )
 
 // maxDepth bounds the nesting of parentheses and blocks.

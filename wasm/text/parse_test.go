@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	w "github.com/kiln-jit/kiln/examples/wasm/internal/wasmtest"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	w "github.com/kiln-jit/kiln/wasm/internal/wasmtest"
 )
 
 func TestNumbers(t *testing.T) {

@@ -2,7 +2,7 @@ package translate
 
 import (
 	bc "github.com/kiln-jit/kiln/bytecode"
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/binary"
 )
 
 // kilnType maps a Wasm value type to the kiln register type.

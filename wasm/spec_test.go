@@ -1,4 +1,4 @@
-package main
+package wasm
 
 import (
 	"context"
@@ -13,13 +13,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	"github.com/kiln-jit/kiln/examples/wasm/internal/wasmtest"
-	"github.com/kiln-jit/kiln/examples/wasm/link"
-	"github.com/kiln-jit/kiln/examples/wasm/text"
-	"github.com/kiln-jit/kiln/examples/wasm/translate"
-	"github.com/kiln-jit/kiln/examples/wasm/validate"
 	"github.com/kiln-jit/kiln/jit"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/internal/wasmtest"
+	"github.com/kiln-jit/kiln/wasm/link"
+	"github.com/kiln-jit/kiln/wasm/text"
+	"github.com/kiln-jit/kiln/wasm/translate"
+	"github.com/kiln-jit/kiln/wasm/validate"
 )
 
 // The WebAssembly 1.0 specification tests as wast2json converts them:

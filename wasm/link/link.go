@@ -13,9 +13,9 @@ import (
 	"sync/atomic"
 
 	"github.com/kiln-jit/kiln/bytecode"
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	"github.com/kiln-jit/kiln/examples/wasm/translate"
 	"github.com/kiln-jit/kiln/jit"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/translate"
 )
 
 // Extern is what an import resolves to: a *Func, a *Global, a *Table or

@@ -3,7 +3,7 @@ package validate
 import (
 	"fmt"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/binary"
 )
 
 // unknown is the type of an operand popped from the polymorphic stack of

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	w "github.com/kiln-jit/kiln/examples/wasm/internal/wasmtest"
-	"github.com/kiln-jit/kiln/examples/wasm/translate"
-	"github.com/kiln-jit/kiln/examples/wasm/validate"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	w "github.com/kiln-jit/kiln/wasm/internal/wasmtest"
+	"github.com/kiln-jit/kiln/wasm/translate"
+	"github.com/kiln-jit/kiln/wasm/validate"
 )
 
 // pipeline decodes, validates and translates b, and verifies the kiln

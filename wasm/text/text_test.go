@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	"github.com/kiln-jit/kiln/examples/wasm/internal/wasmtest"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/internal/wasmtest"
 )
 
 // The core specification scripts (.wast) and their text modules (.wat),

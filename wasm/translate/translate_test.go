@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	"github.com/kiln-jit/kiln/examples/wasm/link"
-	"github.com/kiln-jit/kiln/examples/wasm/translate"
 	"github.com/kiln-jit/kiln/jit"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/link"
+	"github.com/kiln-jit/kiln/wasm/translate"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -3,7 +3,7 @@ package text
 import (
 	"strings"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/binary"
 )
 
 // opcodes maps instruction names to opcodes: every opcode of

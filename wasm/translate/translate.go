@@ -111,8 +111,8 @@ import (
 	"strings"
 
 	bc "github.com/kiln-jit/kiln/bytecode"
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	"github.com/kiln-jit/kiln/examples/wasm/validate"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/validate"
 )
 
 // Options bound what Translate accepts.

@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/kiln-jit/kiln/bytecode"
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	"github.com/kiln-jit/kiln/examples/wasm/translate"
 	"github.com/kiln-jit/kiln/jit"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/translate"
 )
 
 // Memory is a linear memory instances share: the exported memory of an

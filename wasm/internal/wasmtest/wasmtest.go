@@ -7,7 +7,7 @@ package wasmtest
 import (
 	"math"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/binary"
 )
 
 // U32 returns the unsigned LEB128 encoding of v.

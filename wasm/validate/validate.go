@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/binary"
 )
 
 // MaxPages is the largest memory size WebAssembly 1.0 allows, in 64 KiB

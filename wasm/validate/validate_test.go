@@ -4,9 +4,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	w "github.com/kiln-jit/kiln/examples/wasm/internal/wasmtest"
-	"github.com/kiln-jit/kiln/examples/wasm/validate"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	w "github.com/kiln-jit/kiln/wasm/internal/wasmtest"
+	"github.com/kiln-jit/kiln/wasm/validate"
 )
 
 var (

@@ -3,7 +3,7 @@ package text
 import (
 	"testing"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/binary"
 )
 
 // FuzzParse checks that ToBinary never panics, and that every module it
