@@ -45,12 +45,20 @@ var specTiers = []jit.Tier{jit.TierInterp, jit.TierBaseline, jit.TierOptimizing}
 // A specSuite is one archive of scripts and what is known about it.
 type specSuite struct {
 	name string
-	load func() (*specData, error)
+	// features are the features the suite's modules are decoded with.
+	features binary.Features
+	load     func() (*specData, error)
 	// known maps "script:line" to the reason the command on that line
 	// of the script fails on every tier. A suite without entries must
 	// pass whole; one with entries fails only on a command that fails and
 	// is not listed, and reports listed commands that pass.
 	known map[string]string
+	// perFile asks for the table of scripts passed and skipped; leftOut
+	// names scripts of the suite that are not in its archive, all
+	// skipped for leftOutReason.
+	perFile       bool
+	leftOut       []string
+	leftOutReason string
 }
 
 // The suites. The core suite (the 53 scripts on numbers, control, calls
@@ -59,11 +67,11 @@ type specSuite struct {
 // failures (none today), which the runner reports when they pass.
 var (
 	specCore = specSuite{
-		name: "core",
+		name: "core", features: binary.Features1,
 		load: sync.OnceValues(func() (*specData, error) { return loadSpecData(specCoreArchive, specTextArchive) }),
 	}
 	specMore = specSuite{
-		name: "more",
+		name: "more", features: binary.Features1,
 		load: sync.OnceValues(func() (*specData, error) { return loadSpecData(specMoreArchive, specMoreTextArchive) }),
 	}
 )
@@ -152,6 +160,8 @@ type specCounts struct {
 	pass, fail, skip int
 	known            int // failures listed in the suite's known failures
 	skips            map[string]int
+	// firstSkip is the reason of the script's first skipped command.
+	firstSkip string
 }
 
 func (c *specCounts) add(o specCounts) {
@@ -189,12 +199,61 @@ func runSpecSuite(t *testing.T, s specSuite) {
 		t.Run(tier.String(), func(t *testing.T) {
 			for si, sc := range d.scripts {
 				t.Run(sc.name, func(t *testing.T) {
-					counts[ti][si] = runSpecScript(t, d.files, sc, tier, s.known)
+					counts[ti][si] = runSpecScript(t, d.files, sc, tier, s.features, s.known)
 				})
 			}
 		})
 	}
 	t.Log(specTable(s.name, d.scripts, counts))
+	if s.perFile {
+		t.Log(specFileTable(s, d.scripts, counts))
+	}
+}
+
+// specFileTable says for each script of the suite whether it passed on
+// every tier or was skipped, with the reason of its first skipped
+// command, then for each script the suite leaves out (SIMD's) its
+// reason, then the counts of both by reason.
+func specFileTable(s specSuite, scripts []specScript, counts [][]specCounts) string {
+	var b strings.Builder
+	byReason := map[string]int{}
+	passed, failed := 0, 0
+	for si, sc := range scripts {
+		status := "passed"
+		for ti := range specTiers {
+			c := counts[ti][si]
+			switch {
+			case c.fail > c.known:
+				status = "FAILED"
+			case c.skip > 0 && status == "passed":
+				status = "skipped: " + c.firstSkip
+			}
+		}
+		switch {
+		case status == "passed":
+			passed++
+		case status == "FAILED":
+			failed++
+		default:
+			byReason[strings.TrimPrefix(status, "skipped: ")]++
+		}
+		fmt.Fprintf(&b, "%-24s %s\n", sc.name, status)
+	}
+	for _, name := range s.leftOut {
+		fmt.Fprintf(&b, "%-24s skipped: %s\n", name, s.leftOutReason)
+		byReason[s.leftOutReason]++
+	}
+	fmt.Fprintf(&b, "%s suite: %d scripts: %d passed, %d failed, %d skipped\n", s.name, len(scripts)+len(s.leftOut), passed, failed,
+		len(scripts)+len(s.leftOut)-passed-failed)
+	reasons := make([]string, 0, len(byReason))
+	for r := range byReason {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(&b, "%4d skipped: %s\n", byReason[r], r)
+	}
+	return b.String()
 }
 
 // specTable formats the counts as a table: a row per script, columns of
@@ -248,12 +307,12 @@ func specTable(suite string, scripts []specScript, counts [][]specCounts) string
 // runSpecScript runs one script's commands in order on a fresh engine of
 // the tier and counts their outcomes. A failure is a test error unless
 // known lists it.
-func runSpecScript(t *testing.T, files map[string][]byte, sc specScript, tier jit.Tier, known map[string]string) specCounts {
+func runSpecScript(t *testing.T, files map[string][]byte, sc specScript, tier jit.Tier, features binary.Features, known map[string]string) specCounts {
 	engine, err := jit.NewEngine(jit.Options{Tier: tier, MaxCallDepth: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &specRunner{files: files, engine: engine, named: map[string]*specModule{}, registered: map[string]*specModule{}}
+	r := &specRunner{features: features, files: files, engine: engine, named: map[string]*specModule{}, registered: map[string]*specModule{}}
 	c := specCounts{skips: map[string]int{}}
 	reported := map[string]int{}
 	for _, cmd := range sc.commands {
@@ -270,6 +329,9 @@ func runSpecScript(t *testing.T, files map[string][]byte, sc specScript, tier ji
 		case errors.As(err, &skip):
 			c.skip++
 			c.skips[skip.reason]++
+			if c.firstSkip == "" {
+				c.firstSkip = strings.TrimPrefix(skip.reason, skipAfter)
+			}
 		case isKnown:
 			c.fail++
 			c.known++
@@ -339,6 +401,7 @@ type specModule struct {
 }
 
 type specRunner struct {
+	features   binary.Features
 	files      map[string][]byte
 	engine     *jit.Engine
 	current    *specModule
@@ -362,7 +425,7 @@ func (r *specRunner) instance(name string) (*link.Instance, error) {
 	var skip *specSkip
 	switch {
 	case errors.As(m.err, &skip):
-		return nil, &specSkip{reason: skipAfter + skip.reason}
+		return nil, &specSkip{reason: skipAfter + strings.TrimPrefix(skip.reason, skipAfter)}
 	case m.err != nil:
 		return nil, fmt.Errorf("the module of line %d did not instantiate: %v", m.line, m.err)
 	}
@@ -379,7 +442,7 @@ func (r *specRunner) load(file string) (*translate.Module, error) {
 	if !ok {
 		return nil, fmt.Errorf("no file %s in the archive", file)
 	}
-	decode := binary.Decode
+	decode := func(b []byte) (*binary.Module, error) { return binary.DecodeFeatures(b, r.features) }
 	if strings.HasSuffix(file, ".wat") {
 		decode = text.Parse
 	}
@@ -388,11 +451,34 @@ func (r *specRunner) load(file string) (*translate.Module, error) {
 		return nil, err
 	}
 	tm, err := translate.Translate(m, translate.Options{})
-	var u *translate.UnsupportedError
-	if errors.As(err, &u) {
-		return nil, &specSkip{reason: unsupportedReason(u)}
+	if skip := unsupportedSkip(err); skip != nil {
+		return nil, skip
 	}
 	return tm, err
+}
+
+// unsupportedSkip returns the skip of an error that says kiln does not
+// support a feature or shape (nil for any other error).
+func unsupportedSkip(err error) *specSkip {
+	var u *translate.UnsupportedError
+	var vu *validate.UnsupportedError
+	switch {
+	case errors.As(err, &u):
+		return &specSkip{reason: unsupportedReason(u)}
+	case errors.As(err, &vu):
+		return &specSkip{reason: featureReason(vu.Feature, vu.What)}
+	}
+	return nil
+}
+
+// featureReason is the skip reason of a use of an unsupported feature of
+// WebAssembly 2.0: the feature, then what needs it, without the indices
+// it names ("bulk memory: memory.copy"), so that skips group.
+func featureReason(feature, what string) string {
+	if i := strings.IndexAny(what, "0123456789"); i > 0 {
+		what = strings.TrimSpace(what[:i])
+	}
+	return feature + ": " + what
 }
 
 func (r *specRunner) instantiate(file string) (*link.Instance, error) {
@@ -404,7 +490,7 @@ func (r *specRunner) instantiate(file string) (*link.Instance, error) {
 		if reg := r.registered[im.Module]; reg != nil {
 			var skip *specSkip
 			if errors.As(reg.err, &skip) {
-				return nil, &specSkip{reason: skipAfter + skip.reason}
+				return nil, &specSkip{reason: skipAfter + strings.TrimPrefix(skip.reason, skipAfter)}
 			}
 		}
 	}
@@ -474,6 +560,11 @@ func (r *specRunner) run(cmd specCommand) error {
 		_, err := r.action(cmd.Action)
 		return err
 	case "assert_return":
+		for _, want := range cmd.Expected {
+			if skip := refValueSkip(want, "result"); skip != nil {
+				return skip
+			}
+		}
 		got, err := r.action(cmd.Action)
 		if err != nil {
 			return err
@@ -522,7 +613,7 @@ func (r *specRunner) expectRejected(cmd specCommand) error {
 	case isText:
 		return expectMalformedText(cmd, b)
 	}
-	m, err := binary.Decode(b)
+	m, err := binary.DecodeFeatures(b, r.features)
 	if cmd.Type == "assert_malformed" {
 		var de *binary.Error
 		switch {
@@ -534,10 +625,19 @@ func (r *specRunner) expectRejected(cmd specCommand) error {
 		return nil
 	}
 	if err != nil {
+		if de := (*binary.Error)(nil); errors.As(err, &de) && strings.HasPrefix(de.Msg, "data count section required") {
+			// wast2json leaves out the data count section of a module
+			// without data segments; its memory.init or data.drop is
+			// unsupported in any case.
+			return &specSkip{reason: featureReason(binary.FeatureBulkMemory.Name(), "memory.init or data.drop")}
+		}
 		return fmt.Errorf("malformed, want invalid (%q): %v", cmd.Text, err)
 	}
 	_, err = translate.Translate(m, translate.Options{})
 	var ve *validate.Error
+	if skip := unsupportedSkip(err); skip != nil {
+		return skip
+	}
 	switch {
 	case err == nil:
 		return fmt.Errorf("valid; want invalid (%q)", cmd.Text)
@@ -556,6 +656,15 @@ func expectMalformedText(cmd specCommand, src []byte) error {
 	}
 	_, err := text.Parse(src)
 	var te *text.Error
+	if errors.As(err, &te) {
+		if what, ok := strings.CutPrefix(te.Msg, "unsupported: "); ok {
+			feature := ""
+			if i := strings.Index(what, " ("); i > 0 {
+				what, feature = what[:i], strings.Trim(what[i+2:], ")")
+			}
+			return &specSkip{reason: featureReason(feature, what)}
+		}
+	}
 	switch {
 	case err == nil:
 		return fmt.Errorf("text module parsed; want malformed (%q)", cmd.Text)
@@ -576,6 +685,9 @@ func (r *specRunner) action(a specAction) ([]uint64, error) {
 	case "invoke":
 		args := make([]uint64, len(a.Args))
 		for i, v := range a.Args {
+			if skip := refValueSkip(v, "argument"); skip != nil {
+				return nil, skip
+			}
 			n, err := strconv.ParseUint(v.Value, 10, 64)
 			if err != nil {
 				return nil, err
@@ -602,6 +714,13 @@ func expectTrap(err error, text string) error {
 	}
 	if err == nil {
 		return fmt.Errorf("no trap; want %q", text)
+	}
+	var st *translate.SegmentTrap
+	if errors.As(err, &st) {
+		if !strings.HasPrefix(st.Msg, text) {
+			return fmt.Errorf("trap %q; want %q", st.Msg, text)
+		}
+		return nil
 	}
 	trap, ok := translate.TrapOf(err)
 	if !ok {
@@ -663,6 +782,18 @@ func valueMatches(want specValue, got uint64) bool {
 		return uint32(n) == uint32(got) && got>>32 == 0
 	}
 	return n == got
+}
+
+// refValueSkip returns the skip of a command with a value of a reference
+// or vector type (nil for a number).
+func refValueSkip(v specValue, what string) *specSkip {
+	switch v.Type {
+	case "funcref", "externref":
+		return &specSkip{reason: featureReason(binary.FeatureReferenceTypes.Name(), v.Type+" "+what+"s")}
+	case "v128":
+		return &specSkip{reason: featureReason(binary.FeatureSIMD.Name(), "v128 "+what+"s")}
+	}
+	return nil
 }
 
 // spectestImport provides the spectest module of the specification's

@@ -1,7 +1,13 @@
 package binary
 
-// Opcode is a WebAssembly 1.0 instruction opcode (one byte).
-type Opcode byte
+import "fmt"
+
+// Opcode is a WebAssembly instruction opcode: the opcode byte, or for
+// the instructions behind a prefix byte (0xFC: saturating truncation,
+// bulk memory and table instructions; 0xFD: SIMD) the prefix times 256
+// plus the sub-opcode (which the binary format encodes as a LEB128 u32;
+// every defined one is below 256).
+type Opcode uint16
 
 // The control, parametric, variable, memory and constant opcodes. The
 // numeric opcodes (0x45-0xBF) are named by Opcode.String and typed by
@@ -22,11 +28,14 @@ const (
 	OpCallIndirect Opcode = 0x11
 	OpDrop         Opcode = 0x1A
 	OpSelect       Opcode = 0x1B
+	OpSelectT      Opcode = 0x1C // select with a vector of value types
 	OpLocalGet     Opcode = 0x20
 	OpLocalSet     Opcode = 0x21
 	OpLocalTee     Opcode = 0x22
 	OpGlobalGet    Opcode = 0x23
 	OpGlobalSet    Opcode = 0x24
+	OpTableGet     Opcode = 0x25
+	OpTableSet     Opcode = 0x26
 	OpI32Load      Opcode = 0x28
 	OpI64Load      Opcode = 0x29
 	OpF32Load      Opcode = 0x2A
@@ -64,7 +73,103 @@ const (
 	OpI64Eqz Opcode = 0x50
 	OpI64Eq  Opcode = 0x51
 	OpI64GeU Opcode = 0x5A
+
+	// The sign-extension operators.
+	OpI32Extend8S  Opcode = 0xC0
+	OpI32Extend16S Opcode = 0xC1
+	OpI64Extend8S  Opcode = 0xC2
+	OpI64Extend16S Opcode = 0xC3
+	OpI64Extend32S Opcode = 0xC4
+
+	// The reference instructions.
+	OpRefNull   Opcode = 0xD0
+	OpRefIsNull Opcode = 0xD1
+	OpRefFunc   Opcode = 0xD2
 )
+
+// The prefix bytes of two-byte opcodes.
+const (
+	PrefixFC   = 0xFC
+	PrefixSIMD = 0xFD
+)
+
+// The instructions of prefix 0xFC: the non-trapping float-to-int
+// conversions, then bulk memory and table instructions.
+const (
+	OpI32TruncSatF32S Opcode = PrefixFC<<8 + iota
+	OpI32TruncSatF32U
+	OpI32TruncSatF64S
+	OpI32TruncSatF64U
+	OpI64TruncSatF32S
+	OpI64TruncSatF32U
+	OpI64TruncSatF64S
+	OpI64TruncSatF64U
+	OpMemoryInit
+	OpDataDrop
+	OpMemoryCopy
+	OpMemoryFill
+	OpTableInit
+	OpElemDrop
+	OpTableCopy
+	OpTableGrow
+	OpTableSize
+	OpTableFill
+)
+
+// Features are the proposals merged into WebAssembly 2.0, each of which a
+// decoder may accept or reject as WebAssembly 1.0 does.
+type Features uint32
+
+// The features of WebAssembly 2.0 beyond 1.0.
+const (
+	// FeatureSignExtension: i32.extend8_s and the other sign-extension
+	// operators (0xC0-0xC4).
+	FeatureSignExtension Features = 1 << iota
+	// FeatureSaturatingConversions: the non-trapping float-to-int
+	// conversions (0xFC 0-7).
+	FeatureSaturatingConversions
+	// FeatureMultiValue: block types given by a type index, and functions
+	// and blocks with several results.
+	FeatureMultiValue
+	// FeatureBulkMemory: memory.init, data.drop, memory.copy,
+	// memory.fill, table.init, elem.drop, table.copy, passive segments
+	// and the data count section.
+	FeatureBulkMemory
+	// FeatureReferenceTypes: funcref and externref values, several
+	// tables, the table instructions, typed select, call_indirect's table
+	// index and element segments of expressions.
+	FeatureReferenceTypes
+	// FeatureSIMD: the v128 type and the instructions of prefix 0xFD.
+	FeatureSIMD
+
+	// Features1 is WebAssembly 1.0: none of the above.
+	Features1 Features = 0
+	// Features2 is WebAssembly 2.0: all of the above.
+	Features2 = FeatureSignExtension | FeatureSaturatingConversions | FeatureMultiValue |
+		FeatureBulkMemory | FeatureReferenceTypes | FeatureSIMD
+)
+
+// Has reports whether every feature of g is in f.
+func (f Features) Has(g Features) bool { return f&g == g }
+
+// Name names the feature ("bulk memory"); f must be a single feature.
+func (f Features) Name() string {
+	switch f {
+	case FeatureSignExtension:
+		return "sign extension"
+	case FeatureSaturatingConversions:
+		return "non-trapping float-to-int conversions"
+	case FeatureMultiValue:
+		return "multi-value"
+	case FeatureBulkMemory:
+		return "bulk memory"
+	case FeatureReferenceTypes:
+		return "reference types"
+	case FeatureSIMD:
+		return "SIMD"
+	}
+	return fmt.Sprintf("features(%#x)", uint32(f))
+}
 
 // immKind is the shape of an opcode's immediates.
 type immKind uint8
@@ -79,16 +184,29 @@ const (
 	immLocal
 	immGlobal
 	immMem
-	immZero // memory.size, memory.grow: a reserved 0x00 byte
+	immZero // memory.size, memory.grow, memory.fill: a reserved 0x00 byte
 	immI32
 	immI64
 	immF32
 	immF64
+	immTypes    // select t*: a vector of value types
+	immTable    // a table index
+	immRefType  // ref.null: a reference type
+	immDataZero // memory.init: a data index and a reserved 0x00 byte
+	immZeroZero // memory.copy: two reserved 0x00 bytes
+	immTwo      // table.init (element, table), table.copy (table, table)
+	immV128     // v128.const, i8x16.shuffle: 16 bytes
+	immLane     // extract and replace lane: a lane index byte
+	immMemLane  // load and store lane: a memory argument and a lane index
 )
 
 type opInfo struct {
 	name string
 	imm  immKind
+	// feat is the feature the instruction belongs to (0 for 1.0).
+	feat Features
+	// numeric marks the operators typed by in and out alone.
+	numeric bool
 	// For numeric, load, store and const instructions: the operand types
 	// (in order, nIn of them) and the result type (0 for none).
 	in  [2]ValType
@@ -98,14 +216,34 @@ type opInfo struct {
 	size uint8
 }
 
-var ops [256]*opInfo
+// ops holds the one-byte opcodes, fcOps and simdOps those of the two
+// prefixes by sub-opcode.
+var ops, fcOps, simdOps [256]*opInfo
+
+func info(op Opcode) *opInfo {
+	switch op >> 8 {
+	case 0:
+		return ops[op]
+	case PrefixFC:
+		return fcOps[op&0xff]
+	case PrefixSIMD:
+		return simdOps[op&0xff]
+	}
+	return nil
+}
 
 func def(op Opcode, name string, imm immKind) *opInfo {
 	i := &opInfo{name: name, imm: imm}
-	ops[op] = i
+	switch op >> 8 {
+	case 0:
+		ops[op] = i
+	case PrefixFC:
+		fcOps[op&0xff] = i
+	default:
+		simdOps[op&0xff] = i
+	}
 	return i
 }
-
 func init() {
 	def(OpUnreachable, "unreachable", immNone)
 	def(OpNop, "nop", immNone)
@@ -167,13 +305,14 @@ func init() {
 	def(OpF32Const, "f32.const", immF32).out = F32
 	def(OpF64Const, "f64.const", immF64).out = F64
 
-	unary := func(op Opcode, name string, in, out ValType) {
+	unary := func(op Opcode, name string, in, out ValType) *opInfo {
 		i := def(op, name, immNone)
-		i.in, i.nIn, i.out = [2]ValType{in}, 1, out
+		i.in, i.nIn, i.out, i.numeric = [2]ValType{in}, 1, out, true
+		return i
 	}
 	binary := func(op Opcode, name string, in, out ValType) {
 		i := def(op, name, immNone)
-		i.in, i.nIn, i.out = [2]ValType{in, in}, 2, out
+		i.in, i.nIn, i.out, i.numeric = [2]ValType{in, in}, 2, out, true
 	}
 	unary(0x45, "i32.eqz", I32, I32)
 	for k, n := range []string{"eq", "ne", "lt_s", "lt_u", "gt_s", "gt_u", "le_s", "le_u", "ge_s", "ge_u"} {
@@ -224,36 +363,118 @@ func init() {
 	} {
 		unary(c.op, c.name, c.in, c.out)
 	}
+	for _, c := range []struct {
+		op      Opcode
+		name    string
+		in, out ValType
+	}{
+		{OpI32Extend8S, "i32.extend8_s", I32, I32}, {OpI32Extend16S, "i32.extend16_s", I32, I32},
+		{OpI64Extend8S, "i64.extend8_s", I64, I64}, {OpI64Extend16S, "i64.extend16_s", I64, I64},
+		{OpI64Extend32S, "i64.extend32_s", I64, I64},
+	} {
+		unary(c.op, c.name, c.in, c.out).feat = FeatureSignExtension
+	}
+	for k, n := range []string{"i32.trunc_sat_f32_s", "i32.trunc_sat_f32_u", "i32.trunc_sat_f64_s", "i32.trunc_sat_f64_u",
+		"i64.trunc_sat_f32_s", "i64.trunc_sat_f32_u", "i64.trunc_sat_f64_s", "i64.trunc_sat_f64_u"} {
+		in, out := F32, I32
+		if k&2 != 0 {
+			in = F64
+		}
+		if k >= 4 {
+			out = I64
+		}
+		unary(OpI32TruncSatF32S+Opcode(k), n, in, out).feat = FeatureSaturatingConversions
+	}
+	for _, o := range []struct {
+		op   Opcode
+		name string
+		imm  immKind
+		feat Features
+	}{
+		{OpSelectT, "select", immTypes, FeatureReferenceTypes},
+		{OpTableGet, "table.get", immTable, FeatureReferenceTypes},
+		{OpTableSet, "table.set", immTable, FeatureReferenceTypes},
+		{OpRefNull, "ref.null", immRefType, FeatureReferenceTypes},
+		{OpRefIsNull, "ref.is_null", immNone, FeatureReferenceTypes},
+		{OpRefFunc, "ref.func", immFunc, FeatureReferenceTypes},
+		{OpMemoryInit, "memory.init", immDataZero, FeatureBulkMemory},
+		{OpDataDrop, "data.drop", immTable, FeatureBulkMemory},
+		{OpMemoryCopy, "memory.copy", immZeroZero, FeatureBulkMemory},
+		{OpMemoryFill, "memory.fill", immZero, FeatureBulkMemory},
+		{OpTableInit, "table.init", immTwo, FeatureBulkMemory},
+		{OpElemDrop, "elem.drop", immTable, FeatureBulkMemory},
+		{OpTableCopy, "table.copy", immTwo, FeatureBulkMemory},
+		{OpTableGrow, "table.grow", immTable, FeatureReferenceTypes},
+		{OpTableSize, "table.size", immTable, FeatureReferenceTypes},
+		{OpTableFill, "table.fill", immTable, FeatureReferenceTypes},
+	} {
+		def(o.op, o.name, o.imm).feat = o.feat
+	}
+	// SIMD: the instructions are decoded (their immediates read) so that a
+	// module using them is recognized as such, not executed; their names
+	// are generic.
+	for k := 0; k < 256; k++ {
+		imm := immNone
+		switch {
+		case k <= 11 || k == 92 || k == 93:
+			imm = immMem
+		case k == 12 || k == 13:
+			imm = immV128
+		case k >= 21 && k <= 34:
+			imm = immLane
+		case k >= 84 && k <= 91:
+			imm = immMemLane
+		}
+		def(PrefixSIMD<<8+Opcode(k), fmt.Sprintf("simd.0x%02x", k), imm).feat = FeatureSIMD
+	}
 }
 
-// Valid reports whether op is an opcode of WebAssembly 1.0.
-func (op Opcode) Valid() bool { return ops[op] != nil }
+// Valid reports whether op is a WebAssembly 2.0 opcode.
+func (op Opcode) Valid() bool { return info(op) != nil }
+
+// Feature returns the WebAssembly 2.0 feature op belongs to, 0 for an
+// instruction of WebAssembly 1.0.
+func (op Opcode) Feature() Features {
+	if i := info(op); i != nil {
+		return i.feat
+	}
+	return 0
+}
 
 // String returns the opcode's name in the text format ("i32.add").
 func (op Opcode) String() string {
-	if i := ops[op]; i != nil {
+	if i := info(op); i != nil {
 		return i.name
 	}
 	return "illegal opcode"
 }
 
+// AppendOpcode appends the encoding of op: its byte, or its prefix and
+// LEB128 sub-opcode.
+func AppendOpcode(b []byte, op Opcode) []byte {
+	if op>>8 == 0 {
+		return append(b, byte(op))
+	}
+	return AppendU32(append(b, byte(op>>8)), uint32(op&0xff))
+}
+
 // Numeric returns the operand and result types of a numeric instruction
-// (0x45-0xBF: comparisons, arithmetic, conversions); ok is false for every
-// other opcode.
+// (comparisons, arithmetic, conversions, sign extension, saturating
+// truncation); ok is false for every other opcode.
 func (op Opcode) Numeric() (in []ValType, out ValType, ok bool) {
-	if op < 0x45 || op > 0xBF {
+	i := info(op)
+	if i == nil || !i.numeric {
 		return nil, 0, false
 	}
-	i := ops[op]
 	return i.in[:i.nIn], i.out, true
 }
 
-// Memory returns, for a load or store, its operand types (address first),
-// its result type (0 for a store) and its natural alignment as a power of
-// two; ok is false for every other opcode.
+// Memory returns, for a load or store of WebAssembly 1.0, its operand
+// types (address first), its result type (0 for a store) and its natural
+// alignment as a power of two; ok is false for every other opcode.
 func (op Opcode) Memory() (in []ValType, out ValType, alignLog2 uint32, ok bool) {
-	i := ops[op]
-	if i == nil || i.imm != immMem {
+	i := info(op)
+	if i == nil || i.imm != immMem || i.feat != 0 {
 		return nil, 0, 0, false
 	}
 	a := uint32(0)
@@ -263,18 +484,29 @@ func (op Opcode) Memory() (in []ValType, out ValType, alignLog2 uint32, ok bool)
 	return i.in[:i.nIn], i.out, a, true
 }
 
+// BlockIndexed is the Block of an Instr whose block type is the function
+// type Index (multi-value); it is no encoding of a block type.
+const BlockIndexed ValType = 0x60
+
 // Instr is one decoded instruction. Which immediate fields are meaningful
 // depends on Op.
 type Instr struct {
 	Op Opcode
 	// Offset is the byte offset of the opcode in the module.
 	Offset int
-	// Block is the block type of block, loop and if.
+	// Block is the block type of block, loop and if: BlockEmpty, a value
+	// type (the one result), or BlockIndexed with the type in Index.
 	Block ValType
 	// Index is the label of br and br_if, the default label of br_table,
-	// the function of call, the type of call_indirect, the local of
-	// local.get/set/tee and the global of global.get/set.
+	// the function of call and ref.func, the type of call_indirect and of
+	// an indexed block type, the local of local.get/set/tee, the global of
+	// global.get/set, the table of the table instructions and of
+	// table.copy's destination, the data segment of memory.init and
+	// data.drop and the element segment of table.init and elem.drop.
 	Index uint32
+	// Index2 is the table of call_indirect and table.init and the source
+	// table of table.copy.
+	Index2 uint32
 	// Align (log2) and MemOffset are the memory argument of a load or
 	// store.
 	Align, MemOffset uint32
@@ -284,6 +516,11 @@ type Instr struct {
 	// Labels are the labels of br_table (before the default). The slice
 	// is reused by the next call of Next.
 	Labels []uint32
+	// Types are the types of a typed select (0x1C), and RefType the
+	// reference type of ref.null. Types is reused by the next call of
+	// Next.
+	Types   []ValType
+	RefType ValType
 }
 
 // CodeReader reads the instructions of a function body or constant
@@ -291,18 +528,22 @@ type Instr struct {
 type CodeReader struct {
 	r      reader
 	labels []uint32
+	types  []ValType
 }
 
 // NewCodeReader returns a reader of code, which starts at byte offset in
-// the module; errors name section and function fn (-1 for none).
+// the module; errors name section and function fn (-1 for none). It
+// reads every instruction of WebAssembly 2.0.
 func NewCodeReader(code []byte, offset int, section string, fn int) *CodeReader {
-	return &CodeReader{r: reader{buf: code, base: offset, section: section, fn: fn, eofMsg: msgUnexpectedEndS}}
+	c := &CodeReader{}
+	c.Reset(code, offset, section, fn)
+	return c
 }
 
 // Reset makes the reader read code, as NewCodeReader does, keeping its
 // buffers.
 func (c *CodeReader) Reset(code []byte, offset int, section string, fn int) {
-	c.r = reader{buf: code, base: offset, section: section, fn: fn, eofMsg: msgUnexpectedEndS}
+	c.r = reader{buf: code, base: offset, section: section, fn: fn, eofMsg: msgUnexpectedEndS, feat: Features2}
 }
 
 // Done reports whether every byte has been read.
@@ -310,6 +551,14 @@ func (c *CodeReader) Done() bool { return c.r.pos >= len(c.r.buf) }
 
 // Offset returns the byte offset in the module of the next instruction.
 func (c *CodeReader) Offset() int { return c.r.offset() }
+
+// zero reads a reserved 0x00 byte.
+func (r *reader) zero(msg string) {
+	pos := r.pos
+	if z := r.byte(); r.err == nil && z != 0 {
+		r.failAt(pos, "%s", msg)
+	}
+}
 
 // Next decodes the next instruction into in. It fails with an *Error on
 // an illegal opcode, malformed immediates or the end of the code.
@@ -323,21 +572,31 @@ func (c *CodeReader) Next(in *Instr) error {
 	if r.err != nil {
 		return r.err
 	}
-	info := ops[op]
-	if info == nil {
-		r.failAt(r.pos-1, "illegal opcode 0x%02x", byte(op))
+	if op == PrefixFC || op == PrefixSIMD {
+		sub := r.u32()
+		if r.err != nil {
+			return r.err
+		}
+		if sub > 0xff {
+			r.failAt(in.Offset-r.base, "illegal opcode 0x%02x 0x%x", byte(op), sub)
+			return r.err
+		}
+		op = op<<8 | Opcode(sub)
+	}
+	info := info(op)
+	if info == nil || !r.feat.Has(info.feat) {
+		if op>>8 != 0 {
+			r.failAt(in.Offset-r.base, "illegal opcode 0x%02x 0x%02x", byte(op>>8), byte(op))
+		} else {
+			r.failAt(in.Offset-r.base, "illegal opcode 0x%02x", byte(op))
+		}
 		return r.err
 	}
 	in.Op = op
 	switch info.imm {
 	case immBlock:
-		pos := r.pos
-		bt := ValType(r.byte())
-		if r.err == nil && bt != BlockEmpty && !bt.Valid() {
-			r.failAt(pos, "invalid block type 0x%02x", byte(bt))
-		}
-		in.Block = bt
-	case immLabel, immFunc, immLocal, immGlobal:
+		c.blockType(in)
+	case immLabel, immFunc, immLocal, immGlobal, immTable:
 		in.Index = r.u32()
 	case immBrTable:
 		n := r.count(1)
@@ -349,18 +608,35 @@ func (c *CodeReader) Next(in *Instr) error {
 		in.Index = r.u32()
 	case immCallIndirect:
 		in.Index = r.u32()
-		pos := r.pos
-		if z := r.byte(); r.err == nil && z != 0 {
-			r.failAt(pos, "zero flag expected")
+		if r.feat.Has(FeatureReferenceTypes) {
+			in.Index2 = r.u32()
+		} else {
+			r.zero("zero flag expected")
+			in.Index2 = 0
 		}
 	case immMem:
 		in.Align = r.u32()
 		in.MemOffset = r.u32()
 	case immZero:
-		pos := r.pos
-		if z := r.byte(); r.err == nil && z != 0 {
-			r.failAt(pos, "zero flag expected")
+		r.zero("zero flag expected")
+	case immZeroZero:
+		r.zero("zero flag expected")
+		r.zero("zero flag expected")
+	case immDataZero:
+		in.Index = r.u32()
+		r.zero("zero flag expected")
+	case immTwo:
+		in.Index = r.u32()
+		in.Index2 = r.u32()
+	case immTypes:
+		n := r.count(1)
+		c.types = c.types[:0]
+		for i := 0; i < n && r.err == nil; i++ {
+			c.types = append(c.types, r.valType())
 		}
+		in.Types = c.types
+	case immRefType:
+		in.RefType = r.refType()
 	case immI32:
 		in.Value = uint64(uint32(r.s32()))
 	case immI64:
@@ -369,6 +645,44 @@ func (c *CodeReader) Next(in *Instr) error {
 		in.Value = uint64(r.f32bits())
 	case immF64:
 		in.Value = r.f64bits()
+	case immV128:
+		r.bytes(16)
+	case immLane:
+		r.byte()
+	case immMemLane:
+		in.Align = r.u32()
+		in.MemOffset = r.u32()
+		r.byte()
 	}
 	return r.err
+}
+
+// blockType reads the block type of block, loop or if: 0x40, a value
+// type, or (multi-value) a type index as a non-negative s33.
+func (c *CodeReader) blockType(in *Instr) {
+	r := &c.r
+	pos := r.pos
+	bt := ValType(r.byte())
+	if r.err != nil {
+		return
+	}
+	in.Index = 0
+	if bt == BlockEmpty || r.feat.valType(bt) {
+		in.Block = bt
+		return
+	}
+	if !r.feat.Has(FeatureMultiValue) || bt&0x40 != 0 && bt&0x80 == 0 {
+		r.failAt(pos, "invalid block type 0x%02x", byte(bt))
+		return
+	}
+	r.pos = pos
+	v := r.signedBits(5, 33)
+	if r.err != nil {
+		return
+	}
+	if v < 0 || v > 1<<32-1 {
+		r.failAt(pos, "invalid block type: type index %d", v)
+		return
+	}
+	in.Block, in.Index = BlockIndexed, uint32(v)
 }

@@ -16,10 +16,16 @@ const (
 	secElement  = 9
 	secCode     = 10
 	secData     = 11
+	secDataCnt  = 12
 )
 
 var sectionNames = [...]string{"custom", "type", "import", "function", "table", "memory", "global",
-	"export", "start", "element", "code", "data"}
+	"export", "start", "element", "code", "data", "data count"}
+
+// sectionOrder is the rank of each section id in the order the sections
+// must come in: the data count section stands between the element and
+// code sections.
+var sectionOrder = [...]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 10}
 
 // Magic and Version open every module.
 const (
@@ -27,10 +33,15 @@ const (
 	Version = 1
 )
 
-// Decode decodes a module from its binary form. It returns an *Error for
-// malformed input.
-func Decode(b []byte) (*Module, error) {
-	d := &decoder{m: &Module{}}
+// Decode decodes a module of WebAssembly 2.0 from its binary form. It
+// returns an *Error for malformed input.
+func Decode(b []byte) (*Module, error) { return DecodeFeatures(b, Features2) }
+
+// DecodeFeatures decodes a module that may use the features f: an
+// instruction, type, section or encoding of another feature is malformed
+// (as it is in WebAssembly 1.0, when f is Features1).
+func DecodeFeatures(b []byte, f Features) (*Module, error) {
+	d := &decoder{m: &Module{Features: f}, feat: f}
 	if err := d.decode(b); err != nil {
 		return nil, err
 	}
@@ -39,14 +50,19 @@ func Decode(b []byte) (*Module, error) {
 
 type decoder struct {
 	m       *Module
+	feat    Features
 	nFuncs  int  // entries of the function section
 	hasFunc bool // the function section was present
 	cr      CodeReader
 	stack   []byte
+	// dataIdx is the offset of the first memory.init or data.drop, -1
+	// for none: they need the data count section.
+	dataIdx int
 }
 
 func (d *decoder) decode(b []byte) error {
-	r := &reader{buf: b, fn: -1}
+	r := &reader{buf: b, fn: -1, feat: d.feat}
+	d.dataIdx = -1
 	if len(b) < 4 || string(b[:4]) != Magic {
 		r.fail("magic header not detected")
 		return r.err
@@ -66,7 +82,7 @@ func (d *decoder) decode(b []byte) error {
 	for r.remaining() > 0 {
 		start := r.pos
 		id := r.byte()
-		if id > secData {
+		if id > secData && !(id == secDataCnt && d.feat.Has(FeatureBulkMemory)) {
 			r.failAt(start, "invalid section id %d", id)
 			return r.err
 		}
@@ -81,14 +97,14 @@ func (d *decoder) decode(b []byte) error {
 			return r.err
 		}
 		if id != secCustom {
-			if int(id) <= last {
+			if sectionOrder[id] <= last {
 				r.failAt(start, "unexpected content after last section (section %s out of order or repeated)", name)
 				return r.err
 			}
-			last = int(id)
+			last = sectionOrder[id]
 		}
 		body := b[r.pos : r.pos+int(size)]
-		s := &reader{buf: body, base: r.pos, section: name, fn: -1, eofMsg: msgUnexpectedEndS}
+		s := &reader{buf: body, base: r.pos, section: name, fn: -1, eofMsg: msgUnexpectedEndS, feat: d.feat}
 		r.pos += int(size)
 		d.section(id, s)
 		if s.err != nil {
@@ -107,6 +123,15 @@ func (d *decoder) decode(b []byte) error {
 		r.section = "code"
 		r.fail("function and code section have inconsistent lengths: %d functions, no code section", d.nFuncs)
 		return r.err
+	}
+	m := d.m
+	if m.HasDataCount && int64(m.DataCount) != int64(len(m.Datas)) {
+		r.section = "data"
+		r.fail("data count and data section have inconsistent lengths: %d and %d", m.DataCount, len(m.Datas))
+		return r.err
+	}
+	if d.dataIdx >= 0 && !m.HasDataCount {
+		return &Error{Section: "code", Func: -1, Offset: d.dataIdx, Msg: "data count section required: memory.init or data.drop without one"}
 	}
 	return nil
 }
@@ -210,15 +235,7 @@ func (d *decoder) section(id byte, r *reader) {
 		n := r.count(3)
 		m.Elems = make([]Elem, 0, n)
 		for i := 0; i < n && r.err == nil; i++ {
-			e := Elem{Pos: r.offset()}
-			e.Table = r.u32()
-			e.Offset = d.constExpr(r)
-			k := r.count(1)
-			e.Funcs = make([]uint32, 0, k)
-			for j := 0; j < k && r.err == nil; j++ {
-				e.Funcs = append(e.Funcs, r.u32())
-			}
-			m.Elems = append(m.Elems, e)
+			m.Elems = append(m.Elems, d.elem(r))
 		}
 	case secCode:
 		pos := r.pos
@@ -235,17 +252,93 @@ func (d *decoder) section(id byte, r *reader) {
 			m.Codes = append(m.Codes, d.code(r, m.NumImportedFuncs+i))
 		}
 	case secData:
-		n := r.count(3)
+		minSize := 3
+		if d.feat.Has(FeatureBulkMemory) {
+			minSize = 2 // a passive segment: its flags and an empty vector
+		}
+		n := r.count(minSize)
 		m.Datas = make([]Data, 0, n)
 		for i := 0; i < n && r.err == nil; i++ {
 			dt := Data{Pos: r.offset()}
-			dt.Memory = r.u32()
-			dt.Offset = d.constExpr(r)
+			pos := r.pos
+			flags := r.u32()
+			if !d.feat.Has(FeatureBulkMemory) {
+				dt.Memory = flags
+				flags = 0
+			}
+			switch flags {
+			case 0:
+				dt.Offset = d.constExpr(r)
+			case 1:
+				dt.Mode = SegmentPassive
+			case 2:
+				dt.Memory = r.u32()
+				dt.Offset = d.constExpr(r)
+			default:
+				if r.err == nil {
+					r.failAt(pos, "malformed data segment flags %d", flags)
+				}
+			}
 			k := r.count(1)
 			dt.Bytes = r.bytes(k)
 			m.Datas = append(m.Datas, dt)
 		}
+	case secDataCnt:
+		m.DataCount = r.u32()
+		m.HasDataCount = true
 	}
+}
+
+// elem decodes an element segment: in WebAssembly 1.0 a table index,
+// an offset and function indices; in 2.0 flags (bit 0: passive or
+// declarative, bit 1: an explicit table index or declarative, bit 2:
+// expressions instead of function indices) and what they say.
+func (d *decoder) elem(r *reader) Elem {
+	e := Elem{Pos: r.offset(), Type: FuncRef}
+	pos := r.pos
+	flags := r.u32()
+	if !d.feat.Has(FeatureBulkMemory) && !d.feat.Has(FeatureReferenceTypes) {
+		e.Table = flags
+		flags = 0
+	}
+	if r.err == nil && flags > 7 {
+		r.failAt(pos, "malformed element segment flags %d", flags)
+		return e
+	}
+	switch {
+	case flags&1 == 0:
+		if flags&2 != 0 {
+			e.Table = r.u32()
+		}
+		e.Offset = d.constExpr(r)
+	case flags&2 != 0:
+		e.Mode = SegmentDeclarative
+	default:
+		e.Mode = SegmentPassive
+	}
+	exprs := flags&4 != 0
+	if flags&3 != 0 {
+		// An element kind (0x00: funcref) or a reference type.
+		kpos := r.pos
+		if exprs {
+			e.Type = r.refType()
+		} else if k := r.byte(); r.err == nil && k != 0 {
+			r.failAt(kpos, "malformed element kind 0x%02x", k)
+		}
+	}
+	k := r.count(1)
+	if exprs {
+		e.Exprs = make([]ConstExpr, 0, k)
+		for j := 0; j < k && r.err == nil; j++ {
+			e.Exprs = append(e.Exprs, d.constExpr(r))
+		}
+		return e
+	}
+	e.Funcs = make([]uint32, 0, k)
+	for j := 0; j < k && r.err == nil; j++ {
+		e.Funcs = append(e.Funcs, r.u32())
+	}
+	return e
 }
 
 func (d *decoder) valTypes(r *reader) []ValType {
@@ -267,7 +360,7 @@ func (d *decoder) code(r *reader, fn int) Code {
 		r.fail("%s: function body of %d bytes, %d remain", msgLengthOOB, size, r.remaining())
 		return Code{}
 	}
-	body := &reader{buf: r.buf[r.pos : r.pos+int(size)], base: r.offset(), section: r.section, fn: fn, eofMsg: msgUnexpectedEndS}
+	body := &reader{buf: r.buf[r.pos : r.pos+int(size)], base: r.offset(), section: r.section, fn: fn, eofMsg: msgUnexpectedEndS, feat: d.feat}
 	r.pos += int(size)
 	var c Code
 	n := body.count(2)
@@ -338,6 +431,7 @@ func (d *decoder) scanExpr(code []byte, offset int, section string, fn int) (int
 	)
 	cr := &d.cr
 	cr.Reset(code, offset, section, fn)
+	cr.r.feat = d.feat
 	d.stack = d.stack[:0]
 	var in Instr
 	for {
@@ -362,6 +456,10 @@ func (d *decoder) scanExpr(code []byte, offset int, section string, fn int) (int
 				return cr.r.pos, nil
 			}
 			d.stack = d.stack[:len(d.stack)-1]
+		case OpMemoryInit, OpDataDrop:
+			if d.dataIdx < 0 {
+				d.dataIdx = in.Offset
+			}
 		}
 	}
 }

@@ -32,7 +32,7 @@ func TestDecodeMalformed(t *testing.T) {
 		{"bad magic", []byte("\x00asn\x01\x00\x00\x00"), "malformed module: at byte 0x0: magic header not detected"},
 		{"short version", []byte("\x00asm\x01\x00"), "malformed module: at byte 0x4: unknown binary version"},
 		{"version 2", []byte("\x00asm\x02\x00\x00\x00"), "malformed module: at byte 0x4: unknown binary version 2"},
-		{"section id 12", w.Module([]byte{12, 0}), "malformed module: at byte 0x8: invalid section id 12"},
+		{"section id 12 (1.0)", w.Module([]byte{12, 0}), "malformed module: at byte 0x8: invalid section id 12"},
 		{"section size past the end", w.Module([]byte{1, 5, 0}), "malformed module: section type: at byte 0xa: length out of bounds: section of 5 bytes, 1 remain"},
 		{"section size too large for the content", w.Module(w.Section(1, w.Vec([]byte{0x60, 0, 0}), []byte{0})),
 			"malformed module: section type: at byte 0xe: section size mismatch: 1 bytes left over"},
@@ -58,7 +58,7 @@ func TestDecodeMalformed(t *testing.T) {
 			"malformed module: section type: at byte 0xa: length out of bounds: 127 elements cannot fit in the 1 bytes that remain"},
 		{"function form", w.Module(w.Section(1, w.Vec([]byte{0x61, 0, 0}))),
 			"malformed module: section type: at byte 0xb: malformed function type: form 0x61, want 0x60"},
-		{"invalid value type", w.Module(w.Section(1, w.Vec([]byte{0x60, 1, 0x7b, 0}))),
+		{"invalid value type (1.0)", w.Module(w.Section(1, w.Vec([]byte{0x60, 1, 0x7b, 0}))),
 			"malformed module: section type: at byte 0xd: invalid value type 0x7b"},
 		{"invalid UTF-8 name", w.Module(w.Section(2, w.Vec(w.Cat(w.Name("\xff"), w.Name("f"), []byte{0, 0})))),
 			"malformed module: section import: at byte 0xb: invalid UTF-8 encoding"},
@@ -68,7 +68,7 @@ func TestDecodeMalformed(t *testing.T) {
 			"malformed module: section import: at byte 0xf: malformed import kind 0x04"},
 		{"limits flag", w.Module(w.Section(5, w.Vec([]byte{2, 0}))),
 			"malformed module: section memory: at byte 0xb: integer too large: limits flag 0x02"},
-		{"element type", w.Module(w.Section(4, w.Vec([]byte{0x6f, 0, 0}))),
+		{"element type (1.0)", w.Module(w.Section(4, w.Vec([]byte{0x6f, 0, 0}))),
 			"malformed module: section table: at byte 0xb: malformed element type 0x6f (want funcref, 0x70)"},
 		{"mutability", w.Module(w.Section(6, w.Vec([]byte{0x7f, 2, 0x41, 0, 0x0b}))),
 			"malformed module: section global: at byte 0xc: invalid mutability 0x02"},
@@ -80,11 +80,11 @@ func TestDecodeMalformed(t *testing.T) {
 			"malformed module: section code: at byte 0x10: function and code section have inconsistent lengths: 0 functions, 1 bodies"},
 		{"too many locals", body(2, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x7f, 0x02, 0x7f, 0x0b),
 			"malformed module: section code: func 0: at byte 0x1d: too many locals: 4294967297"},
-		{"illegal opcode", body(0, 0xc0, 0x0b), "malformed module: section code: func 0: at byte 0x17: illegal opcode 0xc0"},
-		{"saturating truncation prefix", body(0, 0xfc, 0x00, 0x0b), "malformed module: section code: func 0: at byte 0x17: illegal opcode 0xfc"},
+		{"illegal opcode (1.0)", body(0, 0xc0, 0x0b), "malformed module: section code: func 0: at byte 0x17: illegal opcode 0xc0"},
+		{"saturating truncation prefix (1.0)", body(0, 0xfc, 0x00, 0x0b), "malformed module: section code: func 0: at byte 0x17: illegal opcode 0xfc 0x00"},
 		{"memory.size reserved byte", body(0, 0x3f, 0x01, 0x1a, 0x0b), "malformed module: section code: func 0: at byte 0x18: zero flag expected"},
-		{"call_indirect reserved byte", body(0, 0x41, 0, 0x11, 0, 0x01, 0x0b), "malformed module: section code: func 0: at byte 0x1b: zero flag expected"},
-		{"block type", body(0, 0x02, 0x7b, 0x0b, 0x0b), "malformed module: section code: func 0: at byte 0x18: invalid block type 0x7b"},
+		{"call_indirect reserved byte (1.0)", body(0, 0x41, 0, 0x11, 0, 0x01, 0x0b), "malformed module: section code: func 0: at byte 0x1b: zero flag expected"},
+		{"block type (1.0)", body(0, 0x02, 0x7b, 0x0b, 0x0b), "malformed module: section code: func 0: at byte 0x18: invalid block type 0x7b"},
 		{"missing end", body(0, 0x01), "malformed module: section code: func 0: at byte 0x18: unexpected end of section or function: END opcode expected"},
 		{"unclosed block", body(0, 0x02, 0x40, 0x0b), "malformed module: section code: func 0: at byte 0x1a: unexpected end of section or function: END opcode expected"},
 		{"code after the final end", body(0, 0x0b, 0x01), "malformed module: section code: func 0: at byte 0x18: section size mismatch: 1 bytes after the function's final end"},
@@ -94,11 +94,15 @@ func TestDecodeMalformed(t *testing.T) {
 		{"br_table count past the end", body(0, 0x0e, 0x7f, 0x0b), "malformed module: section code: func 0: at byte 0x18: length out of bounds: 127 elements cannot fit in the 1 bytes that remain"},
 		{"global initializer without end", w.Module(w.Section(6, w.Vec([]byte{0x7f, 0, 0x41, 0}))),
 			"malformed module: section global: at byte 0xf: unexpected end of section or function: END opcode expected"},
-		{"data count section (not MVP)", w.Module([]byte{12, 1, 0}), "malformed module: at byte 0x8: invalid section id 12"},
+		{"data count section (1.0)", w.Module([]byte{12, 1, 0}), "malformed module: at byte 0x8: invalid section id 12"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := binary.Decode(tc.in)
+			features := binary.Features2
+			if strings.HasSuffix(tc.name, "(1.0)") {
+				features = binary.Features1
+			}
+			m, err := binary.DecodeFeatures(tc.in, features)
 			if err == nil {
 				t.Fatalf("decoded %+v; want error %q", m, tc.want)
 			}
@@ -245,16 +249,17 @@ func TestLEB128(t *testing.T) {
 	}
 }
 
-// TestOpcodeNames checks the names of a few opcodes and that the post-MVP
-// ones are illegal.
+// TestOpcodeNames checks the names of a few opcodes, those of 2.0
+// included.
 func TestOpcodeNames(t *testing.T) {
 	for op, want := range map[binary.Opcode]string{
 		0x6a: "i32.add", 0x7c: "i64.add", 0x5d: "f32.lt", 0x63: "f64.lt", 0xa7: "i32.wrap_i64",
 		0xbf: "f64.reinterpret_i64", 0x28: "i32.load", 0x3e: "i64.store32", 0x11: "call_indirect",
-		0xc0: "illegal opcode", 0xfc: "illegal opcode", 0x06: "illegal opcode",
+		0xc0: "i32.extend8_s", 0xfc: "illegal opcode", 0x06: "illegal opcode",
+		binary.OpI64TruncSatF64U: "i64.trunc_sat_f64_u", binary.OpMemoryCopy: "memory.copy", 0xfc12: "illegal opcode",
 	} {
 		if got := op.String(); got != want {
-			t.Errorf("opcode %#x: %q, want %q", byte(op), got, want)
+			t.Errorf("opcode %#x: %q, want %q", uint16(op), got, want)
 		}
 	}
 	if in, out, ok := binary.Opcode(0x4a).Numeric(); !ok || len(in) != 2 || out != binary.I32 || in[0] != binary.I32 {

@@ -1,24 +1,29 @@
-// Package binary decodes the WebAssembly 1.0 (MVP) binary format into a
-// Module: every section (custom, type, import, function, table, memory,
-// global, export, start, element, code, data), with LEB128 integers held to
-// the specification's size limits and names checked to be UTF-8. It also
-// reads function bodies and constant expressions instruction by instruction
-// (CodeReader), for the validator and the translator.
+// Package binary decodes the WebAssembly binary format, of 1.0 (MVP) and
+// 2.0, into a Module: every section (custom, type, import, function,
+// table, memory, global, export, start, element in all eight forms of
+// 2.0, data count, code, data in its three forms), with LEB128 integers
+// held to the specification's size limits and names checked to be UTF-8.
+// It also reads function bodies and constant expressions instruction by
+// instruction (CodeReader), for the validator and the translator: every
+// instruction of 2.0, the SIMD ones (prefix 0xFD) included, whose
+// immediates it reads without interpreting them.
 //
 // Decode rejects malformed input (what the specification's binary grammar
 // does not derive) with an *Error that names the section, the function and
 // the byte offset. It checks the block structure of every body (each block,
 // loop and if closed by an end, else only inside an if, the body ending
-// exactly at its last end) but not its types: that is validation (package
+// exactly at its last end) and that memory.init and data.drop come with a
+// data count section, but not types: that is validation (package
 // validate). Decoding never panics, takes time linear in the input, and
 // allocates memory bounded by a small multiple of the input's size: every
 // count read from the input is checked against the bytes that remain
 // before anything is allocated for it, and runs of declared locals are
 // kept as (count, type) pairs, never expanded.
 //
-// The post-MVP opcodes (sign extension 0xC0-0xC4, the 0xFC prefix of
-// saturating truncation and bulk memory, SIMD) and sections (data count) are
-// malformed here, as in WebAssembly 1.0.
+// Decode accepts WebAssembly 2.0; DecodeFeatures takes the features
+// (Features) a module may use, and with Features1 decodes WebAssembly 1.0
+// exactly: the 2.0 opcodes, types, encodings and sections are malformed
+// there, as that specification says.
 package binary
 
 import "fmt"
@@ -26,19 +31,27 @@ import "fmt"
 // ValType is a value type, encoded as in the binary format.
 type ValType byte
 
-// The value types of WebAssembly 1.0.
+// The value types: the numbers of WebAssembly 1.0, then the vector and
+// reference types of 2.0.
 const (
-	I32 ValType = 0x7F
-	I64 ValType = 0x7E
-	F32 ValType = 0x7D
-	F64 ValType = 0x7C
+	I32       ValType = 0x7F
+	I64       ValType = 0x7E
+	F32       ValType = 0x7D
+	F64       ValType = 0x7C
+	V128      ValType = 0x7B
+	FuncRef   ValType = 0x70
+	ExternRef ValType = 0x6F
 )
 
 // BlockEmpty is the block type of a block without a result.
 const BlockEmpty ValType = 0x40
 
-// Valid reports whether t is one of the four value types.
+// Valid reports whether t is one of the four number types (the value
+// types of WebAssembly 1.0).
 func (t ValType) Valid() bool { return t == I32 || t == I64 || t == F32 || t == F64 }
+
+// IsRef reports whether t is a reference type (funcref or externref).
+func (t ValType) IsRef() bool { return t == FuncRef || t == ExternRef }
 
 // String returns the type's name in the text format ("i32").
 func (t ValType) String() string {
@@ -51,6 +64,12 @@ func (t ValType) String() string {
 		return "f32"
 	case F64:
 		return "f64"
+	case V128:
+		return "v128"
+	case FuncRef:
+		return "funcref"
+	case ExternRef:
+		return "externref"
 	case BlockEmpty:
 		return "empty"
 	}
@@ -108,8 +127,8 @@ type Limits struct {
 // ElemFuncRef is the only element type of WebAssembly 1.0 tables.
 const ElemFuncRef = 0x70
 
-// TableType is the type of a table: its element type (always funcref) and
-// limits.
+// TableType is the type of a table: its element type (funcref, or in 2.0
+// externref, as a ValType's byte) and limits.
 type TableType struct {
 	Elem   byte
 	Limits Limits
@@ -182,19 +201,40 @@ type Export struct {
 	Offset int
 }
 
-// Elem is an element segment: functions to put into a table from an
-// offset on.
+// SegmentMode says when a segment is used: an active one at
+// instantiation, a passive one by table.init or memory.init, a
+// declarative one never (it declares the functions ref.func may name).
+type SegmentMode uint8
+
+// The segment modes.
+const (
+	SegmentActive SegmentMode = iota
+	SegmentPassive
+	SegmentDeclarative
+)
+
+// Elem is an element segment: references to put into a table (from an
+// offset on, when active).
 type Elem struct {
+	Mode   SegmentMode
 	Table  uint32
-	Offset ConstExpr
-	Funcs  []uint32
-	Pos    int // byte offset of the segment in the module
+	Offset ConstExpr // of an active segment
+	// Type is the segment's reference type (FuncRef in WebAssembly 1.0).
+	Type ValType
+	// Funcs are the functions of a segment given by function indices;
+	// Exprs the constant expressions of one given by expressions
+	// (WebAssembly 2.0's flags 4 to 7). One of them is nil.
+	Funcs []uint32
+	Exprs []ConstExpr
+	Pos   int // byte offset of the segment in the module
 }
 
-// Data is a data segment: bytes to copy into a memory from an offset on.
+// Data is a data segment: bytes to copy into a memory (from an offset on,
+// when active).
 type Data struct {
+	Mode   SegmentMode // active or passive
 	Memory uint32
-	Offset ConstExpr
+	Offset ConstExpr // of an active segment
 	Bytes  []byte
 	Pos    int
 }
@@ -245,6 +285,11 @@ type Module struct {
 	Codes   []Code
 	Datas   []Data
 	Customs []Custom
+	// DataCount is the data count section's count, when HasDataCount.
+	DataCount    uint32
+	HasDataCount bool
+	// Features are the features the module was decoded with.
+	Features Features
 
 	// Counts of imports of each kind.
 	NumImportedFuncs, NumImportedTables, NumImportedMems, NumImportedGlobals int

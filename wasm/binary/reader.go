@@ -64,6 +64,8 @@ type reader struct {
 	err     error
 	// eofMsg is the message for reading past the end of buf.
 	eofMsg string
+	// feat are the features the input may use.
+	feat Features
 }
 
 func (r *reader) offset() int { return r.base + r.pos }
@@ -147,25 +149,23 @@ func (r *reader) u32() uint32 {
 // s32 reads a signed LEB128 integer of at most 5 bytes whose unused bits
 // extend its sign.
 func (r *reader) s32() int32 {
-	v := r.signed(5)
+	v := r.signedBits(5, 32)
 	return int32(v)
 }
 
 // s64 reads a signed LEB128 integer of at most 10 bytes whose unused bits
 // extend its sign.
-func (r *reader) s64() int64 { return r.signed(10) }
+func (r *reader) s64() int64 { return r.signedBits(10, 64) }
 
-func (r *reader) signed(maxBytes int) int64 {
+// signedBits reads a signed LEB128 integer of the given width in at most
+// maxBytes bytes.
+func (r *reader) signedBits(maxBytes, bits int) int64 {
 	if r.err != nil {
 		return 0
 	}
 	start := r.pos
 	var v int64
 	var shift uint
-	bits := 32
-	if maxBytes == 10 {
-		bits = 64
-	}
 	for i := 0; ; i++ {
 		if r.pos >= len(r.buf) {
 			r.eof()
@@ -256,10 +256,33 @@ func (r *reader) name() string {
 func (r *reader) valType() ValType {
 	pos := r.pos
 	t := ValType(r.byte())
-	if r.err == nil && !t.Valid() {
+	if r.err == nil && !r.feat.valType(t) {
 		r.failAt(pos, "invalid value type 0x%02x", byte(t))
 	}
 	return t
+}
+
+// refType reads a reference type (funcref or externref).
+func (r *reader) refType() ValType {
+	pos := r.pos
+	t := ValType(r.byte())
+	if r.err == nil && (!t.IsRef() || !r.feat.Has(FeatureReferenceTypes) && t != FuncRef) {
+		r.failAt(pos, "malformed reference type 0x%02x", byte(t))
+	}
+	return t
+}
+
+// valType reports whether t is a value type with features f.
+func (f Features) valType(t ValType) bool {
+	switch {
+	case t.Valid():
+		return true
+	case t.IsRef():
+		return f.Has(FeatureReferenceTypes)
+	case t == V128:
+		return f.Has(FeatureSIMD)
+	}
+	return false
 }
 
 func (r *reader) limits() Limits {
@@ -284,7 +307,7 @@ func (r *reader) limits() Limits {
 func (r *reader) tableType() TableType {
 	pos := r.pos
 	elem := r.byte()
-	if r.err == nil && elem != ElemFuncRef {
+	if r.err == nil && elem != ElemFuncRef && !(r.feat.Has(FeatureReferenceTypes) && ValType(elem) == ExternRef) {
 		r.failAt(pos, "malformed element type 0x%02x (want funcref, 0x70)", elem)
 	}
 	return TableType{Elem: elem, Limits: r.limits()}

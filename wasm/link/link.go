@@ -173,7 +173,7 @@ func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, r
 			table = x
 		}
 	}
-	bm, err := m.ResolveWith(b)
+	bm, segTrap, err := m.ResolveSegments(b)
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +226,10 @@ func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, r
 			return nil, fmt.Errorf("link: %w", err)
 		}
 		i.memory = &Memory{limits: m.MemoryLimits, mem: mem}
+	}
+	if segTrap != nil {
+		// The segments before the one that does not fit are written.
+		return nil, fmt.Errorf("link: instantiation: %w", segTrap)
 	}
 	if m.Start != "" {
 		if _, err := inst.Call(ctx, m.Start); err != nil {

@@ -23,9 +23,11 @@ var (
 
 func vt(ts ...binary.ValType) []binary.ValType { return ts }
 
+// translateBytes decodes and translates a module of WebAssembly 1.0,
+// whose segments are checked to fit before any is written.
 func translateBytes(t *testing.T, b []byte) *translate.Module {
 	t.Helper()
-	m, err := binary.Decode(b)
+	m, err := binary.DecodeFeatures(b, binary.Features1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -554,6 +556,55 @@ func TestSharedMutableGlobal(t *testing.T) {
 			})
 			if err == nil || !strings.Contains(err.Error(), "incompatible import type") {
 				t.Errorf("immutable import of a mutable global: %v", err)
+			}
+		})
+	}
+}
+
+// TestSegmentTrap checks that in WebAssembly 2.0 a segment that does not
+// fit makes instantiation trap (after the segments before it), rather
+// than fail to link.
+func TestSegmentTrap(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(b *w.Builder)
+		data  bool
+		seg   int
+		msg   string
+	}{
+		{"data", func(b *w.Builder) {
+			b.Memory(1, -1)
+			b.Data(w.I32Const(0), []byte("ok"))
+			b.Data(w.I32Const(65535), []byte("no"))
+		}, true, 1, "out of bounds memory access"},
+		{"element", func(b *w.Builder) {
+			b.Table(1, -1)
+			b.Elem(w.I32Const(1), b.Func(b.Type(nil, nil), nil))
+		}, false, 0, "out of bounds table access"},
+	}
+	engine, err := jit.NewEngine(jit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b w.Builder
+			tc.build(&b)
+			m, err := binary.Decode(b.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tm, err := translate.Translate(m, translate.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = link.Instantiate(context.Background(), engine, tm, link.Imports{}.Resolve)
+			var st *translate.SegmentTrap
+			if !errors.As(err, &st) {
+				t.Fatalf("error %v, want a SegmentTrap", err)
+			}
+			if st.Data != tc.data || st.Segment != tc.seg || st.Msg != tc.msg {
+				t.Errorf("trap %+v, want data %v segment %d %q", st, tc.data, tc.seg, tc.msg)
 			}
 		})
 	}

@@ -7,14 +7,17 @@ import (
 )
 
 // opcodes maps instruction names to opcodes: every opcode of
-// WebAssembly 1.0 by its name, and the names it had before the 2019
+// WebAssembly 2.0 but SIMD's by its name (select is the untyped one; a
+// result type makes it typed), and the names of 1.0 before the 2019
 // renaming (get_local, i32.trunc_s/f32, ...), which tools still accept.
 var opcodes = func() map[string]binary.Opcode {
 	m := map[string]binary.Opcode{}
-	for i := 0; i < 256; i++ {
-		op := binary.Opcode(i)
-		if op.Valid() && op != binary.OpElse && op != binary.OpEnd {
-			m[op.String()] = op
+	for _, prefix := range []binary.Opcode{0, binary.PrefixFC << 8} {
+		for i := 0; i < 256; i++ {
+			op := prefix + binary.Opcode(i)
+			if op.Valid() && op != binary.OpElse && op != binary.OpEnd && op != binary.OpSelectT {
+				m[op.String()] = op
+			}
 		}
 	}
 	old := map[string]string{
@@ -122,21 +125,27 @@ func (c *funcCtx) operator() binary.Opcode {
 	return 0
 }
 
-// blockType parses (result t)? after a block, loop or if.
-func (c *funcCtx) blockType() byte {
+// blockType parses the type use after a block, loop or if and returns
+// its encoding: 0x40 for none, the value type of a single result, or the
+// index of a function type (multi-value).
+func (c *funcCtx) blockType() []byte {
 	p := c.p
-	if !p.isField("result") {
-		return byte(binary.BlockEmpty)
+	if !p.isField("result") && !p.isField("param") && !p.isField("type") {
+		return []byte{byte(binary.BlockEmpty)}
 	}
-	t := p.peek()
-	rs := p.results()
-	if len(rs) > 1 {
-		p.failAt(t, "unexpected token: a block has at most one result in WebAssembly 1.0")
+	if !p.isField("param") && !p.isField("type") {
+		save := p.pos
+		rs := p.results()
+		if len(rs) <= 1 && !p.isField("param") && !p.isField("type") {
+			if len(rs) == 0 {
+				return []byte{byte(binary.BlockEmpty)}
+			}
+			return []byte{byte(rs[0])}
+		}
+		p.pos = save
 	}
-	if len(rs) == 0 {
-		return byte(binary.BlockEmpty)
-	}
-	return byte(rs[0])
+	idx, _ := p.typeUse(false)
+	return binary.AppendS64(nil, int64(idx))
 }
 
 // blockStart parses the label and block type of a block, loop or if,
@@ -144,7 +153,7 @@ func (c *funcCtx) blockType() byte {
 func (c *funcCtx) blockStart(op binary.Opcode) {
 	_, label := c.p.optID()
 	bt := c.blockType()
-	c.body = append(c.body, byte(op), bt)
+	c.body = append(append(c.body, byte(op)), bt...)
 	c.labels = append(c.labels, label)
 	c.enter()
 }
@@ -182,8 +191,7 @@ func (c *funcCtx) plain() {
 		c.blockEnd()
 		return
 	}
-	c.body = append(c.body, byte(op))
-	c.body = c.immediates(op, c.body)
+	c.body = c.immediates(op, binary.AppendOpcode(c.body, op))
 }
 
 // elseBranch parses the instructions of an else branch. An empty one is
@@ -217,7 +225,7 @@ func (c *funcCtx) folded() {
 		for p.peek().kind == tLParen && !p.isField("then") {
 			c.folded()
 		}
-		c.body = append(c.body, byte(op), bt)
+		c.body = append(append(c.body, byte(op)), bt...)
 		c.labels = append(c.labels, label)
 		c.enter()
 		p.openField("then")
@@ -232,7 +240,7 @@ func (c *funcCtx) folded() {
 		c.body = append(c.body, byte(binary.OpEnd))
 		c.blockEnd()
 	default:
-		imm := c.immediates(op, []byte{byte(op)})
+		imm := c.immediates(op, binary.AppendOpcode(nil, op))
 		for p.peek().kind == tLParen {
 			c.folded()
 		}
@@ -279,6 +287,11 @@ func (p *parser) literal(kind string, bits int, parse func(string) (uint64, erro
 	case errRange:
 		p.failAt(t, "%s%d constant out of range: %s", kind, bits, t.text)
 	case errSyntax:
+		if t.text == "nan:canonical" || t.text == "nan:arithmetic" {
+			// nan:canonical and nan:arithmetic are results of scripts'
+			// assertions, not literals.
+			p.failAt(t, "unexpected token %s: not an %s%d literal", t.describe(), kind, bits)
+		}
 		p.failAt(t, "unknown operator %s: not an %s%d literal", t.describe(), kind, bits)
 	}
 	p.next()
@@ -308,8 +321,27 @@ func (c *funcCtx) immediates(op binary.Opcode, b []byte) []byte {
 	case binary.OpCall:
 		return binary.AppendU32(b, p.index(&p.funcs))
 	case binary.OpCallIndirect:
+		table := uint32(0)
+		if p.isIndex() {
+			table = p.index(&p.tables)
+		}
 		t, _ := p.typeUse(false)
-		return append(binary.AppendU32(b, t), 0)
+		return binary.AppendU32(binary.AppendU32(b, t), table)
+	case binary.OpSelect:
+		if !p.isField("result") {
+			return b
+		}
+		rs := p.results()
+		b[len(b)-1] = byte(binary.OpSelectT)
+		b = binary.AppendU32(b, uint32(len(rs)))
+		for _, r := range rs {
+			b = append(b, byte(r))
+		}
+		return b
+	case binary.OpMemoryFill:
+		return append(b, 0)
+	case binary.OpMemoryCopy:
+		return append(b, 0, 0)
 	case binary.OpLocalGet, binary.OpLocalSet, binary.OpLocalTee:
 		t := p.peek()
 		if t.kind == tID {
@@ -344,6 +376,11 @@ func (c *funcCtx) immediates(op binary.Opcode, b []byte) []byte {
 	}
 	if _, _, natural, ok := op.Memory(); ok {
 		return c.memArg(b, natural)
+	}
+	if f := op.Feature(); f&(binary.FeatureBulkMemory|binary.FeatureReferenceTypes) != 0 && op != binary.OpRefIsNull {
+		// The instructions of these features whose immediates the parser
+		// does not read.
+		p.fail("unsupported: %s (%s)", op, f.Name())
 	}
 	return b
 }

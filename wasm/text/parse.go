@@ -13,6 +13,16 @@
 // enclosing (module ...). A (module binary ...) form is read as the bytes
 // its strings spell.
 //
+// Of WebAssembly 2.0 it reads the sign-extension operators, the
+// non-trapping conversions, multi-value block types ((type x), (param
+// ...) and several results, encoded as a type index) and functions,
+// typed select ((result t)), call_indirect with a table index,
+// memory.copy and memory.fill, and the reference types as value and
+// table element types. The other instructions of bulk memory and
+// reference types are rejected with an *Error whose message starts with
+// "unsupported:" and names the instruction and its feature; passive and
+// declarative segments and SIMD are not read.
+//
 // Malformed text is rejected with an *Error that gives the line and
 // column and uses the specification's words for the problem where its
 // tests have some: "unknown operator", "unexpected token", "constant out
@@ -215,7 +225,7 @@ func (p *parser) name() string {
 	t := p.peek()
 	s := p.str()
 	if !utf8.ValidString(s) {
-		p.failAt(t, "invalid UTF-8 encoding in name")
+		p.failAt(t, "malformed UTF-8 encoding: invalid UTF-8 encoding in name")
 	}
 	return s
 }
@@ -227,7 +237,7 @@ func (p *parser) u32(what string) uint32 {
 	}
 	v, err := parseU32(t.text)
 	if err == errRange {
-		p.failAt(t, "%s %s: constant out of range", what, t.text)
+		p.failAt(t, "%s %s: i32 constant out of range", what, t.text)
 	}
 	if err != nil {
 		p.unexpected(what)
@@ -420,22 +430,17 @@ func (p *parser) field() {
 	}
 }
 
+// valTypes are the value types by their names.
+var valTypes = map[string]binary.ValType{
+	"i32": binary.I32, "i64": binary.I64, "f32": binary.F32, "f64": binary.F64,
+	"v128": binary.V128, "funcref": binary.FuncRef, "externref": binary.ExternRef,
+}
+
 func (p *parser) valType() binary.ValType {
-	t := p.peek()
-	if t.kind == tAtom {
-		switch t.text {
-		case "i32":
+	if t := p.peek(); t.kind == tAtom {
+		if vt, ok := valTypes[t.text]; ok {
 			p.next()
-			return binary.I32
-		case "i64":
-			p.next()
-			return binary.I64
-		case "f32":
-			p.next()
-			return binary.F32
-		case "f64":
-			p.next()
-			return binary.F64
+			return vt
 		}
 	}
 	p.unexpected("a value type")
@@ -625,18 +630,23 @@ func (p *parser) limits() []byte {
 	return binary.AppendU32([]byte{0}, min)
 }
 
-func (p *parser) elemType() {
-	if p.isKeyword("funcref") || p.isKeyword("anyfunc") {
+// elemType reads the element type of a table and returns its encoding.
+func (p *parser) elemType() byte {
+	switch {
+	case p.isKeyword("funcref") || p.isKeyword("anyfunc"):
 		p.next()
-		return
+		return binary.ElemFuncRef
+	case p.isKeyword("externref"):
+		p.next()
+		return byte(binary.ExternRef)
 	}
 	p.unexpected(`"funcref"`)
+	return 0
 }
 
 func (p *parser) tableType() []byte {
 	l := p.limits()
-	p.elemType()
-	return append([]byte{binary.ElemFuncRef}, l...)
+	return append([]byte{p.elemType()}, l...)
 }
 
 func (p *parser) globalType() []byte {

@@ -34,10 +34,12 @@ const (
 )
 
 type frame struct {
-	kind   frameKind
-	base   int     // operand stack height at entry
-	result bc.Type // 0: no result
-	label  int     // branch target: the loop head, or the end
+	kind frameKind
+	base int // operand stack height at entry, below the parameters
+	// params and results are the block's types; a branch carries a
+	// loop's parameters and any other block's results, in R(base+k).
+	params, results []bc.Type
+	label           int // branch target: the loop head, or the end
 	// elseLabel is where an if goes when its condition is false.
 	elseLabel int
 	hasElse   bool
@@ -332,11 +334,7 @@ func (t *funcTranslator) function(mt *translator, fn int, code *binary.Code) (*b
 	t.matFrom, t.lastDef, t.boundAt, t.deadDepth = 0, -1, -1, 0
 	t.hasNext = false
 
-	var result bc.Type
-	if len(t.sig.Results) == 1 {
-		result = kilnType(t.sig.Results[0])
-	}
-	t.frames = append(t.frames, frame{kind: kFunc, result: result, label: t.newLabel()})
+	t.frames = append(t.frames, frame{kind: kFunc, results: kilnTypes(t.sig.Results), label: t.newLabel()})
 	t.cr.Reset(code.Body, code.Offset, "code", fn)
 	for len(t.frames) > 0 {
 		if !t.hasNext && t.cr.Done() {
@@ -403,11 +401,49 @@ func (t *funcTranslator) deadInstr() error {
 	return nil
 }
 
-func blockResult(bt binary.ValType) bc.Type {
-	if bt == binary.BlockEmpty {
-		return 0
+// blockTypes returns the parameters and results of the block type of
+// in.
+func (t *funcTranslator) blockTypes(in *binary.Instr) (params, results []bc.Type) {
+	switch in.Block {
+	case binary.BlockEmpty:
+		return nil, nil
+	case binary.BlockIndexed:
+		ft := t.mt.m.Types[in.Index]
+		return kilnTypes(ft.Params), kilnTypes(ft.Results)
 	}
-	return kilnType(bt)
+	return nil, []bc.Type{kilnType(in.Block)}
+}
+
+// openBlock pushes the frame of a block, loop or if whose parameters are
+// the top slots. Those of a loop or an if are put into their own
+// registers first, where branches back to the loop (and the else arm)
+// find them.
+func (t *funcTranslator) openBlock(kind frameKind, in *binary.Instr) *frame {
+	params, results := t.blockTypes(in)
+	t.materializeLocals()
+	base := len(t.stack) - len(params)
+	if kind != kBlock {
+		for i := base; i < len(t.stack); i++ {
+			t.materialize(i)
+		}
+	}
+	t.frames = append(t.frames, frame{kind: kind, base: base, params: params, results: results, label: t.newLabel()})
+	return t.top()
+}
+
+// materializeTop puts the top n slots into their own registers.
+func (t *funcTranslator) materializeTop(n int) {
+	for i := len(t.stack) - n; i < len(t.stack); i++ {
+		t.materialize(i)
+	}
+}
+
+// pushRegs pushes slots of the types ts in their own registers from
+// height base on (the stack being that high).
+func (t *funcTranslator) pushRegs(base int, ts []bc.Type) {
+	for k, ty := range ts {
+		t.stack = append(t.stack, slot{t: ty, kind: inReg, reg: t.stackReg(base+k, ty)})
+	}
 }
 
 func (t *funcTranslator) instr() error {
@@ -418,19 +454,13 @@ func (t *funcTranslator) instr() error {
 		t.setDead()
 	case binary.OpNop:
 	case binary.OpBlock:
-		t.materializeLocals()
-		t.frames = append(t.frames, frame{kind: kBlock, base: len(t.stack), result: blockResult(in.Block), label: t.newLabel()})
+		t.openBlock(kBlock, in)
 	case binary.OpLoop:
-		t.materializeLocals()
-		l := t.newLabel()
-		t.bind(l)
-		t.frames = append(t.frames, frame{kind: kLoop, base: len(t.stack), result: blockResult(in.Block), label: l})
+		f := t.openBlock(kLoop, in)
+		t.bind(f.label)
 	case binary.OpIf:
 		c := t.popCond(nil)
-		t.materializeLocals()
-		f := frame{kind: kIf, base: len(t.stack), result: blockResult(in.Block), label: t.newLabel(), elseLabel: t.newLabel()}
-		t.branchIf(c, true, f.elseLabel)
-		t.frames = append(t.frames, f)
+		t.ifBlock(c)
 	case binary.OpElse:
 		return t.elseInstr()
 	case binary.OpEnd:
@@ -452,7 +482,7 @@ func (t *funcTranslator) instr() error {
 		return t.callIndirect()
 	case binary.OpDrop:
 		t.popN(1)
-	case binary.OpSelect:
+	case binary.OpSelect, binary.OpSelectT:
 		n := len(t.stack)
 		ty := t.stack[n-2].t
 		c := t.use(n - 1)
@@ -518,15 +548,14 @@ func (t *funcTranslator) setDead() {
 func (t *funcTranslator) elseInstr() error {
 	f := t.top()
 	if !f.dead {
-		if f.result != 0 {
-			t.materialize(len(t.stack) - 1)
-		}
+		t.materializeTop(len(f.results))
 		t.emitBranch(bc.Instr{Op: bc.OpJump}, f.label)
 		f.branched = true
 	}
 	t.bind(f.elseLabel)
 	f.hasElse, f.dead = true, false
 	t.truncate(f.base)
+	t.pushRegs(f.base, f.params)
 	t.matFrom = len(t.stack)
 	return nil
 }
@@ -543,9 +572,10 @@ func (t *funcTranslator) endInstr() error {
 		}
 		return nil
 	}
-	if fallthrough_ && f.result != 0 {
-		// The result is the only slot above the base: put it in R(base).
-		t.materialize(len(t.stack) - 1)
+	if fallthrough_ {
+		// The results are the only slots above the base: put them in
+		// R(base+k).
+		t.materializeTop(len(f.results))
 	}
 	reachable := fallthrough_ || f.branched
 	if f.kind == kIf && !f.hasElse {
@@ -561,21 +591,31 @@ func (t *funcTranslator) endInstr() error {
 		t.setDead()
 		return nil
 	}
-	if f.result != 0 {
-		t.stack = append(t.stack, slot{t: f.result, kind: inReg, reg: t.stackReg(f.base, f.result)})
-	}
+	t.pushRegs(f.base, f.results)
 	t.matFrom = len(t.stack)
 	return nil
 }
 
-// ret returns the function's result from the top of the stack.
+// ret returns the function's results from the top of the stack.
 func (t *funcTranslator) ret() {
-	if len(t.sig.Results) == 0 {
+	nr := len(t.sig.Results)
+	if nr == 0 {
 		t.emit(bc.Instr{Op: bc.OpReturn})
 		return
 	}
-	r := t.use(len(t.stack) - 1)
-	t.emit(bc.Instr{Op: bc.OpReturn, Args: []bc.Reg{r}})
+	args := make([]bc.Reg, nr)
+	for k := range args {
+		args[k] = t.use(len(t.stack) - nr + k)
+	}
+	t.emit(bc.Instr{Op: bc.OpReturn, Args: args})
+}
+
+// labelTypes returns the types a branch to f carries.
+func labelTypes(f *frame) []bc.Type {
+	if f.kind == kLoop {
+		return f.params
+	}
+	return f.results
 }
 
 // target returns the frame a branch of depth d goes to.
@@ -588,11 +628,14 @@ func (t *funcTranslator) branchNeedsCode(d uint32) bool {
 	if f.kind == kFunc {
 		return true
 	}
-	if f.kind == kLoop || f.result == 0 {
-		return false
+	ts := labelTypes(f)
+	n := len(t.stack) - len(ts)
+	for k, ty := range ts {
+		if s := &t.stack[n+k]; !(s.kind == inReg && s.reg == t.stackReg(f.base+k, ty)) {
+			return true
+		}
 	}
-	s := &t.stack[len(t.stack)-1]
-	return !(s.kind == inReg && s.reg == t.stackReg(f.base, f.result))
+	return false
 }
 
 // branchTo emits an unconditional branch of depth d, leaving the stack
@@ -603,8 +646,13 @@ func (t *funcTranslator) branchTo(d uint32) {
 		t.ret()
 		return
 	}
-	if f.kind != kLoop && f.result != 0 {
-		t.moveTo(t.stackReg(f.base, f.result), len(t.stack)-1)
+	// Moving in order of height is safe: a value's own register lies no
+	// lower than the register it moves to, so no move overwrites a value
+	// a later move reads.
+	ts := labelTypes(f)
+	n := len(t.stack) - len(ts)
+	for k, ty := range ts {
+		t.moveTo(t.stackReg(f.base+k, ty), n+k)
 	}
 	if f.kind != kLoop {
 		f.branched = true
@@ -842,7 +890,10 @@ func (t *funcTranslator) numeric() error {
 	if !ok {
 		return t.errf("internal error: unexpected %s", op)
 	}
-	kop := numOps[op]
+	kop, ok := numOps[op]
+	if !ok {
+		return t.errf("internal error: no kiln operation for %s", op)
+	}
 	n := len(t.stack)
 	// A comparison or eqz right before br_if or if becomes a fused
 	// compare-and-branch.
@@ -939,9 +990,14 @@ func (t *funcTranslator) fusedBranch(pc cond) error {
 		t.condBranchTo(pc, t.in.Index)
 		return nil
 	}
-	t.materializeLocals()
-	f := frame{kind: kIf, base: len(t.stack), result: blockResult(t.in.Block), label: t.newLabel(), elseLabel: t.newLabel()}
-	t.branchIf(pc, true, f.elseLabel)
-	t.frames = append(t.frames, f)
+	t.ifBlock(pc)
 	return nil
+}
+
+// ifBlock opens the if in t.in, branching to its else arm unless c
+// holds.
+func (t *funcTranslator) ifBlock(c cond) {
+	f := t.openBlock(kIf, &t.in)
+	f.elseLabel = t.newLabel()
+	t.branchIf(c, true, f.elseLabel)
 }

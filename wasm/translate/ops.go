@@ -28,10 +28,19 @@ func kilnTypes(ts []binary.ValType) []bc.Type {
 	return out
 }
 
-// numOps maps every numeric Wasm opcode (0x45-0xBF) to its kiln op. The
-// integer comparisons are also described by cmpConds, for fusing them
-// into branches.
-var numOps [256]bc.Op
+// numOps maps every numeric Wasm opcode (0x45-0xBF, the sign-extension
+// operators and the saturating truncations) to its kiln op. The integer
+// comparisons are also described by cmpConds, for fusing them into
+// branches.
+var numOps = map[binary.Opcode]bc.Op{
+	binary.OpI32Extend8S: bc.OpI32Extend8S, binary.OpI32Extend16S: bc.OpI32Extend16S,
+	binary.OpI64Extend8S: bc.OpI64Extend8S, binary.OpI64Extend16S: bc.OpI64Extend16S,
+	binary.OpI64Extend32S:    bc.OpI64Extend32S,
+	binary.OpI32TruncSatF32S: bc.OpI32TruncSatF32S, binary.OpI32TruncSatF32U: bc.OpI32TruncSatF32U,
+	binary.OpI32TruncSatF64S: bc.OpI32TruncSatF64S, binary.OpI32TruncSatF64U: bc.OpI32TruncSatF64U,
+	binary.OpI64TruncSatF32S: bc.OpI64TruncSatF32S, binary.OpI64TruncSatF32U: bc.OpI64TruncSatF32U,
+	binary.OpI64TruncSatF64S: bc.OpI64TruncSatF64S, binary.OpI64TruncSatF64U: bc.OpI64TruncSatF64U,
+}
 
 // wasmConds lists the kiln conditions of the Wasm integer comparisons
 // in Wasm's order (eq ne lt_s lt_u gt_s gt_u le_s le_u ge_s ge_u).
@@ -42,33 +51,33 @@ func init() {
 	numOps[binary.OpI32Eqz] = bc.OpI32Eqz
 	numOps[binary.OpI64Eqz] = bc.OpI64Eqz
 	for k, c := range wasmConds {
-		numOps[0x46+k] = bc.OpI32Eq + bc.Op(c)
-		numOps[0x51+k] = bc.OpI64Eq + bc.Op(c)
+		numOps[binary.Opcode(0x46+k)] = bc.OpI32Eq + bc.Op(c)
+		numOps[binary.Opcode(0x51+k)] = bc.OpI64Eq + bc.Op(c)
 	}
 	// f32 and f64 comparisons: Wasm eq ne lt gt le ge; kiln eq ne lt le gt ge.
 	for k, off := range []bc.Op{0, 1, 2, 4, 3, 5} {
-		numOps[0x5B+k] = bc.OpF32Eq + off
-		numOps[0x61+k] = bc.OpF64Eq + off
+		numOps[binary.Opcode(0x5B+k)] = bc.OpF32Eq + off
+		numOps[binary.Opcode(0x61+k)] = bc.OpF64Eq + off
 	}
 	numOps[0x67], numOps[0x68], numOps[0x69] = bc.OpI32Clz, bc.OpI32Ctz, bc.OpI32Popcnt
 	numOps[0x79], numOps[0x7A], numOps[0x7B] = bc.OpI64Clz, bc.OpI64Ctz, bc.OpI64Popcnt
 	// add sub mul div_s div_u rem_s rem_u and or xor shl shr_s shr_u rotl
 	// rotr: the same order in both.
 	for k := 0; k < 15; k++ {
-		numOps[0x6A+k] = bc.OpI32Add + bc.Op(k)
-		numOps[0x7C+k] = bc.OpI64Add + bc.Op(k)
+		numOps[binary.Opcode(0x6A+k)] = bc.OpI32Add + bc.Op(k)
+		numOps[binary.Opcode(0x7C+k)] = bc.OpI64Add + bc.Op(k)
 	}
 	// Wasm abs neg ceil floor trunc nearest sqrt.
 	for k, op := range []bc.Op{bc.OpF32Abs, bc.OpF32Neg, bc.OpF32Ceil, bc.OpF32Floor, bc.OpF32Trunc, bc.OpF32Nearest, bc.OpF32Sqrt} {
-		numOps[0x8B+k] = op
+		numOps[binary.Opcode(0x8B+k)] = op
 	}
 	for k, op := range []bc.Op{bc.OpF64Abs, bc.OpF64Neg, bc.OpF64Ceil, bc.OpF64Floor, bc.OpF64Trunc, bc.OpF64Nearest, bc.OpF64Sqrt} {
-		numOps[0x99+k] = op
+		numOps[binary.Opcode(0x99+k)] = op
 	}
 	// add sub mul div min max copysign: the same order in both.
 	for k := 0; k < 7; k++ {
-		numOps[0x92+k] = bc.OpF32Add + bc.Op(k)
-		numOps[0xA0+k] = bc.OpF64Add + bc.Op(k)
+		numOps[binary.Opcode(0x92+k)] = bc.OpF32Add + bc.Op(k)
+		numOps[binary.Opcode(0xA0+k)] = bc.OpF64Add + bc.Op(k)
 	}
 	for k, op := range []bc.Op{
 		bc.OpI32WrapI64, bc.OpI32TruncF32S, bc.OpI32TruncF32U, bc.OpI32TruncF64S, bc.OpI32TruncF64U,
@@ -78,7 +87,7 @@ func init() {
 		bc.OpF64PromoteF32, bc.OpI32ReinterpretF32, bc.OpI64ReinterpretF64, bc.OpF32ReinterpretI32,
 		bc.OpF64ReinterpretI64,
 	} {
-		numOps[0xA7+k] = op
+		numOps[binary.Opcode(0xA7+k)] = op
 	}
 }
 

@@ -32,7 +32,8 @@ func pipeline(t *testing.T, b []byte) {
 		var ve *validate.Error
 		var de *binary.Error
 		var ue *translate.UnsupportedError
-		if !errors.As(err, &ve) && !errors.As(err, &de) && !errors.As(err, &ue) {
+		var vue *validate.UnsupportedError
+		if !errors.As(err, &ve) && !errors.As(err, &de) && !errors.As(err, &ue) && !errors.As(err, &vue) {
 			t.Fatalf("translate error %T: %v", err, err)
 		}
 		return
@@ -41,7 +42,8 @@ func pipeline(t *testing.T, b []byte) {
 	bm, err := tm.Resolve(globals)
 	if err != nil {
 		var le *translate.LinkError
-		if !errors.As(err, &le) {
+		var st *translate.SegmentTrap
+		if !errors.As(err, &le) && !errors.As(err, &st) {
 			t.Fatalf("resolve error %T: %v", err, err)
 		}
 		return

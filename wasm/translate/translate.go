@@ -1,5 +1,8 @@
-// Package translate turns a valid WebAssembly 1.0 module into a kiln
-// bytecode module: every Wasm function becomes one kiln function with the
+// Package translate turns a valid WebAssembly module into a kiln
+// bytecode module (WebAssembly 1.0 and the parts of 2.0 that package
+// validate accepts: sign extension, non-trapping conversions,
+// multi-value, typed select, element segments of ref.func expressions,
+// passive and declarative segments): every Wasm function becomes one kiln function with the
 // same index (an imported function becomes a host import plus a small
 // kiln function that calls it, so that tables and exports can hold it),
 // Wasm's types, globals, table, element and data segments, memory and
@@ -29,10 +32,14 @@
 //   - local.set and local.tee retarget the instruction that computed the
 //     value (when it is the last one emitted and no label lies between):
 //     "i32.add; local.set 3" writes the local directly.
-//   - A block's result lives in R(base, t), where base is the height at
-//     the block's entry, which is exactly where the fall-through value
-//     already is; only a branch that carries a value from a different
-//     height needs a move. Loops carry no values in WebAssembly 1.0.
+//   - A block's results live in R(base+k, t), where base is the height
+//     at the block's entry below its parameters, which is exactly where
+//     the fall-through values already are; only a branch that carries
+//     values from a different height needs moves. A loop's parameters
+//     (multi-value) live there too: they are put into those registers
+//     at the loop's entry, and a branch back to the loop moves the
+//     values it carries there. An if's parameters are put there before
+//     the condition branches, so that the else arm finds them.
 //
 // Control flow maps onto kiln labels: block and if ends, loop heads and
 // else arms are labels; br is a jump (to a function's outermost block, a
@@ -216,8 +223,12 @@ type Module struct {
 	globalInits []globalInit
 	datas       []segment
 	elems       []segment
-	memBytes    uint64
-	tableSize   uint64
+	// segmentTraps: a segment that does not fit traps at instantiation
+	// after the segments before it are written (WebAssembly 2.0), rather
+	// than failing to link with nothing written (1.0).
+	segmentTraps bool
+	memBytes     uint64
+	tableSize    uint64
 	// memImport and tableImport are the index in Imports of the memory
 	// and table import, or -1.
 	memImport, tableImport int
@@ -334,13 +345,56 @@ func (m *Module) Resolve(importedGlobals []uint64) (*bc.Module, error) {
 	return m.ResolveWith(b)
 }
 
+// SegmentTrap reports that instantiating a WebAssembly 2.0 module
+// trapped applying an active segment that does not fit its table or
+// memory. The segments before it have been written (into an imported
+// table or memory, where it shows), and the start function has not run.
+type SegmentTrap struct {
+	// Data tells a data segment from an element segment; Segment is its
+	// index among the module's active segments of its kind.
+	Data    bool
+	Segment int
+	// Msg is the specification's message: "out of bounds memory access"
+	// or "out of bounds table access".
+	Msg string
+}
+
+// Error formats the trap with the segment.
+func (e *SegmentTrap) Error() string {
+	kind := "element"
+	if e.Data {
+		kind = "data"
+	}
+	return fmt.Sprintf("trap: %s: %s segment %d does not fit", e.Msg, kind, e.Segment)
+}
+
+// ResolveSegments is ResolveWith for instantiation. When a segment of a
+// WebAssembly 2.0 module does not fit, it returns the module with the
+// segments before it (elements come before data) and the trap, which
+// instantiation reports after loading that module; a 1.0 module gets the
+// *LinkError of ResolveWith instead.
+func (m *Module) ResolveSegments(b Bindings) (*bc.Module, *SegmentTrap, error) {
+	return m.resolve(b)
+}
+
 // ResolveWith returns the complete kiln module for an instance with the
 // given Bindings: global initializers and segment offsets that read an
 // imported global are evaluated, the imported memory and table get their
 // actual sizes, and every segment is checked to fit its table or memory,
 // as instantiation in Wasm does. It returns a *LinkError when a segment
-// does not fit.
+// does not fit (a 2.0 module: the *SegmentTrap of ResolveSegments).
 func (m *Module) ResolveWith(b Bindings) (*bc.Module, error) {
+	bm, trap, err := m.resolve(b)
+	switch {
+	case err != nil:
+		return nil, err
+	case trap != nil:
+		return nil, trap
+	}
+	return bm, nil
+}
+
+func (m *Module) resolve(b Bindings) (*bc.Module, *SegmentTrap, error) {
 	importedGlobals := b.Globals
 	eval := func(o offsetExpr) (uint64, error) {
 		if o.from < 0 {
@@ -363,7 +417,7 @@ func (m *Module) ResolveWith(b Bindings) (*bc.Module, error) {
 	}
 	for _, gi := range m.globalInits {
 		if gi.from >= len(importedGlobals) {
-			return nil, &LinkError{Msg: fmt.Sprintf("no value for imported global %d", gi.from)}
+			return nil, nil, &LinkError{Msg: fmt.Sprintf("no value for imported global %d", gi.from)}
 		}
 		v := importedGlobals[gi.from]
 		if bm.Globals[gi.global].Type.Is32() {
@@ -374,26 +428,33 @@ func (m *Module) ResolveWith(b Bindings) (*bc.Module, error) {
 	for i, e := range m.elems {
 		off, err := eval(e.offset)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if off+uint64(len(e.funcs)) > tableSize {
-			return nil, &LinkError{Msg: fmt.Sprintf("elements segment does not fit: segment %d covers entries %d..%d of a table of %d", i, off, off+uint64(len(e.funcs)), tableSize)}
+			if m.segmentTraps {
+				bm.Data = nil
+				return bm, &SegmentTrap{Segment: i, Msg: "out of bounds table access"}, nil
+			}
+			return nil, nil, &LinkError{Msg: fmt.Sprintf("elements segment does not fit: segment %d covers entries %d..%d of a table of %d", i, off, off+uint64(len(e.funcs)), tableSize)}
 		}
 		bm.Elems = append(bm.Elems, bc.ElemSegment{Offset: uint32(off), Funcs: e.funcs})
 	}
 	for i, d := range m.datas {
 		off, err := eval(d.offset)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if off+uint64(len(d.data)) > memBytes {
-			return nil, &LinkError{Msg: fmt.Sprintf("data segment does not fit: segment %d covers bytes %d..%d of a memory of %d", i, off, off+uint64(len(d.data)), memBytes)}
+			if m.segmentTraps {
+				return bm, &SegmentTrap{Data: true, Segment: i, Msg: "out of bounds memory access"}, nil
+			}
+			return nil, nil, &LinkError{Msg: fmt.Sprintf("data segment does not fit: segment %d covers bytes %d..%d of a memory of %d", i, off, off+uint64(len(d.data)), memBytes)}
 		}
 		if len(d.data) > 0 {
 			bm.Data = append(bm.Data, bc.DataSegment{Offset: uint32(off), Bytes: d.data})
 		}
 	}
-	return bm, nil
+	return bm, nil, nil
 }
 
 // Translate validates m and translates it.
@@ -404,7 +465,7 @@ func Translate(m *binary.Module, opts Options) (*Module, error) {
 	if opts.MaxFunctionLocals <= 0 {
 		opts.MaxFunctionLocals = 50000
 	}
-	t := &translator{m: m, opts: opts, out: &Module{memImport: -1, tableImport: -1}}
+	t := &translator{m: m, opts: opts, out: &Module{memImport: -1, tableImport: -1, segmentTraps: m.Features.Has(binary.FeatureBulkMemory)}}
 	if err := t.module(); err != nil {
 		return nil, err
 	}
@@ -610,17 +671,25 @@ func (t *translator) module() error {
 		bm.Globals = append(bm.Globals, bc.Global{Name: "table_slot", Type: bc.I32, Mutable: true})
 	}
 
-	// Segments.
+	// Segments: the active ones (passive segments serve only the bulk
+	// memory instructions, which validation refused, and declarative
+	// ones nothing kiln needs).
 	for i := range m.Elems {
 		e := &m.Elems[i]
+		if e.Mode != binary.SegmentActive {
+			continue
+		}
 		off, err := t.offset(e.Offset)
 		if err != nil {
 			return err
 		}
-		out.elems = append(out.elems, segment{offset: off, funcs: e.Funcs})
+		out.elems = append(out.elems, segment{offset: off, funcs: elemFuncs(e)})
 	}
 	for i := range m.Datas {
 		d := &m.Datas[i]
+		if d.Mode != binary.SegmentActive {
+			continue
+		}
 		off, err := t.offset(d.Offset)
 		if err != nil {
 			return err
@@ -705,8 +774,8 @@ func (t *translator) module() error {
 	if out.Table != nil {
 		// The defined functions of the element segments can be called
 		// from other instances that share the table.
-		for i := range m.Elems {
-			for _, f := range m.Elems[i].Funcs {
+		for _, seg := range out.elems {
+			for _, f := range seg.funcs {
 				if int(f) < m.NumImportedFuncs || out.Table.FuncKeys[f] != "" {
 					continue
 				}
@@ -808,6 +877,24 @@ func (t *translator) tableLinkage(bm *bc.Module) error {
 
 // thunk returns a kiln function that calls host import h with its
 // parameters and returns its results.
+// elemFuncs returns the functions of an element segment of funcref
+// whose expressions, if it has any, are all ref.func (as validation
+// requires of an active segment).
+func elemFuncs(e *binary.Elem) []uint32 {
+	if e.Exprs == nil {
+		return e.Funcs
+	}
+	funcs := make([]uint32, 0, len(e.Exprs))
+	var in binary.Instr
+	for _, x := range e.Exprs {
+		cr := binary.NewCodeReader(x.Code, x.Offset, "element", -1)
+		if cr.Next(&in) == nil && in.Op == binary.OpRefFunc {
+			funcs = append(funcs, in.Index)
+		}
+	}
+	return funcs
+}
+
 func thunk(name string, h uint32, sig bc.Signature) *bc.Function {
 	f := &bc.Function{Name: name, Sig: sig}
 	f.Regs = append(f.Regs, sig.Params...)

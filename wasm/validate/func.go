@@ -11,10 +11,10 @@ import (
 const unknown binary.ValType = 0
 
 type ctrlFrame struct {
-	op          binary.Opcode // block, loop, if, else; OpNop for the function
-	result      binary.ValType
-	height      int
-	unreachable bool
+	op              binary.Opcode // block, loop, if, else; OpNop for the function
+	params, results []binary.ValType
+	height          int
+	unreachable     bool
 }
 
 // funcValidator validates function bodies, keeping its stacks between
@@ -27,13 +27,22 @@ type funcValidator struct {
 	locals localTypes
 	cr     binary.CodeReader
 	in     binary.Instr
+	popped []binary.ValType
 }
 
 func (f *funcValidator) errf(format string, args ...any) error {
 	return &Error{Section: "code", Func: f.fn, Offset: f.in.Offset, Msg: fmt.Sprintf(format, args...)}
 }
 
+// unsupported reports the instruction being validated as one of feature
+// that kiln does not support.
+func (f *funcValidator) unsupported(feature binary.Features) error {
+	return &UnsupportedError{Feature: feature.Name(), What: f.in.Op.String(), Section: "code", Func: f.fn, Offset: f.in.Offset}
+}
+
 func (f *funcValidator) push(t binary.ValType) { f.vals = append(f.vals, t) }
+
+func (f *funcValidator) pushAll(ts []binary.ValType) { f.vals = append(f.vals, ts...) }
 
 func (f *funcValidator) pop() (binary.ValType, error) {
 	top := &f.ctrls[len(f.ctrls)-1]
@@ -62,16 +71,25 @@ func (f *funcValidator) popExpect(want binary.ValType) (binary.ValType, error) {
 	return got, nil
 }
 
-func (f *funcValidator) pushCtrl(op binary.Opcode, result binary.ValType) {
-	f.ctrls = append(f.ctrls, ctrlFrame{op: op, result: result, height: len(f.vals)})
+// popAll pops values of the types ts (the last one first).
+func (f *funcValidator) popAll(ts []binary.ValType) error {
+	for i := len(ts) - 1; i >= 0; i-- {
+		if _, err := f.popExpect(ts[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *funcValidator) pushCtrl(op binary.Opcode, params, results []binary.ValType) {
+	f.ctrls = append(f.ctrls, ctrlFrame{op: op, params: params, results: results, height: len(f.vals)})
+	f.pushAll(params)
 }
 
 func (f *funcValidator) popCtrl() (ctrlFrame, error) {
 	top := f.ctrls[len(f.ctrls)-1]
-	if top.result != binary.BlockEmpty {
-		if _, err := f.popExpect(top.result); err != nil {
-			return top, err
-		}
+	if err := f.popAll(top.results); err != nil {
+		return top, err
 	}
 	if len(f.vals) != top.height {
 		return top, f.errf("type mismatch: %d values left on the stack at the end of the block", len(f.vals)-top.height)
@@ -80,13 +98,13 @@ func (f *funcValidator) popCtrl() (ctrlFrame, error) {
 	return top, nil
 }
 
-// labelType returns the type a branch to the frame carries (BlockEmpty
-// for none).
-func labelType(c *ctrlFrame) binary.ValType {
+// labelTypes returns the types a branch to the frame carries: a loop's
+// parameters, the results of any other block.
+func labelTypes(c *ctrlFrame) []binary.ValType {
 	if c.op == binary.OpLoop {
-		return binary.BlockEmpty
+		return c.params
 	}
-	return c.result
+	return c.results
 }
 
 func (f *funcValidator) setUnreachable() {
@@ -102,12 +120,23 @@ func (f *funcValidator) label(depth uint32) (*ctrlFrame, error) {
 	return &f.ctrls[len(f.ctrls)-1-int(depth)], nil
 }
 
-func (f *funcValidator) popLabel(t binary.ValType) error {
-	if t == binary.BlockEmpty {
-		return nil
+// blockType returns the parameters and results of a block type.
+func (f *funcValidator) blockType() (params, results []binary.ValType, err error) {
+	in := &f.in
+	switch {
+	case in.Block == binary.BlockEmpty:
+		return nil, nil, nil
+	case in.Block == binary.BlockIndexed:
+		if int(in.Index) >= len(f.v.m.Types) {
+			return nil, nil, f.errf("unknown type %d", in.Index)
+		}
+		t := f.v.m.Types[in.Index]
+		return t.Params, t.Results, nil
 	}
-	_, err := f.popExpect(t)
-	return err
+	if err := f.v.valueType(in.Block, "code", f.fn, in.Offset); err != nil {
+		return nil, nil, err
+	}
+	return nil, []binary.ValType{in.Block}, nil
 }
 
 func (f *funcValidator) function(v *validator, fn int, code *binary.Code) error {
@@ -115,13 +144,14 @@ func (f *funcValidator) function(v *validator, fn int, code *binary.Code) error 
 	f.v, f.fn = v, fn
 	ft := m.Types[v.funcTypes[fn]]
 	f.locals.reset(ft.Params, code.Locals)
+	for _, r := range code.Locals {
+		if err := v.valueType(r.Type, "code", fn, code.Offset); err != nil {
+			return err
+		}
+	}
 	f.vals = f.vals[:0]
 	f.ctrls = f.ctrls[:0]
-	result := binary.BlockEmpty
-	if len(ft.Results) == 1 {
-		result = ft.Results[0]
-	}
-	f.pushCtrl(binary.OpNop, result)
+	f.ctrls = append(f.ctrls, ctrlFrame{op: binary.OpNop, results: ft.Results})
 	f.cr.Reset(code.Body, code.Offset, "code", fn)
 	for len(f.ctrls) > 0 {
 		if f.cr.Done() {
@@ -130,7 +160,7 @@ func (f *funcValidator) function(v *validator, fn int, code *binary.Code) error 
 		if err := f.cr.Next(&f.in); err != nil {
 			return err
 		}
-		if err := f.instr(result); err != nil {
+		if err := f.instr(ft.Results); err != nil {
 			return err
 		}
 	}
@@ -140,20 +170,27 @@ func (f *funcValidator) function(v *validator, fn int, code *binary.Code) error 
 	return nil
 }
 
-func (f *funcValidator) instr(fnResult binary.ValType) error {
+func (f *funcValidator) instr(fnResults []binary.ValType) error {
 	in := &f.in
 	m := f.v.m
 	switch op := in.Op; op {
 	case binary.OpUnreachable:
 		f.setUnreachable()
 	case binary.OpNop:
-	case binary.OpBlock, binary.OpLoop:
-		f.pushCtrl(op, in.Block)
-	case binary.OpIf:
-		if _, err := f.popExpect(binary.I32); err != nil {
+	case binary.OpBlock, binary.OpLoop, binary.OpIf:
+		if op == binary.OpIf {
+			if _, err := f.popExpect(binary.I32); err != nil {
+				return err
+			}
+		}
+		params, results, err := f.blockType()
+		if err != nil {
 			return err
 		}
-		f.pushCtrl(op, in.Block)
+		if err := f.popAll(params); err != nil {
+			return err
+		}
+		f.pushCtrl(op, params, results)
 	case binary.OpElse:
 		c, err := f.popCtrl()
 		if err != nil {
@@ -162,24 +199,22 @@ func (f *funcValidator) instr(fnResult binary.ValType) error {
 		if c.op != binary.OpIf {
 			return f.errf("else without a matching if")
 		}
-		f.pushCtrl(binary.OpElse, c.result)
+		f.pushCtrl(binary.OpElse, c.params, c.results)
 	case binary.OpEnd:
 		c, err := f.popCtrl()
 		if err != nil {
 			return err
 		}
-		if c.op == binary.OpIf && c.result != binary.BlockEmpty {
-			return f.errf("type mismatch: if of type %s without else", c.result)
+		if c.op == binary.OpIf && !equalTypes(c.params, c.results) {
+			return f.errf("type mismatch: if of type %s without else", binary.FuncType{Params: c.params, Results: c.results})
 		}
-		if c.result != binary.BlockEmpty {
-			f.push(c.result)
-		}
+		f.pushAll(c.results)
 	case binary.OpBr:
 		c, err := f.label(in.Index)
 		if err != nil {
 			return err
 		}
-		if err := f.popLabel(labelType(c)); err != nil {
+		if err := f.popAll(labelTypes(c)); err != nil {
 			return err
 		}
 		f.setUnreachable()
@@ -191,37 +226,15 @@ func (f *funcValidator) instr(fnResult binary.ValType) error {
 		if err != nil {
 			return err
 		}
-		t := labelType(c)
-		if err := f.popLabel(t); err != nil {
+		ts := labelTypes(c)
+		if err := f.popAll(ts); err != nil {
 			return err
 		}
-		if t != binary.BlockEmpty {
-			f.push(t)
-		}
+		f.pushAll(ts)
 	case binary.OpBrTable:
-		if _, err := f.popExpect(binary.I32); err != nil {
-			return err
-		}
-		d, err := f.label(in.Index)
-		if err != nil {
-			return err
-		}
-		t := labelType(d)
-		for _, l := range in.Labels {
-			c, err := f.label(l)
-			if err != nil {
-				return err
-			}
-			if lt := labelType(c); lt != t {
-				return f.errf("type mismatch: br_table label %d carries %s, the default label %s", l, lt, t)
-			}
-		}
-		if err := f.popLabel(t); err != nil {
-			return err
-		}
-		f.setUnreachable()
+		return f.brTable()
 	case binary.OpReturn:
-		if err := f.popLabel(fnResult); err != nil {
+		if err := f.popAll(fnResults); err != nil {
 			return err
 		}
 		f.setUnreachable()
@@ -234,8 +247,14 @@ func (f *funcValidator) instr(fnResult binary.ValType) error {
 		if m.NumTables() == 0 {
 			return f.errf("unknown table 0: call_indirect in a module without a table")
 		}
+		if int64(in.Index2) >= int64(m.NumTables()) {
+			return f.errf("unknown table %d", in.Index2)
+		}
 		if int(in.Index) >= len(m.Types) {
 			return f.errf("unknown type %d", in.Index)
+		}
+		if in.Index2 != 0 {
+			return &UnsupportedError{Feature: binary.FeatureReferenceTypes.Name(), What: fmt.Sprintf("call_indirect of table %d", in.Index2), Section: "code", Func: f.fn, Offset: in.Offset}
 		}
 		if _, err := f.popExpect(binary.I32); err != nil {
 			return err
@@ -245,6 +264,14 @@ func (f *funcValidator) instr(fnResult binary.ValType) error {
 		if _, err := f.pop(); err != nil {
 			return err
 		}
+	case binary.OpSelectT:
+		if len(in.Types) != 1 {
+			return f.errf("invalid result arity: select of %d types", len(in.Types))
+		}
+		if err := f.v.valueType(in.Types[0], "code", f.fn, in.Offset); err != nil {
+			return err
+		}
+		return f.operands([]binary.ValType{in.Types[0], in.Types[0], binary.I32}, in.Types[0])
 	case binary.OpSelect:
 		if _, err := f.popExpect(binary.I32); err != nil {
 			return err
@@ -317,13 +344,64 @@ func (f *funcValidator) instr(fnResult binary.ValType) error {
 			}
 			return f.operands(ins, out)
 		}
-		ins, out, ok := op.Numeric()
-		if !ok {
-			return f.errf("illegal opcode 0x%02x", byte(op))
+		if ins, out, ok := op.Numeric(); ok {
+			return f.operands(ins, out)
 		}
-		return f.operands(ins, out)
+		if feat := op.Feature(); feat != 0 {
+			return f.unsupported(feat)
+		}
+		return f.errf("illegal opcode %s", op)
 	}
 	return nil
+}
+
+// brTable validates br_table: every label carries as many values as the
+// default, each label's types are checked against the stack, and (in
+// WebAssembly 1.0) every label carries the same types.
+func (f *funcValidator) brTable() error {
+	in := &f.in
+	if _, err := f.popExpect(binary.I32); err != nil {
+		return err
+	}
+	d, err := f.label(in.Index)
+	if err != nil {
+		return err
+	}
+	ts := labelTypes(d)
+	for _, l := range in.Labels {
+		c, err := f.label(l)
+		if err != nil {
+			return err
+		}
+		lt := labelTypes(c)
+		if len(lt) != len(ts) || !f.v.m.Features.Has(binary.FeatureMultiValue) && !equalTypes(lt, ts) {
+			return f.errf("type mismatch: br_table label %d carries %v, the default label %v", l, lt, ts)
+		}
+		// Check the stack against the label's types, keeping it.
+		f.popped = f.popped[:0]
+		for i := len(lt) - 1; i >= 0; i-- {
+			t, err := f.pop()
+			if err != nil {
+				return err
+			}
+			if t != lt[i] && t != unknown {
+				return f.errf("type mismatch: br_table label %d expects %s, found %s", l, lt[i], t)
+			}
+			f.popped = append(f.popped, t)
+		}
+		for i := len(f.popped) - 1; i >= 0; i-- {
+			f.push(f.popped[i])
+		}
+	}
+	if err := f.popAll(ts); err != nil {
+		return err
+	}
+	f.setUnreachable()
+	return nil
+}
+
+func equalTypes(a, b []binary.ValType) bool {
+	return binary.FuncType{Params: a}.Equal(binary.FuncType{Params: b})
 }
 
 // operands pops ins (the last one first) and pushes out (0: nothing).

@@ -1,10 +1,21 @@
-// Package validate checks that a decoded WebAssembly 1.0 module is valid:
-// the module-level rules (indices in range, at most one table and one
-// memory, limits, constant expressions, the start function's type, unique
-// export names, result arity) and every function body by the
+// Package validate checks that a decoded WebAssembly module is valid:
+// the module-level rules (indices in range, at most one memory, limits,
+// constant expressions, the start function's type, unique export names,
+// result arity in WebAssembly 1.0) and every function body by the
 // specification's validation algorithm (an operand stack of value types
-// and a stack of control frames, the stack of unreachable code being
-// polymorphic).
+// and a stack of control frames with their parameters and results, the
+// stack of unreachable code being polymorphic). Which rules of
+// WebAssembly 1.0 and 2.0 apply follows the features the module was
+// decoded with (binary.Module.Features).
+//
+// Of WebAssembly 2.0 it checks the sign-extension operators, the
+// non-trapping conversions, multi-value blocks and functions, typed
+// select, call_indirect's table index, passive and declarative segments
+// and element segments of ref.func expressions. A module that uses a
+// feature kiln does not support (the bulk memory and table instructions,
+// values of reference types, several tables, SIMD) fails with an
+// *UnsupportedError naming the feature and the instruction; validation
+// stops there.
 //
 // Module returns the first problem as an *Error naming the section, the
 // function and the byte offset, with a message that starts with the
@@ -44,6 +55,51 @@ func (e *Error) Error() string {
 	return binary.FormatError("invalid module", e.Section, e.Func, e.Offset, e.Msg)
 }
 
+// UnsupportedError reports a module that uses a feature of WebAssembly
+// 2.0 that kiln does not support (yet): which feature, what in the module
+// needs it, and where. Validation stops at the first such use, so the
+// rest of the module is not validated.
+type UnsupportedError struct {
+	// Feature names the feature ("bulk memory", "reference types").
+	Feature string
+	// What names the instruction or construct ("memory.copy", "an
+	// externref table").
+	What string
+	// Section, Func and Offset say where, as in Error.
+	Section string
+	Func    int
+	Offset  int
+}
+
+// Error formats the error as "unsupported: memory.copy (bulk memory) at
+// byte 0x1234 in function 5".
+func (e *UnsupportedError) Error() string {
+	s := fmt.Sprintf("unsupported: %s (%s) at byte 0x%x", e.What, e.Feature, e.Offset)
+	if e.Func >= 0 {
+		s += fmt.Sprintf(" in function %d", e.Func)
+	} else if e.Section != "" {
+		s += " in section " + e.Section
+	}
+	return s
+}
+
+// valueType checks that t is a value type kiln supports: a number.
+func (v *validator) valueType(t binary.ValType, section string, fn, offset int) error {
+	switch {
+	case t.Valid():
+		return nil
+	case t.IsRef():
+		return &UnsupportedError{Feature: binary.FeatureReferenceTypes.Name(), What: t.String() + " values", Section: section, Func: fn, Offset: offset}
+	case t == binary.V128:
+		return &UnsupportedError{Feature: binary.FeatureSIMD.Name(), What: "v128 values", Section: section, Func: fn, Offset: offset}
+	}
+	return errf(section, fn, offset, "invalid value type %s", t)
+}
+
+func (v *validator) unsupported(feature binary.Features, section string, offset int, format string, args ...any) error {
+	return &UnsupportedError{Feature: feature.Name(), What: fmt.Sprintf(format, args...), Section: section, Func: -1, Offset: offset}
+}
+
 func errf(section string, fn, offset int, format string, args ...any) error {
 	return &Error{Section: section, Func: fn, Offset: offset, Msg: fmt.Sprintf(format, args...)}
 }
@@ -64,8 +120,13 @@ type validator struct {
 func (v *validator) module() error {
 	m := v.m
 	for i, t := range m.Types {
-		if len(t.Results) > 1 {
+		if len(t.Results) > 1 && !m.Features.Has(binary.FeatureMultiValue) {
 			return errf("type", -1, 0, "invalid result arity: type %d has %d results", i, len(t.Results))
+		}
+		for _, vt := range append(t.Params[:len(t.Params):len(t.Params)], t.Results...) {
+			if err := v.valueType(vt, "type", -1, 0); err != nil {
+				return err
+			}
 		}
 	}
 	for i := range m.Imports {
@@ -78,6 +139,13 @@ func (v *validator) module() error {
 		case binary.ExternTable:
 			if err := tableLimits(im.Table.Limits); err != nil {
 				return errf("import", -1, im.Offset, "%v", err)
+			}
+			if err := v.tableType(im.Table, "import", im.Offset); err != nil {
+				return err
+			}
+		case binary.ExternGlobal:
+			if err := v.valueType(im.Global.Type, "import", -1, im.Offset); err != nil {
+				return err
 			}
 		case binary.ExternMemory:
 			if err := memLimits(im.Memory); err != nil {
@@ -92,11 +160,17 @@ func (v *validator) module() error {
 		}
 	}
 	if m.NumTables() > 1 {
+		if m.Features.Has(binary.FeatureReferenceTypes) {
+			return v.unsupported(binary.FeatureReferenceTypes, "table", 0, "several tables (%d)", m.NumTables())
+		}
 		return errf("table", -1, 0, "multiple tables")
 	}
 	for _, t := range m.Tables {
 		if err := tableLimits(t.Limits); err != nil {
 			return errf("table", -1, 0, "%v", err)
+		}
+		if err := v.tableType(t, "table", 0); err != nil {
+			return err
 		}
 	}
 	if m.NumMems() > 1 {
@@ -110,6 +184,9 @@ func (v *validator) module() error {
 	v.globals = m.GlobalTypes()
 	for i := range m.Globals {
 		g := &m.Globals[i]
+		if err := v.valueType(g.Type.Type, "global", -1, g.Init.Offset); err != nil {
+			return err
+		}
 		if err := v.constExpr("global", g.Init, g.Type.Type); err != nil {
 			return err
 		}
@@ -145,21 +222,15 @@ func (v *validator) module() error {
 		}
 	}
 	for i := range m.Elems {
-		e := &m.Elems[i]
-		if int(e.Table) >= m.NumTables() {
-			return errf("element", -1, e.Pos, "unknown table %d", e.Table)
-		}
-		if err := v.constExpr("element", e.Offset, binary.I32); err != nil {
+		if err := v.elem(&m.Elems[i]); err != nil {
 			return err
-		}
-		for _, f := range e.Funcs {
-			if int(f) >= len(v.funcTypes) {
-				return errf("element", -1, e.Pos, "unknown function %d", f)
-			}
 		}
 	}
 	for i := range m.Datas {
 		d := &m.Datas[i]
+		if d.Mode != binary.SegmentActive {
+			continue
+		}
 		if int(d.Memory) >= m.NumMems() {
 			return errf("data", -1, d.Pos, "unknown memory %d", d.Memory)
 		}
@@ -171,6 +242,80 @@ func (v *validator) module() error {
 		if err := v.fv.function(v, m.NumImportedFuncs+i, &m.Codes[i]); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// tableType checks that a table holds funcref, the one kind kiln
+// supports.
+func (v *validator) tableType(t binary.TableType, section string, offset int) error {
+	if binary.ValType(t.Elem) != binary.FuncRef {
+		return v.unsupported(binary.FeatureReferenceTypes, section, offset, "a table of %s", binary.ValType(t.Elem))
+	}
+	return nil
+}
+
+// elem validates an element segment. kiln supports segments of funcref
+// given as function indices or as ref.func expressions; an active one
+// must not hold ref.null (an entry kiln's tables cannot be set to).
+func (v *validator) elem(e *binary.Elem) error {
+	if e.Mode == binary.SegmentActive {
+		if int64(e.Table) >= int64(v.m.NumTables()) {
+			return errf("element", -1, e.Pos, "unknown table %d", e.Table)
+		}
+		if err := v.constExpr("element", e.Offset, binary.I32); err != nil {
+			return err
+		}
+	}
+	if e.Type != binary.FuncRef {
+		return v.unsupported(binary.FeatureReferenceTypes, "element", e.Pos, "an element segment of %s", e.Type)
+	}
+	for _, f := range e.Funcs {
+		if int(f) >= len(v.funcTypes) {
+			return errf("element", -1, e.Pos, "unknown function %d", f)
+		}
+	}
+	for _, x := range e.Exprs {
+		if err := v.elemExpr(e, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// elemExpr checks an element expression: ref.func of a function or
+// ref.null func, then end.
+func (v *validator) elemExpr(e *binary.Elem, x binary.ConstExpr) error {
+	cr := binary.NewCodeReader(x.Code, x.Offset, "element", -1)
+	var in binary.Instr
+	if err := cr.Next(&in); err != nil {
+		return err
+	}
+	switch in.Op {
+	case binary.OpRefFunc:
+		if int(in.Index) >= len(v.funcTypes) {
+			return errf("element", -1, in.Offset, "unknown function %d", in.Index)
+		}
+	case binary.OpRefNull:
+		if in.RefType != e.Type {
+			return errf("element", -1, in.Offset, "type mismatch: ref.null %s in a segment of %s", in.RefType, e.Type)
+		}
+		if e.Mode == binary.SegmentActive {
+			return v.unsupported(binary.FeatureReferenceTypes, "element", in.Offset, "ref.null in an active element segment")
+		}
+	case binary.OpGlobalGet:
+		return v.unsupported(binary.FeatureReferenceTypes, "element", in.Offset, "global.get in an element segment")
+	default:
+		if in.Op.Valid() && in.Op.Feature() == 0 && in.Op != binary.OpEnd {
+			return errf("element", -1, in.Offset, "type mismatch: %s in an element segment of %s", in.Op, e.Type)
+		}
+		return errf("element", -1, in.Offset, "constant expression required: %s is not constant", in.Op)
+	}
+	if err := cr.Next(&in); err != nil {
+		return err
+	}
+	if in.Op != binary.OpEnd {
+		return errf("element", -1, in.Offset, "type mismatch: an element expression of more than one instruction")
 	}
 	return nil
 }
@@ -227,6 +372,8 @@ func (v *validator) constExpr(section string, e binary.ConstExpr, want binary.Va
 				return errf(section, -1, in.Offset, "constant expression required: global %d is mutable", in.Index)
 			}
 			stack = append(stack, g.Type)
+		case binary.OpRefNull, binary.OpRefFunc:
+			return v.unsupported(binary.FeatureReferenceTypes, section, in.Offset, "%s in a constant expression", in.Op)
 		case binary.OpEnd:
 			if len(stack) != 1 || stack[0] != want {
 				return errf(section, -1, e.Offset, "type mismatch: constant expression has type %v, want [%s]", stack, want)

@@ -2,6 +2,7 @@ package validate_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/kiln-jit/kiln/wasm/binary"
@@ -84,7 +85,7 @@ func TestValidateBodies(t *testing.T) {
 		{"block result", fn(nil, vt(i32), nil, ops(block), bt(i32), w.I32Const(1), ops(end)), ""},
 		{"block result missing", fn(nil, vt(i32), nil, ops(block), bt(i32), ops(end)), "invalid module: section code: func 0: at byte 0x37: type mismatch: end needs an operand but the block's stack is empty"},
 		{"block cannot see outer values", fn(nil, vt(i32), nil, w.I32Const(1), ops(block), bt(i32), ops(end)), "invalid module: section code: func 0: at byte 0x39: type mismatch: end needs an operand but the block's stack is empty"},
-		{"if without else with result", fn(nil, vt(i32), nil, w.I32Const(1), ops(ifOp), bt(i32), w.I32Const(1), ops(end)), "invalid module: section code: func 0: at byte 0x3b: type mismatch: if of type i32 without else"},
+		{"if without else with result", fn(nil, vt(i32), nil, w.I32Const(1), ops(ifOp), bt(i32), w.I32Const(1), ops(end)), "invalid module: section code: func 0: at byte 0x3b: type mismatch: if of type [] -> [i32] without else"},
 		{"if else", fn(nil, vt(i32), nil, w.I32Const(1), ops(ifOp), bt(i32), w.I32Const(1), ops(elseOp), w.I32Const(2), ops(end)), ""},
 		{"else arm type", fn(nil, vt(i32), nil, w.I32Const(1), ops(ifOp), bt(i32), w.I32Const(1), ops(elseOp), w.I64Const(2), ops(end)), "invalid module: section code: func 0: at byte 0x3e: type mismatch: end expects i32, found i64"},
 		{"if condition", fn(nil, nil, nil, w.I64Const(1), ops(ifOp), empty, ops(end)), "invalid module: section code: func 0: at byte 0x36: type mismatch: if expects i32, found i64"},
@@ -93,7 +94,7 @@ func TestValidateBodies(t *testing.T) {
 		{"select of unknowns", fn(nil, vt(i64), nil, ops(binary.OpUnreachable, binary.OpSelect)), ""},
 		{"select types differ", fn(nil, vt(i32), nil, w.I32Const(1), w.I64Const(1), w.I32Const(1), ops(binary.OpSelect)), "invalid module: section code: func 0: at byte 0x3b: type mismatch: select expects i64, found i32"},
 		{"br_table arity", fn(nil, vt(i32), nil, ops(block), empty, w.I32Const(1), w.I32Const(0), []byte{byte(binary.OpBrTable), 1, 0, 1}, ops(end), w.I32Const(1)),
-			"invalid module: section code: func 0: at byte 0x3b: type mismatch: br_table label 0 carries empty, the default label i32"},
+			"invalid module: section code: func 0: at byte 0x3b: type mismatch: br_table label 0 carries [], the default label [i32]"},
 		{"br_table", fn(nil, vt(i32), nil, ops(block), bt(i32), w.I32Const(1), w.I32Const(0), []byte{byte(binary.OpBrTable), 2, 0, 1, 0}, ops(end)), ""},
 		{"br_if keeps the value", fn(nil, vt(i32), nil, ops(block), bt(i32), w.I32Const(1), w.I32Const(0), w.Op(binary.OpBrIf, 0), ops(end)), ""},
 		{"return type", fn(nil, vt(f64), nil, w.F32Const(1), ops(binary.OpReturn)), "invalid module: section code: func 0: at byte 0x3a: type mismatch: return expects f64, found f32"},
@@ -130,7 +131,8 @@ func check(t *testing.T, in []byte, want string) {
 		t.Errorf("error\n%s\nwant\n%s", err, want)
 	default:
 		var ve *validate.Error
-		if !errors.As(err, &ve) {
+		var ue *validate.UnsupportedError
+		if !errors.As(err, &ve) && !(strings.HasPrefix(want, "unsupported:") && errors.As(err, &ue)) {
 			t.Errorf("error %T is not a *validate.Error", err)
 		}
 	}
@@ -144,12 +146,12 @@ func TestValidateModule(t *testing.T) {
 		build build
 		want  string
 	}{
-		{"result arity", func(b *w.Builder) { b.Type(nil, vt(i32, i32)) }, "invalid module: section type: at byte 0x0: invalid result arity: type 0 has 2 results"},
+		{"two results (multi-value)", func(b *w.Builder) { b.Type(nil, vt(i32, i32)) }, ""},
 		{"import of unknown type", func(b *w.Builder) { b.ImportFunc("m", "f", 3) }, "invalid module: section import: at byte 0xb: unknown type 3 (the module has 0 types)"},
 		{"function of unknown type", func(b *w.Builder) { b.Func(0, nil) }, "invalid module: section function: at byte 0x0: unknown type 0 of function 0 (the module has 0 types)"},
 		{"two memories", func(b *w.Builder) { b.Memory(1, -1); b.Memory(1, -1) }, "invalid module: section memory: at byte 0x0: multiple memories"},
 		{"imported and defined memory", func(b *w.Builder) { b.ImportRaw("m", "mem", 2, 0, 1); b.Memory(1, -1) }, "invalid module: section memory: at byte 0x0: multiple memories"},
-		{"two tables", func(b *w.Builder) { b.Table(1, -1); b.Table(1, -1) }, "invalid module: section table: at byte 0x0: multiple tables"},
+		{"two tables", func(b *w.Builder) { b.Table(1, -1); b.Table(1, -1) }, "unsupported: several tables (2) (reference types) at byte 0x0 in section table"},
 		{"memory too large", func(b *w.Builder) { b.Memory(65537, -1) }, "invalid module: section memory: at byte 0x0: memory size must be at most 65536 pages (4GiB)"},
 		{"memory maximum too large", func(b *w.Builder) { b.Memory(0, 65537) }, "invalid module: section memory: at byte 0x0: memory size must be at most 65536 pages (4GiB)"},
 		{"memory of 4 GiB", func(b *w.Builder) { b.Memory(0, 65536) }, ""},
