@@ -388,7 +388,7 @@ const (
 func unsupportedReason(u *translate.UnsupportedError) string {
 	what := u.What
 	if i := strings.IndexByte(what, '"'); i > 0 {
-		what = strings.TrimSpace(what[:i])
+		what = strings.TrimRight(what[:i], " (")
 	}
 	return skipUnsupported + what
 }
@@ -476,7 +476,7 @@ func unsupportedSkip(err error) *specSkip {
 // it names ("bulk memory: memory.copy"), so that skips group.
 func featureReason(feature, what string) string {
 	if i := strings.IndexAny(what, "0123456789"); i > 0 {
-		what = strings.TrimSpace(what[:i])
+		what = strings.TrimRight(what[:i], " (")
 	}
 	return feature + ": " + what
 }
