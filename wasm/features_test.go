@@ -17,11 +17,16 @@ import (
 
 // feature2Module exercises the features of WebAssembly 2.0 kiln
 // supports, in the text format: sign extension, saturating truncation,
-// multi-value blocks, loops, ifs, functions and calls, typed select and
-// call_indirect with a table index.
+// multi-value blocks, loops, ifs, functions and calls, typed select,
+// call_indirect with a table index, memory.copy and memory.fill.
 const feature2Module = `(module
   (type $pair (func (param i32 i32) (result i32 i32)))
   (table 2 funcref)
+  (memory 1)
+  (data (i32.const 0) "abcdefgh")
+  (func (export "copy") (param i32 i32 i32) (memory.copy (local.get 0) (local.get 1) (local.get 2)))
+  (func (export "fill") (param i32 i32 i32) (memory.fill (local.get 0) (local.get 1) (local.get 2)))
+  (func (export "load8") (param i32) (result i32) (i32.load8_u (local.get 0)))
   (elem (i32.const 0) $swap $swap)
   (func $swap (type $pair) (local.get 1) (local.get 0))
   (func (export "ext8") (param i32) (result i32) (i32.extend8_s (local.get 0)))
@@ -71,26 +76,43 @@ func TestFeatures2(t *testing.T) {
 		name string
 		args []uint64
 		want []uint64
+		trap string // the trap's message, when the call traps
 	}{
-		{"ext8", []uint64{0x80}, []uint64{0xffffff80}},
-		{"ext8", []uint64{0x17f}, []uint64{0x7f}},
-		{"ext16", []uint64{0x8000}, []uint64{0xffff8000}},
-		{"ext64_32", []uint64{0x80000000}, []uint64{0xffffffff80000000}},
-		{"sat_s", []uint64{math.Float64bits(1e20)}, []uint64{0x7fffffff}},
-		{"sat_s", []uint64{math.Float64bits(math.NaN())}, []uint64{0}},
-		{"sat_s", []uint64{math.Float64bits(-2.5)}, []uint64{0xfffffffe}},
-		{"sat_u", []uint64{uint64(math.Float32bits(-1))}, []uint64{0}},
-		{"sat_u", []uint64{uint64(math.Float32bits(3e19))}, []uint64{math.MaxUint64}},
-		{"swap", []uint64{1, 2}, []uint64{2, 1}},
-		{"swap_indirect", []uint64{3, 4}, []uint64{4, 3}},
-		{"block_params", []uint64{9, 4}, []uint64{5}},
-		{"sum_to", []uint64{10}, []uint64{55}},
-		{"if_pair", []uint64{1}, []uint64{20, 10}},
-		{"if_pair", []uint64{0}, []uint64{10, 20}},
-		{"br_pair", []uint64{1}, []uint64{1, 2}},
-		{"br_pair", []uint64{0}, []uint64{3, 4}},
-		{"select_t", []uint64{1}, []uint64{7}},
-		{"select_t", []uint64{0}, []uint64{8}},
+		{"ext8", []uint64{0x80}, []uint64{0xffffff80}, ""},
+		{"ext8", []uint64{0x17f}, []uint64{0x7f}, ""},
+		{"ext16", []uint64{0x8000}, []uint64{0xffff8000}, ""},
+		{"ext64_32", []uint64{0x80000000}, []uint64{0xffffffff80000000}, ""},
+		{"sat_s", []uint64{math.Float64bits(1e20)}, []uint64{0x7fffffff}, ""},
+		{"sat_s", []uint64{math.Float64bits(math.NaN())}, []uint64{0}, ""},
+		{"sat_s", []uint64{math.Float64bits(-2.5)}, []uint64{0xfffffffe}, ""},
+		{"sat_u", []uint64{uint64(math.Float32bits(-1))}, []uint64{0}, ""},
+		{"sat_u", []uint64{uint64(math.Float32bits(3e19))}, []uint64{math.MaxUint64}, ""},
+		{"swap", []uint64{1, 2}, []uint64{2, 1}, ""},
+		{"swap_indirect", []uint64{3, 4}, []uint64{4, 3}, ""},
+		{"block_params", []uint64{9, 4}, []uint64{5}, ""},
+		{"sum_to", []uint64{10}, []uint64{55}, ""},
+		{"if_pair", []uint64{1}, []uint64{20, 10}, ""},
+		{"if_pair", []uint64{0}, []uint64{10, 20}, ""},
+		{"br_pair", []uint64{1}, []uint64{1, 2}, ""},
+		{"br_pair", []uint64{0}, []uint64{3, 4}, ""},
+		{"select_t", []uint64{1}, []uint64{7}, ""},
+		{"select_t", []uint64{0}, []uint64{8}, ""},
+		// The calls share the instance's memory, in order.
+		{"copy", []uint64{2, 0, 4}, []uint64{}, ""}, // "ababcdgh"
+		{"load8", []uint64{2}, []uint64{'a'}, ""},
+		{"load8", []uint64{5}, []uint64{'d'}, ""},
+		{"copy", []uint64{0, 1, 7}, []uint64{}, ""}, // "babcdgh" then "h"
+		{"load8", []uint64{0}, []uint64{'b'}, ""},
+		{"load8", []uint64{6}, []uint64{'h'}, ""},
+		{"fill", []uint64{10, 0x1ff, 3}, []uint64{}, ""},
+		{"load8", []uint64{12}, []uint64{0xff}, ""},
+		{"load8", []uint64{13}, []uint64{0}, ""},
+		{"fill", []uint64{65535, 7, 2}, nil, "out of bounds memory access"},
+		{"load8", []uint64{65535}, []uint64{0}, ""},
+		{"copy", []uint64{65530, 0, 7}, nil, "out of bounds memory access"},
+		{"load8", []uint64{65530}, []uint64{0}, ""},
+		{"copy", []uint64{65536, 0, 0}, []uint64{}, ""},
+		{"fill", []uint64{65537, 0, 0}, nil, "out of bounds memory access"},
 	}
 	for _, tier := range specTiers {
 		t.Run(tier.String(), func(t *testing.T) {
@@ -104,6 +126,12 @@ func TestFeatures2(t *testing.T) {
 			}
 			for _, tc := range tests {
 				got, err := inst.Call(context.Background(), tc.name, tc.args...)
+				if tc.trap != "" {
+					if trap, ok := translate.TrapOf(err); !ok || translate.TrapMessage(trap.Kind) != tc.trap {
+						t.Errorf("%s%v: %v, want trap %q", tc.name, tc.args, err, tc.trap)
+					}
+					continue
+				}
 				if err != nil {
 					t.Errorf("%s%v: %v", tc.name, tc.args, err)
 					continue
@@ -131,7 +159,6 @@ func TestUnsupportedFeatures(t *testing.T) {
 	tests := []struct {
 		name, src, feature, what string
 	}{
-		{"memory.fill", `(module (memory 1) (func (memory.fill (i32.const 0) (i32.const 0) (i32.const 1))))`, "bulk memory", "memory.fill"},
 		{"memory.init", `(module (memory 1) (func (memory.init 0 (i32.const 0) (i32.const 0) (i32.const 1))))`, "bulk memory", "memory.init"},
 		{"table.get", `(module (table 1 funcref) (func (drop (table.get 0 (i32.const 0)))))`, "reference types", "table.get"},
 		{"externref param", `(module (func (param externref)))`, "reference types", "externref values"},

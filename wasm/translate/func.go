@@ -521,6 +521,15 @@ func (t *funcTranslator) instr() error {
 		t.popN(1)
 		dst := t.pushReg(bc.I32)
 		t.emitDef(bc.Instr{Op: bc.OpMemoryGrow, Dst: dst, A: a})
+	case binary.OpMemoryCopy, binary.OpMemoryFill:
+		n := len(t.stack)
+		kop := bc.OpMemoryCopy
+		if op == binary.OpMemoryFill {
+			kop = bc.OpMemoryFill
+		}
+		a, b, c := t.use(n-3), t.use(n-2), t.use(n-1)
+		t.popN(3)
+		t.emit(bc.Instr{Op: kop, A: a, B: b, C: c})
 	case binary.OpI32Const:
 		t.push(slot{t: bc.I32, kind: isConst, imm: int64(uint32(in.Value))})
 	case binary.OpI64Const:

@@ -2,7 +2,8 @@
 // bytecode module (WebAssembly 1.0 and the parts of 2.0 that package
 // validate accepts: sign extension, non-trapping conversions,
 // multi-value, typed select, element segments of ref.func expressions,
-// passive and declarative segments): every Wasm function becomes one kiln function with the
+// passive and declarative segments, memory.copy and memory.fill, which
+// become kiln's memory.copy and memory.fill): every Wasm function becomes one kiln function with the
 // same index (an imported function becomes a host import plus a small
 // kiln function that calls it, so that tables and exports can hold it),
 // Wasm's types, globals, table, element and data segments, memory and

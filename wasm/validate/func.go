@@ -326,6 +326,11 @@ func (f *funcValidator) instr(fnResults []binary.ValType) error {
 			}
 		}
 		f.push(binary.I32)
+	case binary.OpMemoryCopy, binary.OpMemoryFill:
+		if m.NumMems() == 0 {
+			return f.errf("unknown memory 0: %s in a module without memory", op)
+		}
+		return f.operands([]binary.ValType{binary.I32, binary.I32, binary.I32}, 0)
 	case binary.OpI32Const:
 		f.push(binary.I32)
 	case binary.OpI64Const:
