@@ -75,12 +75,12 @@ func TestDifferentialSpec(t *testing.T) {
 	}
 }
 
-// diffSeeds returns the distinct modules of both specification suites
-// that translate (the others are FuzzTranslate's).
+// diffSeeds returns the distinct modules of the specification suites
+// (1.0's two and 2.0's) that translate (the others are FuzzTranslate's).
 func diffSeeds(t testing.TB) [][]byte {
 	var out [][]byte
 	seen := map[string]bool{}
-	for _, s := range []specSuite{specCore, specMore} {
+	for _, s := range []specSuite{specCore, specMore, spec2} {
 		d, err := s.load()
 		if err != nil {
 			t.Fatal(err)

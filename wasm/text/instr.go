@@ -57,6 +57,10 @@ var reserved = map[string]bool{
 	"i32": true, "i64": true, "f32": true, "f64": true,
 }
 
+// simdPrefixes begin the names of the SIMD instructions, which the parser
+// does not read.
+var simdPrefixes = []string{"v128.", "i8x16.", "i16x8.", "i32x4.", "i64x2.", "f32x4.", "f64x2."}
+
 // funcCtx is the state of parsing the instructions of one function or
 // constant expression.
 type funcCtx struct {
@@ -120,6 +124,11 @@ func (c *funcCtx) operator() binary.Opcode {
 	}
 	if reserved[t.text] || t.text[0] >= '0' && t.text[0] <= '9' || t.text[0] == '+' || t.text[0] == '-' {
 		p.unexpected("an instruction")
+	}
+	for _, prefix := range simdPrefixes {
+		if strings.HasPrefix(t.text, prefix) {
+			p.failAt(t, "unsupported: %s (%s)", t.text, binary.FeatureSIMD.Name())
+		}
 	}
 	p.failAt(t, "unknown operator %s", t.describe())
 	return 0
@@ -337,6 +346,19 @@ func (c *funcCtx) immediates(op binary.Opcode, b []byte) []byte {
 		for _, r := range rs {
 			b = append(b, byte(r))
 		}
+		return b
+	case binary.OpRefFunc:
+		return binary.AppendU32(b, p.index(&p.funcs))
+	case binary.OpRefNull:
+		switch t := p.peek(); {
+		case t.kind == tAtom && t.text == "func":
+			p.next()
+			return append(b, byte(binary.FuncRef))
+		case t.kind == tAtom && t.text == "extern":
+			p.next()
+			return append(b, byte(binary.ExternRef))
+		}
+		p.unexpected("a heap type (func or extern)")
 		return b
 	case binary.OpMemoryFill:
 		return append(b, 0)

@@ -17,11 +17,13 @@
 // non-trapping conversions, multi-value block types ((type x), (param
 // ...) and several results, encoded as a type index) and functions,
 // typed select ((result t)), call_indirect with a table index,
-// memory.copy and memory.fill, and the reference types as value and
-// table element types. The other instructions of bulk memory and
-// reference types are rejected with an *Error whose message starts with
-// "unsupported:" and names the instruction and its feature; passive and
-// declarative segments and SIMD are not read.
+// memory.copy, memory.fill, ref.func, ref.null and ref.is_null, the
+// reference types as value and table element types, and element segments
+// in every form (active with (table x), passive, declare; function
+// indices or element expressions) and passive data segments. The other
+// instructions of bulk memory and reference types, and SIMD's, are
+// rejected with an *Error whose message starts with "unsupported:" and
+// names the instruction and its feature.
 //
 // Malformed text is rejected with an *Error that gives the line and
 // column and uses the specification's words for the problem where its
@@ -816,30 +818,132 @@ func (p *parser) offset(b []byte) []byte {
 	return append(c.body, byte(binary.OpEnd))
 }
 
+// elemField parses an element segment: active ((table x)? or, as in
+// WebAssembly 1.0, a bare table index; an offset), passive or declare;
+// then function indices (after an optional "func") or a reference type
+// and element expressions ((item instr*) or one folded instruction).
+// Active segments of function indices on table 0 keep the 1.0 encoding.
 func (p *parser) elemField() {
 	p.openField("elem")
-	idx := uint32(0)
-	if p.isIndex() {
-		idx = p.index(&p.tables)
+	p.optID()
+	mode := binary.SegmentActive
+	table, explicit := uint32(0), false
+	if p.isKeyword("declare") {
+		p.next()
+		mode = binary.SegmentDeclarative
+	} else {
+		table, explicit = p.segmentUse("table", &p.tables)
 	}
-	e := p.offset(binary.AppendU32(nil, idx))
-	var funcs []byte
+	var offset []byte
+	if mode == binary.SegmentActive {
+		if p.peek().kind == tRParen || p.isKeyword("func") || p.isRefType() {
+			mode = binary.SegmentPassive
+			if explicit {
+				p.unexpected("an offset expression")
+			}
+		} else {
+			offset = p.offset(nil)
+		}
+	}
+	var items []byte
 	n := uint32(0)
-	for p.peek().kind != tRParen {
-		funcs = binary.AppendU32(funcs, p.index(&p.funcs))
-		n++
+	exprs, refType := false, binary.FuncRef
+	if p.isRefType() {
+		exprs, refType = true, p.valType()
+		for p.peek().kind == tLParen {
+			if p.isField("item") {
+				p.next()
+				p.next()
+				items = p.constExpr(items)
+				p.rparen()
+			} else {
+				c := &funcCtx{p: p, body: items}
+				c.folded()
+				items = append(c.body, byte(binary.OpEnd))
+			}
+			n++
+		}
+	} else {
+		if p.isKeyword("func") {
+			p.next()
+		}
+		for p.peek().kind != tRParen {
+			items = binary.AppendU32(items, p.index(&p.funcs))
+			n++
+		}
 	}
 	p.rparen()
-	p.elemSec.add(append(binary.AppendU32(e, n), funcs...))
+	// The flags: bit 0 passive or declarative, bit 1 an explicit table
+	// (or declarative), bit 2 expressions.
+	var flags uint32
+	switch mode {
+	case binary.SegmentPassive:
+		flags = 1
+	case binary.SegmentDeclarative:
+		flags = 3
+	default:
+		if table != 0 || exprs && refType != binary.FuncRef {
+			flags = 2
+		}
+	}
+	if exprs {
+		flags |= 4
+	}
+	e := binary.AppendU32(nil, flags)
+	if flags&2 != 0 && mode == binary.SegmentActive {
+		e = binary.AppendU32(e, table)
+	}
+	e = append(e, offset...)
+	if flags&3 != 0 {
+		if exprs {
+			e = append(e, byte(refType))
+		} else {
+			e = append(e, 0) // elemkind funcref
+		}
+	}
+	p.elemSec.add(append(binary.AppendU32(e, n), items...))
 }
 
+// segmentUse reads the table or memory of a segment, (table x) or
+// (memory x), or a bare index as WebAssembly 1.0 writes it; explicit is
+// false (and the index 0) when there is none.
+func (p *parser) segmentUse(kw string, sp *space) (idx uint32, explicit bool) {
+	switch {
+	case p.isField(kw):
+		p.next()
+		p.next()
+		idx = p.index(sp)
+		p.rparen()
+		return idx, true
+	case p.isIndex():
+		return p.index(sp), true
+	}
+	return 0, false
+}
+
+// isRefType reports whether the next token is a reference type.
+func (p *parser) isRefType() bool { return p.isKeyword("funcref") || p.isKeyword("externref") }
+
+// dataField parses a data segment: active ((memory x)? or a bare memory
+// index, and an offset) or passive, then its strings.
 func (p *parser) dataField() {
 	p.openField("data")
-	idx := uint32(0)
-	if p.isIndex() {
-		idx = p.index(&p.mems)
+	p.optID()
+	mem, explicit := p.segmentUse("memory", &p.mems)
+	var e []byte
+	switch {
+	case p.peek().kind == tLParen:
+		if mem != 0 {
+			e = binary.AppendU32([]byte{2}, mem)
+		} else {
+			e = []byte{0}
+		}
+		e = p.offset(e)
+	case explicit:
+		p.unexpected("an offset expression")
+	default:
+		e = []byte{1} // passive
 	}
-	e := p.offset(binary.AppendU32(nil, idx))
 	var data []byte
 	for p.peek().kind != tRParen {
 		data = append(data, p.str()...)

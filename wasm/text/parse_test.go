@@ -225,3 +225,108 @@ func TestDeep(t *testing.T) {
 		t.Errorf("error %v, want one about nesting", err)
 	}
 }
+
+// TestSegments2 parses the element and data segment forms of
+// WebAssembly 2.0 and checks what they decode to.
+func TestSegments2(t *testing.T) {
+	const funcs = `(func $f) (func $g)`
+	tests := []struct {
+		name  string
+		src   string
+		mode  binary.SegmentMode
+		table uint32
+		funcs []uint32 // of a segment of function indices
+		exprs int      // of a segment of expressions
+		typ   binary.ValType
+	}{
+		{"1.0 form", `(table 2 funcref) (elem (i32.const 0) $f $g)`, binary.SegmentActive, 0, []uint32{0, 1}, 0, binary.FuncRef},
+		{"func keyword", `(table 2 funcref) (elem (offset (i32.const 1)) func $g)`, binary.SegmentActive, 0, []uint32{1}, 0, binary.FuncRef},
+		{"table use", `(table 1 funcref) (table $t 2 funcref) (elem (table $t) (i32.const 0) func $f)`, binary.SegmentActive, 1, []uint32{0}, 0, binary.FuncRef},
+		{"passive", `(elem $e func $f $g)`, binary.SegmentPassive, 0, []uint32{0, 1}, 0, binary.FuncRef},
+		{"declare", `(elem declare func $g)`, binary.SegmentDeclarative, 0, []uint32{1}, 0, binary.FuncRef},
+		{"expressions", `(table 2 funcref) (elem (i32.const 0) funcref (ref.func $f) (item ref.null func))`, binary.SegmentActive, 0, nil, 2, binary.FuncRef},
+		{"passive expressions", `(elem funcref (ref.func $g))`, binary.SegmentPassive, 0, nil, 1, binary.FuncRef},
+		{"externref", `(table 1 externref) (elem (table 0) (i32.const 0) externref (ref.null extern))`, binary.SegmentActive, 0, nil, 1, binary.ExternRef},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Parse([]byte("(module " + funcs + tc.src + ")"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Elems) != 1 {
+				t.Fatalf("%d element segments, want 1", len(m.Elems))
+			}
+			e := m.Elems[0]
+			if e.Mode != tc.mode || e.Table != tc.table || e.Type != tc.typ || len(e.Exprs) != tc.exprs ||
+				len(e.Funcs) != len(tc.funcs) {
+				t.Fatalf("segment %+v, want mode %d table %d type %s funcs %v and %d expressions", e, tc.mode, tc.table, tc.typ, tc.funcs, tc.exprs)
+			}
+			for i, f := range tc.funcs {
+				if e.Funcs[i] != f {
+					t.Errorf("funcs %v, want %v", e.Funcs, tc.funcs)
+				}
+			}
+		})
+	}
+	datas := []struct {
+		src  string
+		mode binary.SegmentMode
+		data string
+	}{
+		{`(memory 1) (data (i32.const 8) "ab" "c")`, binary.SegmentActive, "abc"},
+		{`(memory 1) (data (memory 0) (offset (i32.const 8)) "x")`, binary.SegmentActive, "x"},
+		{`(memory 1) (data $d "passive")`, binary.SegmentPassive, "passive"},
+		{`(data "")`, binary.SegmentPassive, ""},
+	}
+	for _, tc := range datas {
+		m, err := Parse([]byte("(module " + tc.src + ")"))
+		if err != nil {
+			t.Errorf("%s: %v", tc.src, err)
+			continue
+		}
+		if len(m.Datas) != 1 || m.Datas[0].Mode != tc.mode || string(m.Datas[0].Bytes) != tc.data {
+			t.Errorf("%s: %+v, want mode %d and %q", tc.src, m.Datas, tc.mode, tc.data)
+		}
+	}
+}
+
+// TestInstructions2 parses instructions of WebAssembly 2.0 and compares
+// their encoding.
+func TestInstructions2(t *testing.T) {
+	tests := []struct {
+		src  string
+		want []byte // the body's instructions, the final end left out
+	}{
+		{"(i32.extend8_s (local.get 0))", []byte{0x20, 0, 0xc0}},
+		{"(i64.trunc_sat_f64_u (f64.const 0)) drop", append(append([]byte{0x44}, make([]byte, 8)...), 0xfc, 7, 0x1a)},
+		{"(select (result i32) (i32.const 1) (i32.const 2) (local.get 0))", []byte{0x41, 1, 0x41, 2, 0x20, 0, 0x1c, 1, 0x7f}},
+		{"(memory.copy (local.get 0) (local.get 0) (local.get 0))", []byte{0x20, 0, 0x20, 0, 0x20, 0, 0xfc, 10, 0, 0}},
+		{"(memory.fill (local.get 0) (local.get 0) (local.get 0))", []byte{0x20, 0, 0x20, 0, 0x20, 0, 0xfc, 11, 0}},
+		// Type 1 is the function's [i32] -> [], type 2 the block's.
+		{"(block (result i32 i32) (i32.const 1) (i32.const 2)) drop drop", []byte{0x02, 2, 0x41, 1, 0x41, 2, 0x0b, 0x1a, 0x1a}},
+		{"(local.get 0) (block (param i32) drop)", []byte{0x20, 0, 0x02, 1, 0x1a, 0x0b}},
+		{"(call_indirect 0 (type 0) (local.get 0) (i32.const 0)) drop", []byte{0x20, 0, 0x41, 0, 0x11, 0, 0, 0x1a}},
+		{"(drop (ref.func 0))", []byte{0xd2, 0, 0x1a}},
+	}
+	if _, err := ToBinary([]byte("(func (drop (v128.const i32x4 0 0 0 0)))")); err == nil || !strings.Contains(err.Error(), "unsupported: v128.const (SIMD)") {
+		t.Errorf("v128.const: %v, want unsupported SIMD", err)
+	}
+	for _, tc := range tests {
+		src := "(module (type (func (param i32) (result i32))) (table 1 funcref) (memory 1) (func (param i32) " + tc.src + "))"
+		b, err := ToBinary([]byte(src))
+		if err != nil {
+			t.Errorf("%s: %v", tc.src, err)
+			continue
+		}
+		m, err := binary.Decode(b)
+		if err != nil {
+			t.Errorf("%s: %v", tc.src, err)
+			continue
+		}
+		body := m.Codes[len(m.Codes)-1].Body
+		if got := body[:len(body)-1]; !bytes.Equal(got, tc.want) {
+			t.Errorf("%s: % x, want % x", tc.src, got, tc.want)
+		}
+	}
+}

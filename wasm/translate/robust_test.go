@@ -74,7 +74,7 @@ func seeds(t testing.TB) [][]byte {
 // the scripts expect to be rejected.
 func specModules(t testing.TB) [][]byte {
 	var out [][]byte
-	for _, name := range []string{"spectest.tar.gz", "spectest-more.tar.gz"} {
+	for _, name := range []string{"spectest.tar.gz", "spectest-more.tar.gz", "spectest2.tar.gz"} {
 		files, err := w.ReadArchiveFile(filepath.Join("..", "testdata", name))
 		if err != nil {
 			t.Fatal(err)

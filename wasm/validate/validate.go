@@ -72,10 +72,14 @@ type UnsupportedError struct {
 	Offset  int
 }
 
-// Error formats the error as "unsupported: memory.copy (bulk memory) at
-// byte 0x1234 in function 5".
+// Error formats the error as "unsupported: memory.init (bulk memory) at
+// byte 0x1234 in function 5" (or "in section table" for what is not in
+// a function, without the offset where the module does not record one).
 func (e *UnsupportedError) Error() string {
-	s := fmt.Sprintf("unsupported: %s (%s) at byte 0x%x", e.What, e.Feature, e.Offset)
+	s := fmt.Sprintf("unsupported: %s (%s)", e.What, e.Feature)
+	if e.Offset > 0 {
+		s += fmt.Sprintf(" at byte 0x%x", e.Offset)
+	}
 	if e.Func >= 0 {
 		s += fmt.Sprintf(" in function %d", e.Func)
 	} else if e.Section != "" {
