@@ -1,5 +1,6 @@
-// Command wasm runs WebAssembly 1.0 modules on kiln with its WebAssembly
-// front end: it decodes and validates a module (packages wasm/binary and
+// Command wasm runs WebAssembly modules (1.0, and the parts of 2.0 the
+// front end supports: see package wasm/validate) on kiln with its
+// WebAssembly front end: it decodes and validates a module (packages wasm/binary and
 // wasm/validate; a module in the text format, one that does not start
 // with the binary format's magic bytes, is parsed first by package
 // wasm/text), translates it to kiln bytecode (package wasm/translate),
