@@ -15,7 +15,7 @@ import (
 // and returns the time the front end took and the time loading and
 // compiling took. For kiln, the front
 // end decodes, validates and translates the module to kiln bytecode
-// (packages binary, validate and translate of examples/wasm), and loading
+// (packages wasm/binary, wasm/validate and wasm/translate), and loading
 // is jit.Engine.Load in c's tier (verifying the bytecode and, in the
 // compiled tiers, compiling every function). wazero has no separate front
 // end: Runtime.CompileModule decodes, validates and compiles. ok is false

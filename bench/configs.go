@@ -19,8 +19,8 @@ import (
 	"github.com/kiln-jit/kiln/bench/kernels"
 	"github.com/kiln-jit/kiln/bench/wasm"
 	bc "github.com/kiln-jit/kiln/bytecode"
-	"github.com/kiln-jit/kiln/examples/wasm/link"
 	"github.com/kiln-jit/kiln/jit"
+	"github.com/kiln-jit/kiln/wasm/link"
 )
 
 // The configurations, in table order. Native and Wazero are the
@@ -197,7 +197,7 @@ func kernelLoop(n int, res []uint64, p *Program, call func() error) (time.Durati
 
 // kilnConfig runs programs in one kiln tier: Brainfuck programs through
 // bf.Kiln, kernels as they are, C programs through the WebAssembly front
-// end of examples/wasm (packages translate and link). It fails when the
+// end (packages wasm/translate and wasm/link). It fails when the
 // engine refuses the tier (kiln's optimizing tier while it is not
 // available).
 func kilnConfig(name string, opts jit.Options) (*Config, error) {

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	"github.com/kiln-jit/kiln/examples/wasm/translate"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/translate"
 )
 
 // The C programs: their sources, the WebAssembly modules clang compiled
@@ -92,7 +92,7 @@ func CPrograms(small bool) ([]*Program, error) {
 }
 
 // translateC decodes, validates and translates a C program's module with
-// the WebAssembly front end of examples/wasm, and returns it with its
+// the WebAssembly front end (package wasm and its subpackages), and returns it with its
 // export run, whose type it checks.
 func translateC(p *Program) (*translate.Module, *translate.Export, error) {
 	bm, err := binary.Decode(p.Wasm)

@@ -15,7 +15,7 @@
 // interpreter's dispatch loop; lz77, hash-chain compression; sort,
 // quicksort and binary search; see CPrograms and testdata/c/README.md),
 // whose WebAssembly modules, compiled by clang,
-// kiln runs through the front end of examples/wasm (packages translate
+// kiln runs through its WebAssembly front end (packages wasm/translate
 // and link) and wazero as they are, and whose C gcc compiles. Every
 // configuration's output or result is checked against the expected one
 // before it is timed, and again on every timed run; the C programs'

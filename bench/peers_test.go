@@ -152,7 +152,7 @@ func TestC(t *testing.T) {
 // TestCWant checks the C programs' expected results at their benchmark
 // arguments against their gcc -O2 builds (a second each), and at their
 // small arguments against the results kiln's WebAssembly front end was
-// checked against (examples/wasm/testdata/README.md).
+// checked against (wasm/testdata/README.md).
 func TestCWant(t *testing.T) {
 	small, err := CPrograms(true)
 	if err != nil {

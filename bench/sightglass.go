@@ -5,8 +5,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	"github.com/kiln-jit/kiln/examples/wasm/translate"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/translate"
 )
 
 //go:embed testdata/sightglass/*.wasm
@@ -35,7 +35,7 @@ func SightglassModules() ([]*Program, error) {
 
 // translateModule decodes, validates and translates the module of p (a C
 // program or a sightglass module) with the WebAssembly front end of
-// examples/wasm; a C program's export run must have its expected type.
+// kiln (package wasm); a C program's export run must have its expected type.
 func translateModule(p *Program) (*translate.Module, error) {
 	if p.Kind == KindC {
 		tm, _, err := translateC(p)

@@ -90,6 +90,7 @@ package bytecode
 //	FormatGlobalSet   uvarint(Callee) R(A)
 //	FormatCallIndirect uvarint(Callee) R(A) uvarint(nargs) {R(Args[i])}
 //	                  uvarint(nresults) {R(Results[i])}
+//	FormatMemoryBulk  R(A) R(B) R(C)
 //	FormatNone        nothing (unreachable; its opcode takes two bytes)
 //
 // Op is the opcode's numeric value as defined in ops.go, so the order of the
@@ -378,6 +379,10 @@ func binAppendInstr(dst []byte, in *Instr) []byte {
 		bOrImm()
 	case FormatSelect:
 		reg(in.Dst)
+		reg(in.A)
+		reg(in.B)
+		reg(in.C)
+	case FormatMemoryBulk:
 		reg(in.A)
 		reg(in.B)
 		reg(in.C)
@@ -1158,6 +1163,10 @@ func (d *binDecoder) instruction(in *Instr) error {
 		bOrImm()
 	case FormatSelect:
 		reg(&in.Dst, "destination")
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+		reg(&in.C, "operand C")
+	case FormatMemoryBulk:
 		reg(&in.A, "operand A")
 		reg(&in.B, "operand B")
 		reg(&in.C, "operand C")

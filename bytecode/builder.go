@@ -219,6 +219,17 @@ func (fb *FuncBuilder) Store(op Op, addr, val Reg, offset int32) {
 	fb.Emit(Instr{Op: op, A: addr, B: val, Imm: int64(offset)})
 }
 
+// MemoryCopy emits memory.copy: n bytes from address src to address dst.
+func (fb *FuncBuilder) MemoryCopy(dst, src, n Reg) {
+	fb.Emit(Instr{Op: OpMemoryCopy, A: dst, B: src, C: n})
+}
+
+// MemoryFill emits memory.fill: n bytes from address dst on set to the
+// low byte of val.
+func (fb *FuncBuilder) MemoryFill(dst, val, n Reg) {
+	fb.Emit(Instr{Op: OpMemoryFill, A: dst, B: val, C: n})
+}
+
 // MemorySize emits dst = memory size in pages.
 func (fb *FuncBuilder) MemorySize(dst Reg) { fb.Emit(Instr{Op: OpMemorySize, Dst: dst}) }
 

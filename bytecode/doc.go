@@ -124,6 +124,14 @@
 //	             in pages, or -1 (leaving memory unchanged) when the new size
 //	             would exceed the module's maximum or the embedder's limit.
 //	             New bytes are zero.
+//	memory.copy  copy C bytes from address B to address A, as if through a
+//	             temporary buffer (the ranges may overlap); A, B and C are
+//	             unsigned, and the copy is in bounds when A + C and B + C
+//	             (as exact sums) are at most the memory's size in bytes;
+//	             otherwise it traps OutOfBounds before writing anything (a
+//	             count of 0 at an address up to the size is in bounds)
+//	memory.fill  set C bytes from address A on to the low byte of B; in
+//	             bounds when A + C is at most the size, as memory.copy
 //
 // Control flow:
 //

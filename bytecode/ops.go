@@ -265,6 +265,10 @@ const (
 	OpCallIndirect // Results = the function at table entry A, of signature Types[Callee], called with Args
 	OpUnreachable  // trap Unreachable
 
+	// Bulk memory (appended for the same reason).
+	OpMemoryCopy // copy C bytes from address B to address A (as memmove)
+	OpMemoryFill // set C bytes from address A on to the low byte of B
+
 	numOps
 )
 
@@ -296,6 +300,7 @@ const (
 	FormatGlobalGet                  // Dst, Callee (the global)
 	FormatGlobalSet                  // Callee (the global), A
 	FormatCallIndirect               // Callee (the signature), A (the table index), Args, Results
+	FormatMemoryBulk                 // A, B, C (no destination)
 )
 
 // AnyType in an OpInfo operand type means "any type, the same as Dst"; for
@@ -423,6 +428,8 @@ func init() {
 	def(OpGlobalSet, OpInfo{Name: "global.set", Format: FormatGlobalSet, A: AnyType})
 	def(OpCallIndirect, OpInfo{Name: "call_indirect", Format: FormatCallIndirect, A: IntType})
 	def(OpUnreachable, OpInfo{Name: "unreachable", Format: FormatNone, Terminator: true})
+	def(OpMemoryCopy, OpInfo{Name: "memory.copy", Format: FormatMemoryBulk, A: IntType, B: IntType, C: IntType})
+	def(OpMemoryFill, OpInfo{Name: "memory.fill", Format: FormatMemoryBulk, A: IntType, B: IntType, C: IntType})
 
 	for op := range opTable {
 		if opTable[op].Name == "" {

@@ -201,6 +201,8 @@ func randomCode(r *rand.Rand, m *Module, f *Function, n int) []Instr {
 			}
 		case FormatSelect:
 			in.Dst, in.A, in.B, in.C = pick(info.Dst), pick(info.A), pick(info.B), pick(info.C)
+		case FormatMemoryBulk:
+			in.A, in.B, in.C = pick(info.A), pick(info.B), pick(info.C)
 		case FormatLoad:
 			in.Dst, in.A, in.Imm = pick(info.Dst), pick(info.A), int64(r.Int32())-int64(r.Int32())/2
 		case FormatStore:

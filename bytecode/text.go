@@ -889,6 +889,8 @@ func asmUsage(op Op) string {
 		return "rD, rA, rB"
 	case FormatSelect:
 		return "rD, rA, rB, rC"
+	case FormatMemoryBulk:
+		return "rA, rB, rC"
 	case FormatLoad:
 		return "rD, [rA+OFFSET]"
 	case FormatStore:
@@ -957,9 +959,11 @@ func (p *asmParser) instr(op Op) {
 		in.A = p.reg()
 		p.punct(',')
 		in.B, in.Imm, in.UseImm = p.regOrImm(info.Imm)
-	case FormatSelect:
-		in.Dst = p.reg()
-		p.punct(',')
+	case FormatSelect, FormatMemoryBulk:
+		if info.Format == FormatSelect {
+			in.Dst = p.reg()
+			p.punct(',')
+		}
 		in.A = p.reg()
 		p.punct(',')
 		in.B = p.reg()
@@ -1659,6 +1663,13 @@ func textAppendInstr(b []byte, m *Module, in *Instr) []byte {
 		b = append(b, ' ')
 		b = textAppendReg(b, in.Dst)
 		for _, r := range [...]Reg{in.A, in.B, in.C} {
+			b = append(b, ", "...)
+			b = textAppendReg(b, r)
+		}
+	case FormatMemoryBulk:
+		b = append(b, ' ')
+		b = textAppendReg(b, in.A)
+		for _, r := range [...]Reg{in.B, in.C} {
 			b = append(b, ", "...)
 			b = textAppendReg(b, r)
 		}

@@ -345,11 +345,13 @@ func (v *funcVerifier) instr() error {
 		f == FormatLoad || f == FormatMemorySize || f == FormatGlobalGet
 	usesA := f == FormatUnary || f == FormatBinary || f == FormatSelect || f == FormatLoad ||
 		f == FormatStore || f == FormatBranch || f == FormatCmpBranch || f == FormatSwitch ||
-		f == FormatGlobalSet || f == FormatCallIndirect
+		f == FormatGlobalSet || f == FormatCallIndirect || f == FormatMemoryBulk
+	usesC := f == FormatSelect || f == FormatMemoryBulk
 	usesCallee := f == FormatCall || f == FormatGlobalGet || f == FormatGlobalSet || f == FormatCallIndirect
 	usesArgs := f == FormatCall || f == FormatReturn || f == FormatCallIndirect
 	usesResults := f == FormatCall || f == FormatCallIndirect
-	usesB := f == FormatBinary || f == FormatSelect || f == FormatStore || f == FormatCmpBranch
+	usesB := f == FormatBinary || f == FormatSelect || f == FormatStore || f == FormatCmpBranch ||
+		f == FormatMemoryBulk
 	usesImm := f == FormatConst || f == FormatLoad || f == FormatStore || f == FormatTrap ||
 		(info.Imm && in.UseImm)
 	switch {
@@ -359,7 +361,7 @@ func (v *funcVerifier) instr() error {
 		return v.errf("stray operand register r%d in field A", in.A)
 	case (!usesB || in.UseImm) && in.B != 0:
 		return v.errf("stray operand register r%d in field B", in.B)
-	case f != FormatSelect && in.C != 0:
+	case !usesC && in.C != 0:
 		return v.errf("stray operand register r%d in field C", in.C)
 	case in.UseImm && !info.Imm:
 		return v.errf("%s takes no immediate operand", in.Op)
@@ -400,7 +402,7 @@ func (v *funcVerifier) instr() error {
 			return err
 		}
 	}
-	if f == FormatSelect {
+	if usesC {
 		if _, err = v.reg("operand C", in.C, want(info.C)); err != nil {
 			return err
 		}

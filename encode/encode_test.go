@@ -346,6 +346,7 @@ var expandedOps = map[mir.Op]bool{
 	mir.OpCVTUQ2SS: true, mir.OpCALLIND: true, mir.OpTABLEload: true, mir.OpTRAPCC: true,
 	mir.OpGLOBALloadQ: true, mir.OpGLOBALloadL: true, mir.OpGLOBALloadSD: true, mir.OpGLOBALloadSS: true,
 	mir.OpGLOBALstoreQ: true, mir.OpGLOBALstoreL: true, mir.OpGLOBALstoreSD: true, mir.OpGLOBALstoreSS: true,
+	mir.OpMEMMOVE: true, mir.OpMEMFILL: true,
 }
 
 // TestExpandedForms checks the instruction sequences of the expanded ops
@@ -401,6 +402,11 @@ func TestExpandedForms(t *testing.T) {
 		{host, "MOV MOV MOV MOV CALL"},
 		{ins(mir.OpPoll, nil, nil, 0, 0), "SUB JS MOV MOV MOV MOV CALL JMP"},
 		{call, "MOV CMP JGE ADD MOV MOV MOV CALL SUB MOV MOV MOV MOV CALL INT"},
+		// Forward unless the destination starts inside the source; then
+		// backward, the direction flag set and cleared again.
+		{ins(mir.OpMEMMOVE, regs(mir.RDI, mir.RSI, mir.RCX), regs(mir.RDI, mir.RSI, mir.RCX), 0, 0),
+			"MOV SUB CMP JAE LEA LEA STD MOVSB CLD JMP MOVSB"},
+		{ins(mir.OpMEMFILL, regs(mir.RDI, mir.RCX), regs(mir.RDI, mir.RAX, mir.RCX), 0, 0), "STOSB"},
 	} {
 		var names []string
 		for _, inst := range encodeOne(t, tt.in, 0) {
@@ -523,4 +529,32 @@ func globalOp(op mir.Op, r mir.Reg, g int32) *mir.Instr {
 	}
 	in.Aux = g
 	return in
+}
+
+// TestBlockMovesRepeat checks that the string instructions of MEMMOVE and
+// MEMFILL carry the REP prefix (the mnemonics TestExpandedForms compares
+// leave it out).
+func TestBlockMovesRepeat(t *testing.T) {
+	for _, in := range []*mir.Instr{
+		ins(mir.OpMEMMOVE, regs(mir.RDI, mir.RSI, mir.RCX), regs(mir.RDI, mir.RSI, mir.RCX), 0, 0),
+		ins(mir.OpMEMFILL, regs(mir.RDI, mir.RCX), regs(mir.RDI, mir.RAX, mir.RCX), 0, 0),
+	} {
+		n := 0
+		for _, inst := range encodeOne(t, in, 0) {
+			if inst.Op != x86asm.MOVSB && inst.Op != x86asm.STOSB {
+				continue
+			}
+			n++
+			rep := false
+			for _, p := range inst.Prefix {
+				rep = rep || p&^x86asm.PrefixImplicit == x86asm.PrefixREP
+			}
+			if !rep {
+				t.Errorf("%s: %v without a REP prefix", in.Op, inst)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no string instruction", in.Op)
+		}
+	}
 }

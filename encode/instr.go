@@ -330,6 +330,11 @@ func (e *encoder) instr(b *mir.Block, in *mir.Instr) error {
 		e.exitCall(ExitHost, int64(in.Aux), e.newSite(in.Pos))
 	case mir.OpCALLRT:
 		e.exitCall(ExitRuntime, int64(in.Aux), e.newSite(in.Pos))
+	case mir.OpMEMMOVE:
+		e.memmove()
+	case mir.OpMEMFILL:
+		a.add(x86.AREP)
+		a.add(x86.ASTOSB)
 	default:
 		return fmt.Errorf("no encoding for %s", in.Op)
 	}
@@ -454,6 +459,32 @@ func (e *encoder) minmax(fp *sseForms, isMin bool, d, b mir.Reg) {
 	} else {
 		e.op2(fp.max, regOp(b), regOp(d))
 	}
+	a.bind(done)
+}
+
+// memmove copies RCX bytes from RSI to RDI. It copies forward (REP
+// MOVSB) unless the destination starts inside the source, that is
+// unless RDI - RSI (modulo 2^64) < RCX, and then backward from the last
+// byte with the direction flag set, which it clears again (the Go code
+// compiled code returns to, and the rest of kiln's code, want it clear).
+func (e *encoder) memmove() {
+	a := e.a
+	forward, done := a.label(), a.label()
+	scratch := regOp(mir.ScratchGPR)
+	e.op2(x86.AMOVQ, regOp(mir.RDI), scratch)
+	e.op2(x86.ASUBQ, regOp(mir.RSI), scratch)
+	e.op2(x86.ACMPQ, scratch, regOp(mir.RCX))
+	branchTo(a.add(x86.AJCC), forward) // RDI - RSI >= RCX, unsigned
+	e.op2(x86.ALEAQ, memIdxOp(mir.RSI, mir.RCX, 1, -1), regOp(mir.RSI))
+	e.op2(x86.ALEAQ, memIdxOp(mir.RDI, mir.RCX, 1, -1), regOp(mir.RDI))
+	a.add(x86.ASTD)
+	a.add(x86.AREP)
+	a.add(x86.AMOVSB)
+	a.add(x86.ACLD)
+	branchTo(a.add(obj.AJMP), done)
+	a.bind(forward)
+	a.add(x86.AREP)
+	a.add(x86.AMOVSB)
 	a.bind(done)
 }
 

@@ -219,6 +219,10 @@ func (fg *funcGen) simple() {
 			fb.MemorySize(fg.w(fg.intType()))
 			return
 		}
+		if s.chance(1, 2) {
+			fg.bulkMemory()
+			return
+		}
 		dt := fg.intType()
 		delta := fg.tmp[dt][0]
 		switch s.intn(3) {
@@ -231,6 +235,34 @@ func (fg *funcGen) simple() {
 		}
 		fb.MemoryGrow(fg.w(fg.intType()), delta)
 	}
+}
+
+// bulkMemory emits memory.copy or memory.fill: addresses in the first 4
+// KiB, or (a quarter of the time) anywhere, and a count below 64, or
+// anything.
+func (fg *funcGen) bulkMemory() {
+	s, fb := fg.s, fg.fb
+	at, nt := bytecode.I64, bytecode.I32
+	if s.chance(1, 2) {
+		at, nt = nt, at
+	}
+	dst, src, n := fg.tmp[at][0], fg.tmp[at][1], fg.tmp[nt][0]
+	if s.chance(1, 4) {
+		dst = fg.read(at)
+	} else {
+		fb.BinaryImm(intOpsOf[at].and, dst, fg.read(at), 0xFFF)
+	}
+	if s.chance(1, 4) {
+		n = fg.read(nt)
+	} else {
+		fb.BinaryImm(intOpsOf[nt].and, n, fg.read(nt), 0x3F)
+	}
+	if s.chance(1, 2) {
+		fb.MemoryFill(dst, fg.read(fg.intType()), n)
+		return
+	}
+	fb.BinaryImm(intOpsOf[at].and, src, fg.read(at), 0xFFF)
+	fb.MemoryCopy(dst, src, n)
 }
 
 // dstReg returns a destination register for an operand of type t (an

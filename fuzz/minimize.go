@@ -598,6 +598,8 @@ func renameRegs(in *bytecode.Instr, renumber []bytecode.Reg) {
 		}
 	case bytecode.FormatSelect:
 		in.Dst, in.A, in.B, in.C = renumber[in.Dst], renumber[in.A], renumber[in.B], renumber[in.C]
+	case bytecode.FormatMemoryBulk:
+		in.A, in.B, in.C = renumber[in.A], renumber[in.B], renumber[in.C]
 	case bytecode.FormatStore:
 		in.A, in.B = renumber[in.A], renumber[in.B]
 	case bytecode.FormatBranch, bytecode.FormatSwitch:

@@ -35,6 +35,24 @@ func inBounds(mem []byte, ea, size uint64) bool {
 	return ea < n && n-ea >= size
 }
 
+// rangeInBounds reports whether the n bytes from address a on lie in mem
+// (n may be 0, and a then at most len(mem)).
+func rangeInBounds(mem []byte, a, n uint64) bool {
+	l := uint64(len(mem))
+	return a <= l && l-a >= n
+}
+
+// fill sets every byte of b to v.
+func fill(b []byte, v byte) {
+	if v == 0 {
+		clear(b)
+		return
+	}
+	for i := range b {
+		b[i] = v
+	}
+}
+
 // at returns the address of mem[ea] without a bounds check: the caller
 // has checked the access with inBounds. Loads and stores assemble their
 // little-endian values byte by byte from it, which the compiler turns
@@ -962,6 +980,22 @@ loop:
 		return t
 	case iUnreachable:
 		return m.trap(bytecode.TrapUnreachable, st.fn, st.pc(in))
+	case iMemCopy:
+		d, s, n := *reg(regs, in.a), *reg(regs, in.b), *reg(regs, in.c)
+		if !rangeInBounds(st.mem, d, n) || !rangeInBounds(st.mem, s, n) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		copy(st.mem[d:d+n], st.mem[s:s+n])
+		in = next(in)
+		goto loop
+	case iMemFill:
+		d, v, n := *reg(regs, in.a), byte(*reg(regs, in.b)), *reg(regs, in.c)
+		if !rangeInBounds(st.mem, d, n) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		fill(st.mem[d:d+n], v)
+		in = next(in)
+		goto loop
 
 	case iGlobalGet:
 		*reg(regs, in.d) = *reg(unsafe.Pointer(unsafe.SliceData(m.globals)), in.a)

@@ -247,6 +247,8 @@ const (
 	iGlobalSet    // global at byte offset d = a
 	iCallIndirect // call table[a] if its signature id is d (lists as iCall)
 	iUnreachable  // trap Unreachable
+	iMemCopy      // copy c bytes from address b to address a
+	iMemFill      // set c bytes from address a on to byte b
 )
 
 // opForms maps a bytecode opcode to its interpreter opcodes: the register
@@ -317,6 +319,8 @@ func init() {
 	set(bytecode.OpGlobalSet, iGlobalSet, 0)
 	set(bytecode.OpCallIndirect, iCallIndirect, 0)
 	set(bytecode.OpUnreachable, iUnreachable, 0)
+	set(bytecode.OpMemoryCopy, iMemCopy, 0)
+	set(bytecode.OpMemoryFill, iMemFill, 0)
 }
 
 // opFor returns the interpreter opcode of a bytecode op in register or

@@ -246,7 +246,7 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 		case bytecode.FormatConst:
 			out.d, out.imm = scale(in.Dst), in.Imm
 		case bytecode.FormatUnary, bytecode.FormatBinary, bytecode.FormatSelect, bytecode.FormatLoad,
-			bytecode.FormatStore, bytecode.FormatMemorySize:
+			bytecode.FormatStore, bytecode.FormatMemorySize, bytecode.FormatMemoryBulk:
 			out.d, out.a, out.b, out.c, out.imm = scale(in.Dst), scale(in.A), scale(in.B), scale(in.C), in.Imm
 		}
 		out.imm = immRules[in.Op].apply(out.imm)

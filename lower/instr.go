@@ -208,6 +208,8 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 		l.globalSet(in)
 	case bc.OpCallIndirect:
 		l.callIndirect(in)
+	case bc.OpMemoryCopy, bc.OpMemoryFill:
+		l.memoryBulk(in)
 	default:
 		if handled, err := l.instr32(in, b); handled || err != nil {
 			return err

@@ -605,6 +605,38 @@ func (l *lowerer) truncF64(op bc.Op, x mir.Reg) (mir.Reg, bool) {
 	return d, true
 }
 
+// memoryBulk lowers memory.copy and memory.fill: the bounds checks, which
+// trap before anything is written, then one MEMMOVE or MEMFILL on the
+// host addresses. The range of n bytes at address a is in bounds when
+// n <= length and a <= length - n, which no overflow can fool.
+func (l *lowerer) memoryBulk(in *bc.Instr) {
+	dst, b, n := l.read(in.A), l.read(in.B), l.read(in.C)
+	length := l.read(bc.Reg(l.varMemLen()))
+	l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{n, length}, Pos: l.pos()})
+	l.checkTrap(mir.CondA, bc.TrapOutOfBounds)
+	room := l.op(mir.OpSUBQ, mir.GPR, length, n)
+	addrs := []mir.Reg{dst}
+	if in.Op == bc.OpMemoryCopy {
+		addrs = append(addrs, b)
+	}
+	for _, a := range addrs {
+		l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{a, room}, Pos: l.pos()})
+		l.checkTrap(mir.CondA, bc.TrapOutOfBounds)
+	}
+	base := l.read(bc.Reg(l.varMemBase()))
+	host := func(a mir.Reg) mir.Reg {
+		d := l.newG()
+		l.emit(mir.Instr{Op: mir.OpLEAQidx, Defs: []mir.Reg{d}, Uses: []mir.Reg{base, a}, Scale: 1, Pos: l.pos()})
+		return d
+	}
+	if in.Op == bc.OpMemoryCopy {
+		l.emit(mir.Instr{Op: mir.OpMEMMOVE, Defs: []mir.Reg{l.newG(), l.newG(), l.newG()},
+			Uses: []mir.Reg{host(dst), host(b), n}, Pos: l.pos()})
+		return
+	}
+	l.emit(mir.Instr{Op: mir.OpMEMFILL, Defs: []mir.Reg{l.newG(), l.newG()}, Uses: []mir.Reg{host(dst), b, n}, Pos: l.pos()})
+}
+
 // memAddress lowers the effective address of a load or store of size bytes
 // at register r plus off, with the bounds check: the memory operand is
 // [base + ea*1 + disp], ea NoReg for a constant address that needs no

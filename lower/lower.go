@@ -23,7 +23,10 @@
 //
 // Linear memory is addressed as [base + address], where the base and the
 // length of memory are SSA values read from the execution context at entry
-// and again after anything that may grow memory.
+// and again after anything that may grow memory. memory.copy and
+// memory.fill check their ranges against the length (trapping before
+// anything is written), then become one MEMMOVE or MEMFILL on host
+// addresses, which the encoder expands to REP MOVSB and REP STOSB.
 package lower
 
 import (

@@ -512,6 +512,33 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 			} else {
 				regs[in.d0] = irDef(uint64(v))
 			}
+		case OpMEMMOVE, OpMEMFILL:
+			d, v, n := regs[in.u0], regs[in.u1], regs[in.u2]
+			if !d.ok || !v.ok || !n.ok {
+				return m.faultUndef(f, ip, regs)
+			}
+			doff := d.v - InterpMemBase
+			if n.v > 0 && !irInMem(mem, doff, n.v) {
+				return m.faultMem(f, ip, doff, int(min(n.v, math.MaxInt32)), len(mem))
+			}
+			if in.op == OpMEMMOVE {
+				soff := v.v - InterpMemBase
+				if n.v > 0 && !irInMem(mem, soff, n.v) {
+					return m.faultMem(f, ip, soff, int(min(n.v, math.MaxInt32)), len(mem))
+				}
+				if n.v > 0 {
+					copy(mem[doff:doff+n.v], mem[soff:soff+n.v])
+				}
+				regs[in.d2].ok = false
+				fk, fw = irFlagsUndef, int32(ip)
+			} else if n.v > 0 {
+				b := mem[doff : doff+n.v]
+				for i := range b {
+					b[i] = byte(v.v)
+				}
+			}
+			// The registers the sequence changes hold nothing to read.
+			regs[in.d0].ok, regs[in.d1].ok = false, false
 		case OpMOVBstore, OpMOVWstore, OpMOVLstore, OpMOVQstore, OpMOVSDstore:
 			val := regs[in.u0]
 			off, ok := irEA(regs, in)

@@ -52,7 +52,7 @@ type irInst struct {
 	op         Op
 	cond       Cond
 	scale      uint8
-	d0, d1     uint32
+	d0, d1, d2 uint32
 	u0, u1, u2 uint32
 	aux        int32
 	imm        int64
@@ -646,10 +646,13 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 		if msg != "" {
 			return out, fmt.Sprintf("def %d: %s", i, msg)
 		}
-		if i == 0 {
+		switch i {
+		case 0:
 			out.d0 = c
-		} else {
+		case 1:
 			out.d1 = c
+		default:
+			out.d2 = c
 		}
 	}
 	next := 0

@@ -2670,6 +2670,12 @@ func TestInterpFlagEffects(t *testing.T) {
 		if op == OpTRAPCC {
 			in.Aux, in.Cond = int32(bytecode.TrapOutOfBounds), CondB // 7 < 3 does not hold
 		}
+		switch op {
+		case OpMEMMOVE: // 7 bytes at the memory's start, onto themselves
+			in.Uses[0], in.Uses[1] = base, base
+		case OpMEMFILL:
+			in.Uses[0] = base
+		}
 		b.Append(in)
 		s := f.NewVReg(GPR)
 		b.Append(irtCond(irtI(OpSETCC, irtR(s)), CondB))

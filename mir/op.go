@@ -255,6 +255,15 @@ const (
 	OpGLOBALstoreSS
 	OpTABLEload
 
+	// Block moves of linear memory, on host addresses the lowering has
+	// bounds-checked (expanded sequences). MEMMOVE copies RCX bytes from
+	// RSI to RDI as memmove does (forward, or backward when the
+	// destination overlaps the source's end); MEMFILL sets RCX bytes from
+	// RDI on to the low byte of RAX. The defs are the registers the
+	// sequences leave changed, with no meaningful value.
+	OpMEMMOVE
+	OpMEMFILL
+
 	numOps
 )
 
@@ -703,6 +712,12 @@ func init() {
 			Expanded: true, Latency: LatLoad})
 	}
 	def(OpTABLEload, OpInfo{Name: "TABLEload", Defs: specs(gp()), Uses: specs(gp()), Guarded: true, Expanded: true,
+		Latency: LatLoad})
+	def(OpMEMMOVE, OpInfo{Name: "MEMMOVE", Defs: specs(fixed(RDI), fixed(RSI), fixed(RCX)),
+		Uses: specs(fixed(RDI), fixed(RSI), fixed(RCX)), WritesFlags: true, Loads: true, Stores: true,
+		SideEffects: true, Expanded: true, Latency: LatLoad})
+	def(OpMEMFILL, OpInfo{Name: "MEMFILL", Defs: specs(fixed(RDI), fixed(RCX)),
+		Uses: specs(fixed(RDI), fixed(RAX), fixed(RCX)), Stores: true, SideEffects: true, Expanded: true,
 		Latency: LatLoad})
 
 	for op := range opTable {

@@ -240,8 +240,9 @@ func TestDrift(t *testing.T) {
 }
 
 // TestCannotEndCall checks the ops an entry block may hold for its edges
-// to stand for the calls: none that loads, stores, calls, returns, traps
-// or grows memory, or that divides or truncates with a trap; and that the
+// to stand for the calls: none that loads, stores, copies or fills
+// memory, calls, returns, traps or grows memory, or that divides or
+// truncates with a trap; and that the
 // arithmetic, comparisons, conversions and branches qualify.
 func TestCannotEndCall(t *testing.T) {
 	mayEnd := map[bytecode.Op]bool{
@@ -254,7 +255,7 @@ func TestCannotEndCall(t *testing.T) {
 	for op := bytecode.Op(0); int(op) < bytecode.NumOps; op++ {
 		switch op.Info().Format {
 		case bytecode.FormatLoad, bytecode.FormatStore, bytecode.FormatCall, bytecode.FormatCallIndirect,
-			bytecode.FormatReturn, bytecode.FormatTrap, bytecode.FormatNone:
+			bytecode.FormatReturn, bytecode.FormatTrap, bytecode.FormatNone, bytecode.FormatMemoryBulk:
 			mayEnd[op] = true
 		}
 	}

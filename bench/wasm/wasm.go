@@ -19,7 +19,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/binary"
 )
 
 // ValType is a WebAssembly value type (the front end's binary.ValType).

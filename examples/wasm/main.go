@@ -1,11 +1,12 @@
-// Command wasm runs WebAssembly 1.0 modules on kiln: it decodes and
-// validates a module (package binary and validate; a module in the text
-// format, one that does not start with the binary format's magic bytes,
-// is parsed first by package text), translates it to kiln
-// bytecode (package translate), instantiates it, running its start
-// function (package link), calls an exported function with the
-// arguments given on the command line and prints each result on its own
-// line.
+// Command wasm runs WebAssembly modules (1.0, and the parts of 2.0 the
+// front end supports: see package wasm/validate) on kiln with its
+// WebAssembly front end: it decodes and validates a module (packages wasm/binary and
+// wasm/validate; a module in the text format, one that does not start
+// with the binary format's magic bytes, is parsed first by package
+// wasm/text), translates it to kiln bytecode (package wasm/translate),
+// instantiates it, running its start function (package wasm/link), calls
+// an exported function with the arguments given on the command line and
+// prints each result on its own line.
 //
 // Usage:
 //
@@ -48,12 +49,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	"github.com/kiln-jit/kiln/examples/wasm/link"
-	"github.com/kiln-jit/kiln/examples/wasm/text"
-	"github.com/kiln-jit/kiln/examples/wasm/translate"
 	"github.com/kiln-jit/kiln/internal/cmdload"
 	"github.com/kiln-jit/kiln/jit"
+	"github.com/kiln-jit/kiln/wasm/binary"
+	"github.com/kiln-jit/kiln/wasm/link"
+	"github.com/kiln-jit/kiln/wasm/text"
+	"github.com/kiln-jit/kiln/wasm/translate"
 )
 
 func main() {

@@ -8,10 +8,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/kiln-jit/kiln/examples/wasm/binary"
-	w "github.com/kiln-jit/kiln/examples/wasm/internal/wasmtest"
 )
+
+// testdata is the front end's test data, which holds the example
+// modules too.
+var testdata = filepath.Join("..", "..", "wasm", "testdata")
 
 var tierNames = []string{"interp", "baseline", "optimizing"}
 
@@ -34,7 +35,7 @@ func TestPrograms(t *testing.T) {
 	for _, tc := range tests {
 		for _, tier := range tierNames {
 			t.Run(tc.file+"/"+tier, func(t *testing.T) {
-				code, out, errOut := runCommand("-tier="+tier, filepath.Join("testdata", tc.file), tc.n)
+				code, out, errOut := runCommand("-tier="+tier, filepath.Join(testdata, tc.file), tc.n)
 				if code != exitOK || out != tc.want {
 					t.Errorf("exit %d, output %q, errors %q; want %q", code, out, errOut, tc.want)
 				}
@@ -43,26 +44,24 @@ func TestPrograms(t *testing.T) {
 	}
 }
 
-// printModule writes a module that imports env.print_i32 and calls it
-// from its start function and from an export, and returns its path.
+// printModule writes a module in the text format that imports
+// env.print_i32 and calls it from its start function and from an export,
+// and returns its path.
 func printModule(t *testing.T) string {
-	var b w.Builder
-	pt := b.Type([]binary.ValType{binary.I32}, nil)
-	void := b.Type(nil, nil)
-	p := b.ImportFunc("env", "print_i32", pt)
-	start := b.Func(void, nil, w.I32Const(-7), w.Op(binary.OpCall, p))
-	f := b.Func(pt, nil, w.Op(binary.OpLocalGet, 0), w.Op(binary.OpCall, p))
-	b.Start(start)
-	b.Export("show", binary.ExternFunc, f)
-	path := filepath.Join(t.TempDir(), "print.wasm")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	const src = `(module
+  (import "env" "print_i32" (func $print (param i32)))
+  (func $start (call $print (i32.const -7)))
+  (func (export "show") (param i32) (call $print (local.get 0)))
+  (start $start))`
+	path := filepath.Join(t.TempDir(), "print.wat")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
 func TestCommand(t *testing.T) {
-	ops := filepath.Join("testdata", "ops.wasm")
+	ops := filepath.Join(testdata, "ops.wasm")
 	bad := filepath.Join(t.TempDir(), "bad.wasm")
 	if err := os.WriteFile(bad, []byte("\x00asm\x01\x00\x00\x00\x01\x05"), 0o644); err != nil {
 		t.Fatal(err)
@@ -94,9 +93,9 @@ func TestCommand(t *testing.T) {
 		{"stack exhausted", []string{"-invoke=recurse", ops, "0"}, exitError, "", `trap: call stack exhausted`},
 		{"fuel", []string{"-fuel=100", "-invoke=sum_to", ops, "1000"}, exitError, "", `trap: fuel exhausted`},
 		{"imports and start", []string{print, "5"}, exitOK, "-7\n5\n", "^$"},
-		{"only export", []string{filepath.Join("testdata", "fannkuchredux.wasm"), "5"}, exitOK, "47244640263\n", "^$"},
+		{"only export", []string{filepath.Join(testdata, "fannkuchredux.wasm"), "5"}, exitOK, "47244640263\n", "^$"},
 		{"memory cap", []string{"-max-memory-pages=1", "-invoke=grow", ops, "1"}, exitOK, "-1\n", "^$"},
-		{"memory cap below the minimum", []string{"-max-memory-pages=1", filepath.Join("testdata", "nbody.wasm"), "1"}, exitError, "", `the module needs \d+ memory pages; the engine allows 1`},
+		{"memory cap below the minimum", []string{"-max-memory-pages=1", filepath.Join(testdata, "nbody.wasm"), "1"}, exitError, "", `the module needs \d+ memory pages; the engine allows 1`},
 		{"several exports", []string{ops, "1"}, exitUsage, "", `the module exports several functions; choose one with -invoke`},
 		{"unknown export", []string{"-invoke=nope", ops}, exitUsage, "", `no exported function "nope"`},
 		{"argument count", []string{"-invoke=add", ops, "1"}, exitUsage, "", `add takes 2 arguments \[i32 i32\] -> \[i32\], got 1`},
@@ -106,7 +105,7 @@ func TestCommand(t *testing.T) {
 		{"no module", nil, exitUsage, "", `usage: wasm`},
 		{"missing file", []string{"/nonexistent.wasm"}, exitError, "", `no such file`},
 		{"malformed", []string{bad}, exitError, "", `bad.wasm: malformed module: section type: at byte 0xa: length out of bounds`},
-		{"text format", []string{"-invoke=add", filepath.Join("testdata", "ops.wat"), "2", "40"}, exitOK, "42\n", "^$"},
+		{"text format", []string{"-invoke=add", filepath.Join(testdata, "ops.wat"), "2", "40"}, exitOK, "42\n", "^$"},
 		{"malformed text", []string{badText}, exitError, "", `bad.wat: text format: 1:8: unknown operator "i32.nope"\n$`},
 	}
 	for _, tc := range tests {
@@ -125,7 +124,7 @@ func TestCommand(t *testing.T) {
 // TestTiersAgree runs a few exports of ops.wasm on every tier through the
 // command and compares the outputs.
 func TestTiersAgree(t *testing.T) {
-	ops := filepath.Join("testdata", "ops.wasm")
+	ops := filepath.Join(testdata, "ops.wasm")
 	for _, call := range [][]string{{"fib", "15"}, {"fmix", "1e300", "-1e-300"}, {"trunc_u64", "1e19"}, {"br_table_value", "2"}} {
 		var outs []string
 		for _, tier := range tierNames {

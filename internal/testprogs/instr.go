@@ -66,7 +66,7 @@ func instrModuleAs(op bc.Op, useImm bool, imm int64, anyType, intType bc.Type) *
 		} else {
 			in.B = reg(info.B)
 		}
-	case bc.FormatSelect:
+	case bc.FormatSelect, bc.FormatMemoryBulk:
 		in.A, in.B, in.C = reg(info.A), reg(info.B), reg(info.C)
 	case bc.FormatLoad:
 		in.A, in.Imm = reg(info.A), imm
@@ -395,5 +395,46 @@ func InstructionCases() []Case {
 			Memory: map[uint32][]byte{pageEnd - 8: memTail},
 		})
 	}
+	l = append(l, bulkMemoryCases()...)
 	return append(l, cases32()...)
+}
+
+// bulkMemoryCases are the cases of memory.copy (dst, src, n) and
+// memory.fill (dst, value, n), with i64 operands and, for a few, i32:
+// copies forward, backward over an overlap, of nothing at the end, and
+// ranges that do not fit, which trap before writing anything.
+func bulkMemoryCases() []Case {
+	u := func(v int64) uint64 { return uint64(v) }
+	var l []Case
+	bulk := func(op bc.Op, intType bc.Type, a, b, n uint64, trap bc.TrapKind, mem map[uint32][]byte) {
+		l = append(l, Case{
+			Name:   fmt.Sprintf("%s %s %#x, %#x, %#x", op, intType, a, b, n),
+			Module: instrModuleAs(op, false, 0, bc.I64, intType),
+			Func:   "f", Args: []uint64{a, b, n}, Want: []uint64{}, Trap: trap, Memory: mem,
+		})
+	}
+	head := func(bs ...byte) map[uint32][]byte { return map[uint32][]byte{0: bs} }
+	unchanged := map[uint32][]byte{0: memHead, pageEnd - 8: memTail}
+	cp, fill := bc.OpMemoryCopy, bc.OpMemoryFill
+	bulk(cp, bc.I64, 20, 0, 4, bc.TrapNone, map[uint32][]byte{19: {0, 0x81, 0x82, 0x83, 0x84, 0}})
+	bulk(cp, bc.I64, 0, 2, 6, bc.TrapNone, head(0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x87, 0x88, 0x89))
+	bulk(cp, bc.I64, 2, 0, 6, bc.TrapNone, head(0x81, 0x82, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x89))
+	bulk(cp, bc.I32, 1, 0, 15, bc.TrapNone, head(0x81, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f))
+	bulk(cp, bc.I64, 0, 0, 16, bc.TrapNone, unchanged)
+	bulk(cp, bc.I64, pageEnd-16, 0, 16, bc.TrapNone, map[uint32][]byte{pageEnd - 16: memHead})
+	bulk(cp, bc.I64, pageEnd, pageEnd, 0, bc.TrapNone, unchanged)
+	bulk(cp, bc.I64, pageEnd-3, 0, 4, bc.TrapOutOfBounds, unchanged)
+	bulk(cp, bc.I64, 0, pageEnd-2, 4, bc.TrapOutOfBounds, unchanged)
+	bulk(cp, bc.I64, pageEnd+1, 0, 0, bc.TrapOutOfBounds, unchanged)
+	bulk(cp, bc.I64, 0, 0, u(-1), bc.TrapOutOfBounds, unchanged)
+	bulk(cp, bc.I64, u(-1), 0, 2, bc.TrapOutOfBounds, unchanged)
+	bulk(cp, bc.I32, 0xffffffff, 0, 2, bc.TrapOutOfBounds, unchanged)
+	bulk(fill, bc.I64, 30, 0x1ab, 3, bc.TrapNone, map[uint32][]byte{29: {0, 0xab, 0xab, 0xab, 0}})
+	bulk(fill, bc.I32, 0, 0, 16, bc.TrapNone, head(make([]byte, 17)...))
+	bulk(fill, bc.I64, 0, 7, pageEnd, bc.TrapNone, map[uint32][]byte{0: {7, 7, 7, 7}, pageEnd - 4: {7, 7, 7, 7}})
+	bulk(fill, bc.I64, pageEnd, 1, 0, bc.TrapNone, unchanged)
+	bulk(fill, bc.I64, pageEnd-2, 1, 3, bc.TrapOutOfBounds, unchanged)
+	bulk(fill, bc.I64, 1, 1, u(-1), bc.TrapOutOfBounds, unchanged)
+	bulk(fill, bc.I32, 0xfffffff0, 1, 0x20, bc.TrapOutOfBounds, unchanged)
+	return l
 }
