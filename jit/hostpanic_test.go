@@ -10,6 +10,7 @@ import (
 
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/testprogs"
+	"github.com/kiln-jit/kiln/interp"
 	"github.com/kiln-jit/kiln/runtime"
 )
 
@@ -518,7 +519,9 @@ func TestNestedErrorsStayShort(t *testing.T) {
 			func(err error) bool { return errors.Is(err, context.Canceled) },
 		},
 	}
-	opts := Options{MaxCallDepth: 2 * depth}
+	// The largest Go stack budget, so that the nest fits even with the
+	// race detector's larger frames: the test is about the errors.
+	opts := Options{MaxCallDepth: 2 * depth, MaxGoStackBytes: interp.MaxGoStackLimit}
 	for _, cfg := range panicConfigs() {
 		t.Run(cfg.name, func(t *testing.T) {
 			mod := loadTier(t, cfg.opts.Tier, cfg.with(opts), panicSrc)
