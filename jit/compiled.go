@@ -45,8 +45,10 @@ type compiledInstance struct {
 	// inHost is set while the innermost call runs a host function.
 	inHost bool
 	// suspended holds, for each nesting depth of calls, the context of
-	// the compiled code a nested call suspended (see Call).
-	suspended []runtime.SavedState
+	// the compiled code a nested call suspended (see Call), in chunks of
+	// suspendedChunk, so that a deep nest allocates a chunk at a time
+	// rather than copying one growing array.
+	suspended [][]runtime.SavedState
 	// counters[fn] is function fn's part of the thread's counters (nil:
 	// its code does not count), in its plan's slots (cm.counterBelow);
 	// compiled code reaches them from the context.
@@ -233,10 +235,10 @@ func (c *compiledInstance) call(ctx context.Context, fn int, args, results []uin
 		// run below the suspended frames (ExitSP points at the exit
 		// site's return address), and give the suspended code its
 		// context back afterwards.
-		if c.active >= len(c.suspended) {
-			c.suspended = append(c.suspended, make([]runtime.SavedState, c.active+1-len(c.suspended))...)
+		for c.active >= len(c.suspended)*suspendedChunk {
+			c.suspended = append(c.suspended, make([]runtime.SavedState, suspendedChunk))
 		}
-		c.suspended[c.active] = x.Save()
+		c.suspended[c.active/suspendedChunk][c.active%suspendedChunk] = x.Save()
 		sp = (x.ExitSP - 256) &^ 15
 	}
 	s.active, s.depth, s.hostTop, s.inHost = c.active, x.Depth, c.hostTop, c.inHost
@@ -285,8 +287,11 @@ type compiledCall struct {
 }
 
 // maxKeptSuspended is the most saved states of suspended code an instance
-// keeps between calls (300 bytes each).
-const maxKeptSuspended = 1024
+// keeps between calls (300 bytes each), in chunks of suspendedChunk.
+const (
+	maxKeptSuspended = 256
+	suspendedChunk   = 256
+)
 
 // leave ends a Call: when the call is unwinding out of a host function it
 // ran (a panic, or runtime.Goexit) and Config.RecoverHostPanic is set, it
@@ -299,11 +304,13 @@ func (c *compiledInstance) leave(s *compiledCall, err *error) {
 	c.active, c.hostTop, c.inHost = s.active, s.hostTop, s.inHost
 	x.Depth = s.depth
 	if !s.outermost {
-		x.Restore(c.suspended[s.active])
-	} else if cap(c.suspended) > maxKeptSuspended {
-		// A deep nest of host calls back: give its saved states back
-		// rather than keep them for the instance's life.
-		c.suspended = nil
+		x.Restore(c.suspended[s.active/suspendedChunk][s.active%suspendedChunk])
+	} else if kept := maxKeptSuspended / suspendedChunk; len(c.suspended) > kept {
+		// A deep nest of host calls back: give the saved states beyond
+		// the first chunks back rather than keep them for the instance's
+		// life.
+		clear(c.suspended[kept:])
+		c.suspended = c.suspended[:kept]
 	}
 	if !s.within {
 		c.poll.Leave(s.poll, s.pollOutermost)
