@@ -2,7 +2,6 @@ package wasi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -108,12 +107,6 @@ func (g *guest) call(name string, args ...uint64) Errno {
 	return Errno(r[0])
 }
 
-// callErr calls name and returns the error that ended the call.
-func (g *guest) callErr(name string, args ...uint64) error {
-	_, err := g.inst.Call(context.Background(), name, args...)
-	return err
-}
-
 // str places s in memory (at 32 KiB and up) and returns its address and
 // length.
 func (g *guest) str(s string) (uint64, uint64) {
@@ -142,12 +135,10 @@ func (g *guest) read(p, n uint64) []byte {
 	return b
 }
 
-// u32 and u64 read a number out of memory at p.
+// u32 reads a number out of memory at p.
 func (g *guest) u32(p uint64) uint64 { return uint64(memory(g.read(p, 4)).mustU32(0)) }
-func (g *guest) u64(p uint64) uint64 { return memory(g.read(p, 8)).mustU64(0) }
 
 func (m memory) mustU32(p uint64) uint32 { v, _ := m.u32(p); return v }
-func (m memory) mustU64(p uint64) uint64 { v, _ := m.u64(p); return v }
 
 // open opens path under the directory fd with the rights and flags
 // given and returns the errno and the new descriptor.
@@ -157,10 +148,4 @@ func (g *guest) open(dirfd uint64, lookup uint64, path string, oflags, base, inh
 	const fdPtr = 64
 	e := g.call("path_open", dirfd, lookup, p, n, oflags, base, inh, fdflags, fdPtr)
 	return e, g.u32(fdPtr)
-}
-
-// isExit reports whether err is proc_exit's with code.
-func isExit(err error, code uint32) bool {
-	var exit *ExitError
-	return errors.As(err, &exit) && exit.Code == code
 }
