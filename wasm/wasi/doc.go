@@ -83,10 +83,6 @@
 //
 // # Running programs
 //
-// The command under examples/wasm runs a module that imports
-// wasi_snapshot_preview1 as a WASI command, with -dir and -env flags for
-// the preopens and the environment. It is there rather than in cmd/kiln
-// because cmd/kiln runs kiln bytecode and knows nothing of WebAssembly,
-// while examples/wasm is the front end's command already: decoding,
-// translating and linking a module, which a WASI program needs too.
+// No command runs WASI programs yet: an embedder calls Run (or New,
+// System.Imports and RunStart) from Go.
 package wasi
