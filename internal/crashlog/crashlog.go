@@ -81,3 +81,19 @@ func reportChildren(w io.Writer, dir string, pid int) {
 		fmt.Fprintf(w, "crashlog: a child process crashed; its crash output (kept in %s):\n%s\n", m, strings.TrimRight(string(b), "\n"))
 	}
 }
+
+// TestMain is a test package's TestMain that records a crash of the test
+// process, a fuzzing worker's included (go test -fuzz discards a
+// worker's standard error, and with it the text of a fatal error): it
+// runs the tests between Start and its stop function, reporting to
+// standard error, and exits with their status. m is the package's
+// *testing.M.
+func TestMain(m interface{ Run() int }) {
+	stop, err := Start(os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
