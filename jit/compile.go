@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kiln-jit/kiln/alloc"
 	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/encode"
 	"github.com/kiln-jit/kiln/interp"
@@ -51,6 +50,22 @@ type CompileStats struct {
 	// Sched sums the optimizing tier's statistics over the module's
 	// functions (zero for the baseline).
 	Sched sched.Stats
+	// Passes are the times of the pipeline's passes (Passes), summed over
+	// the functions, in the order they ran; each is part of one of the
+	// stage times above.
+	Passes []PassTime
+}
+
+// addPasses adds the times of passes, a compile's of one function, to
+// those of s, a compile's of all functions so far (every function of a
+// compile goes through the same passes).
+func (s *CompileStats) addPasses(passes []PassTime) {
+	for k, p := range passes {
+		if k == len(s.Passes) {
+			s.Passes = append(s.Passes, PassTime{Name: p.Name})
+		}
+		s.Passes[k].Time += p.Time
+	}
 }
 
 // Total returns the whole compile time, the stages' times summed (the
@@ -177,6 +192,8 @@ type compileConfig struct {
 	workers int
 	// keepCode keeps the functions' encodings after installation (tests).
 	keepCode bool
+	// onPass is Options.OnPass.
+	onPass func(PassEvent)
 	// osr lists, per function, the bytecode offsets of its on-stack-
 	// replacement entries (lower.Options.OSRHeaders; the optimizing tier
 	// only).
@@ -449,48 +466,21 @@ func (j *funcJob) compile(ctx context.Context, prog *interp.Program, m *bytecode
 
 func (j *funcJob) compileErr(ctx context.Context, prog *interp.Program, m *bytecode.Module, info *lower.ModuleInfo, cfg compileConfig) error {
 	i := j.fn
-	f := m.Funcs[i]
-	prof := j.prof // nil for a stub: its code is not the function's
-	start := time.Now()
 	packed, err := cfg.code.packedOf(m, i)
 	if err != nil {
 		return err
 	}
-	instrs := cfg.code.len(m, i)
-	mf, err := lower.Func(m, i, lower.Options{Target: cfg.target, Profile: prof, Module: info, Counters: j.plan, Packed: packed, OSRHeaders: cfg.osrHeaders(i)})
-	if err != nil {
-		return err
-	}
-	lowered := time.Since(start)
-	if err := cfg.checkLiveSets(f, instrs, mf); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("jit: compile %s: %w", f.Name, err)
-	}
-	j.params, j.results = mf.Params, mf.Results
-	// The SSA form is garbage once allocate has taken it out of SSA:
-	// nothing below refers to mf, so a large function's SSA form is not
-	// kept through encoding.
-	af, err := allocate(mf, cfg, &j.stats)
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("jit: compile %s: %w", f.Name, err)
-	}
-	start = time.Now()
-	encOpts := cfg.encode
+	c := &funcCompile{cfg: &cfg, m: m, fn: i, instrs: cfg.code.len(m, i), encodeOpts: cfg.encode,
+		// j.prof is nil for a stub: its code is not the function's.
+		lowerOpts: lower.Options{Target: cfg.target, Profile: j.prof, Module: info, Counters: j.plan, Packed: packed, OSRHeaders: cfg.osrHeaders(i)}}
 	if j.plan != nil {
-		encOpts.CounterOffset = -8 * int64(j.below)
+		c.encodeOpts.CounterOffset = -8 * int64(j.below)
 	}
-	encOpts.Consume = true // af is not used after it is encoded
-	if j.enc, err = encode.FuncOptions(af, encOpts); err != nil {
+	if err := c.compile(ctx, &j.stats); err != nil {
 		return err
 	}
-	j.stats.Lower = lowered
-	j.stats.Encode = time.Since(start)
-	j.stats.Instructions = instrs
+	j.params, j.results, j.enc = c.params, c.results, c.code
+	j.stats.Instructions = c.instrs
 	return nil
 }
 
@@ -504,6 +494,7 @@ func (cm *compiledModule) account(j *funcJob) runtime.Part {
 	st.Check += j.stats.Check
 	st.Encode += j.stats.Encode
 	st.Sched.Add(&j.stats.Sched)
+	st.addPasses(j.stats.Passes)
 	if cm.isStub(j.fn) {
 		st.Interpreted++
 	} else {
@@ -526,81 +517,6 @@ func (cm *compiledModule) account(j *funcJob) runtime.Part {
 	}
 	st.CodeBytes += len(enc.Bytes)
 	return runtime.Part{Bytes: enc.Bytes, Relocs: relocs}
-}
-
-// allocate takes an SSA function out of SSA form and allocates its
-// registers with the configuration's tier, accounting the time in st.
-func allocate(f *mir.Func, cfg compileConfig, st *CompileStats) (*mir.Func, error) {
-	name := f.Name // f is not used after it is out of SSA
-	start := time.Now()
-	var pre *mir.Func
-	if cfg.tier == TierOptimizing {
-		d, err := alloc.Destruct(f, alloc.DestructOptions{InPlace: true})
-		if err != nil {
-			return nil, err
-		}
-		pre = d.Func
-	} else {
-		g, err := alloc.BaselineOutOfSSA(f, cfg.naive, true)
-		if err != nil {
-			return nil, err
-		}
-		pre = g
-	}
-	destructed := time.Now()
-	var r *sched.Result
-	switch {
-	case cfg.tier != TierOptimizing:
-		g := pre
-		if cfg.check {
-			pre = g.Clone() // the baseline allocates g in place
-		}
-		var post *mir.Func
-		var org *alloc.Origins
-		var err error
-		if cfg.check {
-			post, org, err = alloc.BaselineNonSSAWithOrigins(g)
-		} else {
-			post, err = alloc.BaselineNonSSA(g) // no origins: nothing reads them
-		}
-		if err != nil {
-			return nil, err
-		}
-		r = &sched.Result{Func: post, Origins: org}
-	case cfg.pipeline == PipelineIntegrated:
-		// The pass makes its result out of its input's instructions; the
-		// checker needs the input as it was.
-		in, opts := pre, cfg.sched
-		opts.InPlace = true
-		if cfg.check {
-			in = pre.Clone()
-		}
-		var err error
-		if r, err = sched.Allocate(in, opts); err != nil {
-			return nil, err
-		}
-	default:
-		run := sched.Separate
-		if cfg.pipeline == PipelineLinearScan {
-			run = sched.LinearScanOnly
-		}
-		sr, err := run(pre, cfg.sched)
-		if err != nil {
-			return nil, err
-		}
-		r = &sr.Result
-	}
-	allocated := time.Now()
-	st.OutOfSSA += destructed.Sub(start)
-	st.Alloc += allocated.Sub(destructed)
-	st.Sched.Add(&r.Stats) // zero for the baseline
-	if cfg.check {
-		if err := alloc.CheckAllocation(pre, r.Func, r.Origins); err != nil {
-			return nil, fmt.Errorf("jit: %s: %w", name, err)
-		}
-		st.Check += time.Since(allocated)
-	}
-	return r.Func, nil
 }
 
 // trapAt builds the trap error of exit site (fn, site).

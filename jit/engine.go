@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"math"
 	goruntime "runtime"
+	"slices"
 	"time"
 
 	"github.com/kiln-jit/kiln/bytecode"
@@ -252,6 +253,20 @@ type Options struct {
 	// a neighbouring block by renaming registers; for measuring the motion.
 	NoCopyMotion bool
 
+	// DisablePasses turns off passes of the compiled tiers' pipeline, or
+	// parts of them, by name (PassSwitches lists the names:
+	// "sched.placement", "sched.reconcile/copy-motion", ...), for
+	// measuring what each costs and gains; NewEngine rejects a name it
+	// does not know. The booleans above are shorthands for some of them.
+	DisablePasses []string
+
+	// OnPass, when set, is called after every pass of every function's
+	// compile (Passes lists them) with the function as the pass left it,
+	// for dumps of each step (kiln dump -html). It runs on the compiling
+	// goroutine, one of several when functions compile in parallel
+	// (CompileWorkers), and must not modify what it is given.
+	OnPass func(PassEvent)
+
 	// Limits on the modules Load accepts, for embedders that load code
 	// they did not write. Zero leaves only the bytecode format's own
 	// limits (bytecode.MaxFuncs, MaxCode, MaxRegs); a module over a limit
@@ -377,6 +392,10 @@ func NewEngine(opts Options) (*Engine, error) {
 	if opts.CompileWorkers < 0 {
 		return nil, errors.New("jit: negative CompileWorkers")
 	}
+	if err := applyPassSwitches(opts.DisablePasses, new(sched.Options)); err != nil {
+		return nil, err
+	}
+	opts.DisablePasses = slices.Clone(opts.DisablePasses)
 	if opts.CompileWorkers == 0 {
 		opts.CompileWorkers = goruntime.GOMAXPROCS(0)
 	}
@@ -516,7 +535,7 @@ func (e *Engine) load(ctx context.Context, m *bytecode.Module) (*Module, error) 
 // engine's options; profile gives per-function profiles (nil: the static
 // estimate).
 func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Profile) compileConfig {
-	return compileConfig{
+	cfg := compileConfig{
 		tier: tier, target: e.target(), profile: profile,
 		naive: e.opts.NaiveOutOfSSA,
 		sched: sched.Options{SourceOrder: e.opts.SourceOrderSchedule, NoVerify: !e.opts.CheckAllocations,
@@ -530,7 +549,10 @@ func (e *Engine) compileConfig(tier Tier, profile func(int) *profilecounters.Pro
 		encode:          encode.Options{ChunkInstrs: e.opts.chunkInstrs},
 		workers:         e.opts.CompileWorkers,
 		keepCode:        e.opts.keepCode,
+		onPass:          e.opts.OnPass,
 	}
+	_ = applyPassSwitches(e.opts.DisablePasses, &cfg.sched) // NewEngine checked the names
+	return cfg
 }
 
 // Tier returns the tier the module's functions run in when an instance

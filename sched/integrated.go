@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/kiln-jit/kiln/alloc"
 	"github.com/kiln-jit/kiln/mir"
@@ -264,47 +263,6 @@ func (a *allocator) release() {
 	if pool {
 		allocators.Put(a)
 	}
-}
-
-// run is the whole pass: analyses, the regions in order, the second pass.
-func (a *allocator) run() (*Result, error) {
-	f := a.f
-	t0 := time.Now()
-	a.setup()
-	t1 := time.Now()
-	order := a.opts.order
-	if order == nil {
-		order = regionOrder(f, a.opts.Order)
-	}
-	for _, b := range order {
-		if err := a.region(b); err != nil {
-			return nil, fmt.Errorf("sched: %s b%d: %w", f.Name, b, err)
-		}
-		a.processed[b] = true
-		a.stats.Regions++
-	}
-	t2 := time.Now()
-	res, err := a.secondPass()
-	if err != nil {
-		return nil, fmt.Errorf("sched: %s: %w", f.Name, err)
-	}
-	if !a.opts.NoPlacement {
-		homeOf := a.homeSlots()
-		if homeOf != nil {
-			a.placeStores(res, homeOf)
-		}
-		// With no value spilled to a slot, rematerializations may still
-		// move.
-		a.placeReloads(res, homeOf)
-		a.deleteOrphans(res)
-		dropCopyMarks(res.Func, res.Origins)
-		a.stats.SplitEdges -= unsplitEmpty(res.Func, res.Origins)
-	}
-	a.stats.Dataflow = t1.Sub(t0)
-	a.stats.Integrated = t2.Sub(t1)
-	a.stats.Reconcile = time.Since(t2)
-	res.Stats = a.stats
-	return res, nil
 }
 
 // setup runs the analyses and prepares the tables of the pass.

@@ -197,6 +197,32 @@ type Result struct {
 // form with its renaming constraints resolved (alloc.Destruct's output),
 // and returns the allocated function; f is not modified.
 func Allocate(f *mir.Func, opts Options) (*Result, error) {
+	r, err := Start(f, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	for i := range Steps {
+		if err := r.Do(&Steps[i]); err != nil {
+			return nil, err
+		}
+	}
+	return r.Result(), nil
+}
+
+// A Run is the integrated pass over one function taken a step at a time,
+// for a pipeline that times, switches or dumps each step (package jit's
+// pass list): Start it, Do each of Steps in order, take the Result and
+// Close it. Allocate is the same with every step done.
+type Run struct {
+	a    *allocator
+	lazy *oracleVictim
+	res  *Result
+}
+
+// Start checks f and opts as Allocate does and prepares a Run; nothing
+// of the pass is done yet.
+func Start(f *mir.Func, opts Options) (*Run, error) {
 	if err := checkInput(f, &opts); err != nil {
 		return nil, err
 	}
@@ -220,22 +246,147 @@ func Allocate(f *mir.Func, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer a.release()
 	if lazy != nil {
 		if a.ed == nil {
 			a.ed = new(edArena)
 		}
 		lazy.ar = a.ed
-		if opts.InPlace {
-			// The analysis reads the input, which the pass rewrites.
-			lazy.analyze()
+	}
+	return &Run{a: a, lazy: lazy}, nil
+}
+
+// Step is one step of the integrated pass.
+type Step struct {
+	// Name names the step ("distance", "dataflow", "regions",
+	// "reconcile", "placement").
+	Name string
+	// Doc says what the step does, in a line.
+	Doc string
+	// Off reports whether opts turn the step off (nil: it cannot be).
+	Off func(opts *Options) bool
+	do  func(r *Run) error
+}
+
+// Steps are the integrated pass's steps in the order they run. A step
+// that its options turn off does nothing.
+var Steps = []Step{
+	{Name: "distance", Doc: "the spill oracle's analysis of the input (expected distances or nearest next uses), done first when the pass rewrites its input in place and otherwise at the first spill choice",
+		do: (*Run).distance},
+	{Name: "dataflow", Doc: "liveness and exposed uses of the input, the pass's tables",
+		do: func(r *Run) error {
+			t0 := time.Now()
+			r.a.setup()
+			r.a.stats.Dataflow = time.Since(t0)
+			return nil
+		}},
+	{Name: "regions", Doc: "each region scheduled and its registers assigned together, spill victims by the oracle",
+		do: (*Run).regions},
+	{Name: "reconcile", Doc: "the second pass: reconciliation code on edges, parallel copy motion, reload sinking, the output",
+		do: (*Run).reconcile},
+	{Name: "placement", Doc: "spill stores moved to definitions and reloads towards uses by minimum cuts, orphaned definitions deleted",
+		Off: func(o *Options) bool { return o.NoPlacement }, do: (*Run).placement},
+}
+
+// Do runs step s, which must be the next of Steps (or an unchanged copy
+// of it), unless its options turn it off.
+func (r *Run) Do(s *Step) error {
+	if s.Off != nil && s.Off(&r.a.opts) {
+		return nil
+	}
+	return s.do(r)
+}
+
+// Options returns the options the run goes by (Start's, with the
+// defaults filled in).
+func (r *Run) Options() *Options { return &r.a.opts }
+
+// Func returns the function as the steps done so far left it: the input
+// until "reconcile" has run, the output after.
+func (r *Run) Func() *mir.Func {
+	if r.res != nil {
+		return r.res.Func
+	}
+	return r.a.f
+}
+
+func (r *Run) distance() error {
+	if r.lazy != nil && r.a.opts.InPlace {
+		// The analysis reads the input, which the pass rewrites.
+		r.lazy.analyze()
+	}
+	return nil
+}
+
+func (r *Run) regions() error {
+	a := r.a
+	t1 := time.Now()
+	order := a.opts.order
+	if order == nil {
+		order = regionOrder(a.f, a.opts.Order)
+	}
+	for _, b := range order {
+		if err := a.region(b); err != nil {
+			return fmt.Errorf("sched: %s b%d: %w", a.f.Name, b, err)
 		}
+		a.processed[b] = true
+		a.stats.Regions++
 	}
-	res, err := a.run()
-	if lazy != nil && res != nil {
-		res.Stats.Distance = lazy.spent
+	a.stats.Integrated = time.Since(t1)
+	return nil
+}
+
+func (r *Run) reconcile() error {
+	a := r.a
+	t2 := time.Now()
+	res, err := a.secondPass()
+	if err != nil {
+		return fmt.Errorf("sched: %s: %w", a.f.Name, err)
 	}
-	return res, err
+	r.res = res
+	a.stats.Reconcile = time.Since(t2)
+	return nil
+}
+
+func (r *Run) placement() error {
+	a, res := r.a, r.res
+	if res == nil {
+		return fmt.Errorf("sched: %s: placement before reconcile", a.f.Name)
+	}
+	t := time.Now()
+	homeOf := a.homeSlots()
+	if homeOf != nil {
+		a.placeStores(res, homeOf)
+	}
+	// With no value spilled to a slot, rematerializations may still
+	// move.
+	a.placeReloads(res, homeOf)
+	a.deleteOrphans(res)
+	dropCopyMarks(res.Func, res.Origins)
+	a.stats.SplitEdges -= unsplitEmpty(res.Func, res.Origins)
+	a.stats.Reconcile += time.Since(t)
+	return nil
+}
+
+// Result returns the allocated function once every step has run, with
+// the pass's statistics; nil before "reconcile".
+func (r *Run) Result() *Result {
+	if r.res == nil {
+		return nil
+	}
+	r.res.Stats = r.a.stats
+	if r.lazy != nil {
+		r.res.Stats.Distance = r.lazy.spent
+	}
+	return r.res
+}
+
+// Close returns the run's storage to the pool for the next compile;
+// nothing Result returned refers to it. The run cannot be used after.
+func (r *Run) Close() {
+	if r.a != nil {
+		r.a.release()
+		r.a = nil
+	}
 }
 
 // checkInput checks what Allocate and Separate share: f is out of SSA
