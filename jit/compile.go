@@ -132,9 +132,16 @@ type compiledModule struct {
 	hostCount int
 	// stubs marks the functions compiled as stubs that run them in the
 	// interpreter, failed holds why one of them did not compile (nil
-	// for both when the module is not mixed).
+	// for both when the module is not mixed). A TierAuto instance's
+	// tier-up code is its own: functions joining it (join.go) change
+	// stubs, failed and funcs on the instance's goroutine.
 	stubs  []bool
 	failed []error
+	// standIn is the module a mixed module's code was compiled from (its
+	// interpreted functions stubs), standInInfo its lowering information,
+	// for the compiles of functions joining the code.
+	standIn     *bytecode.Module
+	standInInfo *lower.ModuleInfo
 }
 
 var (
@@ -274,6 +281,7 @@ func compileModule(ctx context.Context, prog *interp.Program, cfg compileConfig)
 		info = info.StandIn(m)
 		cm.stubs = make([]bool, len(m.Funcs))
 		cm.failed = make([]error, len(m.Funcs))
+		cm.standIn, cm.standInInfo = m, info
 	}
 	cm.hosts = lower.HostSigs(m)
 	// The compile memory bound is checked before anything compiles: a
@@ -511,12 +519,8 @@ func (cm *compiledModule) account(j *funcJob) runtime.Part {
 	cm.params = append(cm.params, j.params)
 	cm.results = append(cm.results, j.results)
 	cm.funcs = append(cm.funcs, enc)
-	relocs := make([]runtime.Reloc, len(enc.Relocs))
-	for k, r := range enc.Relocs {
-		relocs[k] = runtime.Reloc{Offset: r.Offset, Target: r.Target}
-	}
 	st.CodeBytes += len(enc.Bytes)
-	return runtime.Part{Bytes: enc.Bytes, Relocs: relocs}
+	return partOf(enc)
 }
 
 // trapAt builds the trap error of exit site (fn, site).

@@ -56,6 +56,9 @@ type compiledInstance struct {
 	// interpret runs a function of a mixed module in the interpreter for
 	// its stub (mixed.go); nil when every function is compiled.
 	interpret interp.ExternalCall
+	// join is the state of the functions joining a TierAuto tier-up's
+	// code (join.go); nil for other code.
+	join *joiner
 }
 
 func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Config, stackBytes int,

@@ -7,7 +7,7 @@ import "github.com/kiln-jit/kiln/bytecode"
 // A function can stay in the interpreter while the rest of its module is
 // compiled: Options.Interpreted names such functions; a TierAuto tier-up
 // compiles only the functions that have run (the others join when they
-// get hot, see reoptimize.go) and leaves a function whose compile fails
+// get hot, one at a time: join.go; or at a re-optimization) and leaves a function whose compile fails
 // interpreted. Each function's tier is in Instance.Stats.
 //
 // The compiled module then has, for every interpreted function, a stub in
@@ -115,5 +115,16 @@ func (i *Instance) attach(ci *compiledInstance) error {
 	}
 	ci.poll = i.machine.Poller()
 	ci.interpret = i.machine.CallAt
+	if i.auto != nil && ci.cm.stubs != nil {
+		// The tier-up's own code: hot functions join it (join.go).
+		ci.join = newJoiner(ci, mask)
+		ci.interpret = func(fn int, args, results []uint64, depth int) error {
+			if err := i.machine.CallAt(fn, args, results, depth); err != nil {
+				return err
+			}
+			i.afterStub(ci, fn)
+			return nil
+		}
+	}
 	return i.machine.SetExternal(mask, ci.callWithin)
 }

@@ -21,12 +21,17 @@ const (
 	CompileReoptimize
 	// CompileOptimize is a compile Instance.Optimize asked for.
 	CompileOptimize
+	// CompileJoin is one function that a TierAuto instance's tier-up left
+	// in the interpreter (it had not run yet), compiled on its own once
+	// hot to join the tier-up's code (join.go).
+	CompileJoin
 )
 
 var compileReasonNames = [...]string{CompileAtLoad: "load", CompileTierUp: "tier-up",
-	CompileReoptimize: "reoptimize", CompileOptimize: "optimize"}
+	CompileReoptimize: "reoptimize", CompileOptimize: "optimize", CompileJoin: "join"}
 
-// String returns the reason's name: load, tier-up, reoptimize or optimize.
+// String returns the reason's name: load, tier-up, reoptimize, optimize
+// or join.
 func (r CompileReason) String() string {
 	if r >= 0 && int(r) < len(compileReasonNames) {
 		return compileReasonNames[r]
