@@ -57,10 +57,10 @@ func TestRun(t *testing.T) {
 		{[]string{"run", "testdata/fact.kasm"}, 2, "", "main (i64) -> (i64): takes 1 arguments, got 0"},
 		{[]string{"run", "testdata/fact.kasm", "x"}, 2, "", `argument 1: "x" is not an i64`},
 		{[]string{"run", "-func=hyp", "testdata/fact.kasm", "1", "y"}, 2, "", `argument 2: "y" is not an f64`},
-		{[]string{"run", "-func=nope", "testdata/fact.kasm"}, 1, "", `exports no function "nope"`},
+		{[]string{"run", "-func=nope", "testdata/fact.kasm"}, 1, "", `exports no function "nope" (exports: "main" (i64) -> (i64), "hyp" (f64 f64) -> (f64), "boom" (i64) -> (i64))`},
 		{[]string{"run", "-tier=warp", "testdata/fact.kasm", "1"}, 2, "", "unknown tier"},
 		{[]string{"run", "testdata/badhost.kasm"}, 1, "", `imports host function "launch"`},
-		{[]string{"run", "testdata/broken.kasm"}, 1, "", "line 2: func main: instruction 0 (i64.add): destination register r0 out of range"},
+		{[]string{"run", "testdata/broken.kasm"}, 1, "", "kiln: testdata/broken.kasm:2: func main: instruction 0 (i64.add): destination register r0 out of range"},
 		{[]string{"run", "testdata/missing.kasm"}, 1, "", "no such file"},
 		{[]string{"run"}, 2, "", "usage"},
 		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
@@ -103,7 +103,7 @@ func TestAsmDisasmVerify(t *testing.T) {
 	if status, out, _ := kiln(t, "", "verify", "testdata/fact.kasm", bin); status != 0 || strings.Count(out, ": ok (3 functions, 14 instructions)") != 2 {
 		t.Fatalf("verify: %d %q", status, out)
 	}
-	if status, _, errOut := kiln(t, "", "verify", "testdata/broken.kasm"); status != 1 || !strings.Contains(errOut, "broken.kasm: line 2") {
+	if status, _, errOut := kiln(t, "", "verify", "testdata/broken.kasm"); status != 1 || !strings.Contains(errOut, "testdata/broken.kasm:2: func main:") {
 		t.Fatalf("verify of a broken file: %d %q", status, errOut)
 	}
 	corrupt := filepath.Join(dir, "corrupt.kbc")
