@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/kiln-jit/kiln/internal/interrupttest"
 )
 
 // wasmTestdata holds the front end's test modules; helloWasm is a WASI
@@ -203,5 +210,34 @@ func TestHelp(t *testing.T) {
 	}
 	if status, _, errOut := kiln(t, "", "wasm", "frob"); status != 2 || !strings.Contains(errOut, `unknown command "frob"`) {
 		t.Errorf("kiln wasm frob = %d, %q", status, errOut)
+	}
+}
+
+// TestWasmInterrupt: Ctrl-C stops a running module, and kiln exits with
+// status 130.
+func TestWasmInterrupt(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT to send on Windows")
+	}
+	spin := writeFile(t, "spin.wat", `(module
+  (import "env" "print_i32" (func $print (param i32)))
+  (func (export "spin") (call $print (i32.const 1)) (loop $l (br $l))))`)
+	for _, tier := range []string{"interp", "optimizing"} {
+		t.Run(tier, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "wasm", "run", "-tier="+tier, spin)
+			cmd.Env = append(os.Environ(), "KILN_TEST_MAIN=1")
+			// spin prints 1 before its loop: by then the signal handler
+			// is in place and the call is running.
+			status, stderr := interrupttest.Run(t, cmd, func(stdout io.Reader) error {
+				line, err := bufio.NewReader(stdout).ReadString('\n')
+				if err == nil && line != "1\n" {
+					err = fmt.Errorf("first line %q", line)
+				}
+				return err
+			})
+			if status != exitInterrupted || !strings.HasPrefix(stderr, "kiln: interrupted: ") || !strings.Contains(stderr, `wasm: call "spin": trap: interrupted in `) {
+				t.Fatalf("kiln ended with status %d, stderr %q; want exit status %d and an interrupted call", status, stderr, exitInterrupted)
+			}
+		})
 	}
 }
