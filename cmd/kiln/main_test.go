@@ -286,11 +286,19 @@ func TestInterrupt(t *testing.T) {
 }
 
 func interrupt(t *testing.T, tierFlag string) {
-	cmd := exec.Command(os.Args[0], "run", tierFlag, "-func=prompt", "testdata/limits.kasm")
-	cmd.Env = append(os.Environ(), "KILN_TEST_MAIN=1")
 	// prompt prints 1 and flushes before it reads: by then the signal
 	// handler is in place and the call is running. Once its input ends,
 	// getc returns -1 and prompt spins until it notices the interrupt.
+	interruptKiln(t, "kiln: interrupted: trap: interrupted in prompt", "run", tierFlag, "-func=prompt", "testdata/limits.kasm")
+}
+
+// interruptKiln runs kiln with args as a process of its own, interrupts
+// it once it has printed the line "1", and checks that it exits with
+// status 130 and a standard error that starts with want.
+func interruptKiln(t *testing.T, want string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "KILN_TEST_MAIN=1")
 	status, stderr := interrupttest.Run(t, cmd, func(stdout io.Reader) error {
 		line, err := bufio.NewReader(stdout).ReadString('\n')
 		if err == nil && line != "1\n" {
@@ -301,7 +309,7 @@ func interrupt(t *testing.T, tierFlag string) {
 	if status != exitInterrupted {
 		t.Fatalf("kiln ended with status %d, stderr %q; want exit status %d", status, stderr, exitInterrupted)
 	}
-	if want := "kiln: interrupted: trap: interrupted in prompt"; !strings.HasPrefix(stderr, want) {
+	if !strings.HasPrefix(stderr, want) {
 		t.Fatalf("stderr %q, want it to start with %q", stderr, want)
 	}
 }

@@ -1,18 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/kiln-jit/kiln/internal/interrupttest"
 )
 
 // wasmTestdata holds the front end's test modules; helloWasm is a WASI
@@ -224,20 +218,9 @@ func TestWasmInterrupt(t *testing.T) {
   (func (export "spin") (call $print (i32.const 1)) (loop $l (br $l))))`)
 	for _, tier := range []string{"interp", "optimizing"} {
 		t.Run(tier, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "wasm", "run", "-tier="+tier, spin)
-			cmd.Env = append(os.Environ(), "KILN_TEST_MAIN=1")
 			// spin prints 1 before its loop: by then the signal handler
 			// is in place and the call is running.
-			status, stderr := interrupttest.Run(t, cmd, func(stdout io.Reader) error {
-				line, err := bufio.NewReader(stdout).ReadString('\n')
-				if err == nil && line != "1\n" {
-					err = fmt.Errorf("first line %q", line)
-				}
-				return err
-			})
-			if status != exitInterrupted || !strings.HasPrefix(stderr, "kiln: interrupted: ") || !strings.Contains(stderr, `wasm: call "spin": trap: interrupted in `) {
-				t.Fatalf("kiln ended with status %d, stderr %q; want exit status %d and an interrupted call", status, stderr, exitInterrupted)
-			}
+			interruptKiln(t, "kiln: interrupted: "+spin+`: wasm: call "spin": trap: interrupted in `, "wasm", "run", "-tier="+tier, spin)
 		})
 	}
 }
