@@ -16,7 +16,7 @@
 // names: functions and memories of host modules (HostModuleBuilder),
 // exports of named instances (ModuleConfig.WithName) and, when
 // RuntimeConfig.WASI is set, WASI preview 1 ("wasi_snapshot_preview1",
-// package wasm/wasi). A module that adds with a host function declares it:
+// package wasm/wasi). A module declares each host function it calls:
 //
 //	(import "env" "add" (func $add (param i32 i32) (result i32)))
 //
