@@ -569,3 +569,36 @@ func TestUnknownImport(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentInstances instantiates one compiled module from several
+// goroutines at once and calls each instance on its own goroutine.
+func TestConcurrentInstances(t *testing.T) {
+	ctx := context.Background()
+	r := newRuntime(t, wasm.RuntimeConfig{Engine: jit.Options{Tier: jit.TierBaseline}})
+	c := compile(t, r, counterWat)
+	const n = 4
+	errs := make(chan error, n)
+	for g := range n {
+		go func() {
+			m, err := r.InstantiateModule(ctx, c, wasm.NewModuleConfig().WithName(fmt.Sprint("counter", g)))
+			if err != nil {
+				errs <- err
+				return
+			}
+			next := m.ExportedFunction("next")
+			for i := range 100 {
+				got, err := next.Call(ctx)
+				if err != nil || got[0] != uint64(i+1) {
+					errs <- fmt.Errorf("instance %d, call %d: %v, %v", g, i, got, err)
+					return
+				}
+			}
+			errs <- m.Close(ctx)
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
