@@ -55,9 +55,9 @@
 // The names follow wazero's (Runtime, CompiledModule, Module,
 // HostModuleBuilder, ModuleConfig) where the two agree; these differ:
 //
-//   - RuntimeConfig and NewRuntime return errors rather than panicking,
-//     and the engine's options (tier, fuel, memory cap, limits) are package
-//     jit's Options as they are.
+//   - RuntimeConfig is a struct holding package jit's Options as they are
+//     (tier, fuel, memory cap, limits), and NewRuntime returns an error for
+//     invalid ones, where wazero's config methods panic.
 //   - WASI is switched on for the runtime (RuntimeConfig.WASI) rather than
 //     instantiated as a host module once: each instance gets a WASI system
 //     of its own, made from its ModuleConfig, since arguments, environment,
