@@ -224,3 +224,30 @@ func TestWasmInterrupt(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorPositions: an error in a text module reads FILE:LINE: (and
+// FILE:LINE:COL: for the WebAssembly text format) in every command, and
+// a function that is not exported is reported with those that are.
+func TestErrorPositions(t *testing.T) {
+	const broken = "testdata/broken.kasm:2: func main: instruction 0 (i64.add): destination register r0 out of range"
+	const exports = `(exports: "main" (i64) -> (i64), "hyp" (f64 f64) -> (f64), "boom" (i64) -> (i64))`
+	badWat := writeFile(t, "bad.wat", "(module\n  (func\n    (i32.bogus)))")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "testdata/broken.kasm"}, "kiln: " + broken},
+		{[]string{"verify", "testdata/broken.kasm"}, "kiln: " + broken},
+		{[]string{"dump", "testdata/broken.kasm"}, "kiln: " + broken},
+		{[]string{"bench", "-n=1", "testdata/broken.kasm"}, "kiln: " + broken},
+		{[]string{"run", "-func=nope", "testdata/fact.kasm"}, `exports no function "nope" ` + exports},
+		{[]string{"bench", "-n=1", "-func=nope", "testdata/fact.kasm", "1"}, `no exported function "nope" ` + exports},
+		{[]string{"wasm", "run", badWat}, "kiln: " + badWat + `:3:6: unknown operator "i32.bogus"`},
+		{[]string{"wasm", "compile", badWat}, "kiln: " + badWat + `:3:6: unknown operator "i32.bogus"`},
+	} {
+		status, _, errOut := kiln(t, "", tt.args...)
+		if status != 1 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("kiln %q = %d, stderr %q; want %q", tt.args, status, errOut, tt.want)
+		}
+	}
+}
