@@ -15,6 +15,7 @@ var (
 	wasmTestdata = filepath.Join("..", "..", "wasm", "testdata")
 	helloDir     = filepath.Join("..", "..", "examples", "wasm", "testdata")
 	helloWasm    = filepath.Join(helloDir, "hello.wasm")
+	helloRust    = filepath.Join(helloDir, "hello_rs.wasm")
 )
 
 // writeFile writes data to a file named name in a temporary directory
@@ -49,6 +50,10 @@ func TestWasmRunCommand(t *testing.T) {
 			"hello from " + helloWasm + "\n" + helloDir + "/greeting.txt: a greeting\n15 squared is 225\n", "^$"},
 		{"no directory", []string{"-env", "FILE=/data/greeting.txt", helloWasm}, 1,
 			"hello from " + helloWasm + "\n", "^/data/greeting.txt: Capabilities insufficient\n$"},
+		{"Rust", []string{"-env", "WHO=kiln", helloRust, "x"}, 0,
+			"hello from " + helloRust + " (Rust)\narg 1: x\nWHO=kiln\nthe squares of 1 to 10 add up to 385\n", "^$"},
+		{"Rust exit status", []string{helloRust, "x", "y"}, 3,
+			"hello from " + helloRust + " (Rust)\narg 1: x\narg 2: y\nthe squares of 1 to 10 add up to 385\n", "^$"},
 		{"-invoke of a command", []string{"-invoke=nope", helloWasm}, 2, "", `no exported function "nope" \(exports: "memory"|"_start"\)`},
 		{"bad -env", []string{"-env", "=x", helloWasm}, 2, "", `want KEY=VALUE`},
 		{"bad -dir", []string{"-dir", ":/x", helloWasm}, 2, "", `want HOST or HOST:GUEST`},
