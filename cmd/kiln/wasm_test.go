@@ -247,6 +247,8 @@ func TestErrorPositions(t *testing.T) {
 		{[]string{"bench", "-n=1", "testdata/broken.kasm"}, "kiln: " + broken},
 		{[]string{"run", "-func=nope", "testdata/fact.kasm"}, `exports no function "nope" ` + exports},
 		{[]string{"bench", "-n=1", "-func=nope", "testdata/fact.kasm", "1"}, `no exported function "nope" ` + exports},
+		{[]string{"dump", "-func=nope", "testdata/fact.kasm"}, `has no function "nope" (functions: "main", "hyp", "boom")`},
+		{[]string{"dump", "-html=" + filepath.Join(t.TempDir(), "x.html"), "-func=nope", "testdata/fact.kasm"}, `has no function "nope" (functions: "main", "hyp", "boom")`},
 		{[]string{"wasm", "run", badWat}, "kiln: " + badWat + `:3:6: unknown operator "i32.bogus"`},
 		{[]string{"wasm", "compile", badWat}, "kiln: " + badWat + `:3:6: unknown operator "i32.bogus"`},
 	} {
