@@ -217,7 +217,11 @@ func cmdWasmRun(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	})
 	if err == nil && name != "" {
 		var results []uint64
-		results, err = mod.ExportedFunction(name).Call(ctx, vals...)
+		if fn := mod.ExportedFunction(name); fn == nil {
+			err = fmt.Errorf("the instance has no function %q", name)
+		} else {
+			results, err = fn.Call(ctx, vals...)
+		}
 		if err == nil {
 			for i, t := range ft.Results {
 				fmt.Fprintln(stdout, formatValue(kilnTypes([]binary.ValType{t})[0], results[i]))
