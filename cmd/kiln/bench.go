@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kiln-jit/kiln/bytecode"
 	"github.com/kiln-jit/kiln/internal/cmdload"
 	"github.com/kiln-jit/kiln/jit"
 )
@@ -58,7 +60,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var want []uint64
 	for _, tier := range benchTiers {
 		row, results, err := benchTier(ctx, tier, data, *fn, fs.Args()[1:], *budget, *n)
-		if err != nil {
+		var se *bytecode.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			return atLine(path, err) // the module's, whatever the tier
+		case err != nil:
 			return fmt.Errorf("%s: %s tier: %w", path, tier, err)
 		}
 		if row.note == "" {
@@ -98,7 +104,7 @@ func benchTier(ctx context.Context, tier jit.Tier, data []byte, fn string, argTe
 	row.stats = mod.CompileStats()
 	sig, found := exportedSig(mod, fn)
 	if !found {
-		return row, nil, fmt.Errorf("no exported function %q", fn)
+		return row, nil, fmt.Errorf("no exported function %q (exports: %s)", fn, exportNames(mod))
 	}
 	callArgs, err := parseArgs(sig.Params, argText)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/kiln-jit/kiln/alloc"
 	"github.com/kiln-jit/kiln/bytecode"
@@ -88,7 +90,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, text)
 	}
 	if !found {
-		return fmt.Errorf("%s has no function %q", fs.Arg(0), *only)
+		return fmt.Errorf("%s has no function %q (functions: %s)", fs.Arg(0), *only, funcNames(m))
 	}
 	return nil
 }
@@ -184,7 +186,7 @@ func dumpHTML(req htmlRequest, stdout io.Writer) error {
 	switch {
 	case req.fn != "":
 		if fn = m.FuncIndex(req.fn); fn < 0 {
-			return fmt.Errorf("%s has no function %q", req.path, req.fn)
+			return fmt.Errorf("%s has no function %q (functions: %s)", req.path, req.fn, funcNames(m))
 		}
 	case len(m.Funcs) != 1:
 		return flagError{fmt.Errorf("%s has %d functions: -html needs -func", req.path, len(m.Funcs))}
@@ -255,4 +257,16 @@ func interpHosts(m *bytecode.Module) ([]interp.HostFunc, error) {
 		hosts[i] = func(_ context.Context, args, results []uint64) error { return a.fn(args, results) }
 	}
 	return hosts, nil
+}
+
+// funcNames lists the names of m's functions, quoted.
+func funcNames(m *bytecode.Module) string {
+	names := make([]string, len(m.Funcs))
+	for i, f := range m.Funcs {
+		names[i] = strconv.Quote(f.Name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }

@@ -7,6 +7,8 @@
 //	kiln asm [-o OUT.kbc] FILE.kasm
 //	kiln disasm [-o OUT.kasm] FILE.kbc
 //	kiln verify FILE...
+//	kiln wasm run [-tier=auto|interp|baseline|optimizing] [-dir HOST[:GUEST]]... [-env K=V]... [-fuel N] [-timeout D] [-max-memory-pages N] [-invoke NAME] MODULE.wasm|MODULE.wat [ARG...]
+//	kiln wasm compile [-tier=baseline|optimizing] MODULE.wasm|MODULE.wat
 //
 // FILE may be in the text form (.kasm) or the binary form (.kbc); the binary
 // form is recognised by its magic bytes, whatever the file name.
@@ -76,10 +78,37 @@
 // without them it shows the static estimate, unless -profile asks for the
 // run (for a function without parameters).
 //
+// wasm run runs a WebAssembly module (the binary format, or the text
+// format when the file does not start with the binary format's magic
+// bytes) with package wasm. A WASI command (a module exporting _start,
+// such as a C program built by clang --target=wasm32-wasi or a Rust one
+// built for wasm32-wasip1) runs with ARG as its arguments (its own
+// path first), the variables of -env as its whole environment, kiln's
+// standard streams and the host directories of -dir (HOST, or HOST:GUEST
+// to show it to the program as GUEST); kiln exits with the program's exit
+// status. -invoke=NAME calls an export instead, with ARG parsed by its
+// parameter types as run parses them, printing each result on its own
+// line; a module without _start has its only exported function called
+// that way. Modules may import print_i32, print_i64, print_f32 and
+// print_f64 from "env" (a value and a newline on standard output) and
+// a memory from any module but WASI's. A trap is reported with the
+// specification's message, the function and the byte offset of the
+// instruction in the module.
+//
+// wasm compile decodes, validates, translates and compiles every
+// function of a module (-tier=optimizing by default) and prints the time
+// of each stage, in total and per byte of the binary module, like
+// wasmtime compile; the translator validates again, which its time
+// includes.
+//
+// An error in a text module (.kasm or .wat) is reported as FILE:LINE: or
+// FILE:LINE:COL:, where editors jump to. -h prints a command's help.
+//
 // Exit status: 0 on success; 1 when the program traps, runs out of fuel or
 // time, a module is invalid or over a limit, or a file cannot be read; 2
 // for usage errors (unknown commands or flags, bad flag values or
-// arguments); 130 when interrupted.
+// arguments); 130 when interrupted; for wasm run, the program's exit
+// status when it exits with one.
 package main
 
 import (
@@ -114,11 +143,12 @@ const usage = `usage:
   kiln asm [-o OUT.kbc] FILE.kasm
   kiln disasm [-o OUT.kasm] FILE.kbc
   kiln verify FILE...
-LIMITS of run (0: the default):
+` + wasmCommands + `LIMITS of run (0: the default):
   -fuel N  -timeout D  -max-call-depth N  -max-memory-pages N
   -max-module-bytes N  -max-functions N  -max-function-instrs N
   -max-registers N  -max-compile-bytes N
-exit status: 0 success, 1 trap, limit or invalid file, 2 usage, 130 interrupted
+exit status: 0 success, 1 trap, limit or invalid file, 2 usage, 130 interrupted;
+  wasm run: the program's own when it exits with one
 `
 
 // Exit statuses.
@@ -162,6 +192,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		err = cmdDump(args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(ctx, args[1:], stdout, stderr)
+	case "wasm":
+		err = cmdWasm(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -169,9 +201,12 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "kiln: unknown command %q\n%s", args[0], usage)
 		return exitUsage
 	}
+	var exit exitStatus
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &exit):
+		return exit.code
 	case errors.Is(err, errUsage):
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -189,11 +224,26 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return exitError
 }
 
+// flagError is an error in the command line (exit status 2).
 type flagError struct{ error }
 
+// Unwrap returns the error, so that errors.Is finds flag.ErrHelp in it.
+func (e flagError) Unwrap() error { return e.error }
+
+// newFlagSet returns the flag set of command name, whose help (-h) shows
+// the command's lines of the usage and its flags.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage:")
+		for _, line := range strings.Split(usage, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "kiln "+name+" ") {
+				fmt.Fprintln(stderr, line)
+			}
+		}
+		fs.PrintDefaults()
+	}
 	return fs
 }
 
@@ -214,9 +264,37 @@ func load(path string) (*bytecode.Module, error) {
 		m, err = bytecode.Assemble(data)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, atLine(path, err)
 	}
 	return m, nil
+}
+
+// lineError is an error in a line of a text module, formatted as
+// FILE:LINE: MESSAGE, the form editors jump to.
+type lineError struct {
+	msg string
+	err error
+}
+
+// Error returns the message.
+func (e *lineError) Error() string { return e.msg }
+
+// Unwrap returns the error the message was made of.
+func (e *lineError) Unwrap() error { return e.err }
+
+// atLine puts the file's name in front of err: as FILE:LINE: when err
+// holds a *bytecode.SyntaxError with a line (whose "line N: " it
+// replaces), as FILE: otherwise.
+func atLine(path string, err error) error {
+	var se *bytecode.SyntaxError
+	if errors.As(err, &se) && se.Line > 0 {
+		msg := err.Error()
+		tag := "line " + strconv.Itoa(se.Line) + ": "
+		if i := strings.Index(msg, tag); i >= 0 {
+			return &lineError{msg: fmt.Sprintf("%s:%d: %s", path, se.Line, msg[i+len(tag):]), err: err}
+		}
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 func cmdConvert(mode string, args []string, stdout, stderr io.Writer) error {
@@ -250,6 +328,10 @@ func cmdConvert(mode string, args []string, stdout, stderr io.Writer) error {
 func cmdVerify(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		return errUsage
+	}
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprintln(stdout, "usage: kiln verify FILE...")
+		return nil
 	}
 	var errs []error
 	for _, p := range args {
@@ -397,14 +479,14 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	mod, err := cmdload.Load(ctx, func(ctx context.Context) (*jit.Module, error) { return load(ctx, data) })
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, rf.explain(err))
+		return atLine(path, rf.explain(err))
 	}
 	if mod.Tier() != opts.Tier {
 		fmt.Fprintf(stderr, "kiln: running in the %s tier: %v\n", mod.Tier(), rf.explain(mod.CompileError()))
 	}
 	sig, found := exportedSig(mod, rf.fn)
 	if !found {
-		return fmt.Errorf("%s exports no function %q", path, rf.fn)
+		return fmt.Errorf("%s exports no function %q (exports: %s)", path, rf.fn, exportNames(mod))
 	}
 	callArgs, err := parseArgs(sig.Params, fs.Args()[1:])
 	if err != nil {
@@ -464,6 +546,19 @@ func exportedSig(mod *jit.Module, name string) (bytecode.Signature, bool) {
 		}
 	}
 	return bytecode.Signature{}, false
+}
+
+// exportNames lists mod's exported functions, quoted, with their
+// signatures.
+func exportNames(mod *jit.Module) string {
+	var names []string
+	for _, e := range mod.Exports() {
+		names = append(names, fmt.Sprintf("%q %s", e.Name, e.Sig))
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // globalImports adds the values the -global flags give to the module's

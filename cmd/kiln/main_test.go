@@ -57,10 +57,10 @@ func TestRun(t *testing.T) {
 		{[]string{"run", "testdata/fact.kasm"}, 2, "", "main (i64) -> (i64): takes 1 arguments, got 0"},
 		{[]string{"run", "testdata/fact.kasm", "x"}, 2, "", `argument 1: "x" is not an i64`},
 		{[]string{"run", "-func=hyp", "testdata/fact.kasm", "1", "y"}, 2, "", `argument 2: "y" is not an f64`},
-		{[]string{"run", "-func=nope", "testdata/fact.kasm"}, 1, "", `exports no function "nope"`},
+		{[]string{"run", "-func=nope", "testdata/fact.kasm"}, 1, "", `exports no function "nope" (exports: "main" (i64) -> (i64), "hyp" (f64 f64) -> (f64), "boom" (i64) -> (i64))`},
 		{[]string{"run", "-tier=warp", "testdata/fact.kasm", "1"}, 2, "", "unknown tier"},
 		{[]string{"run", "testdata/badhost.kasm"}, 1, "", `imports host function "launch"`},
-		{[]string{"run", "testdata/broken.kasm"}, 1, "", "line 2: func main: instruction 0 (i64.add): destination register r0 out of range"},
+		{[]string{"run", "testdata/broken.kasm"}, 1, "", "kiln: testdata/broken.kasm:2: func main: instruction 0 (i64.add): destination register r0 out of range"},
 		{[]string{"run", "testdata/missing.kasm"}, 1, "", "no such file"},
 		{[]string{"run"}, 2, "", "usage"},
 		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
@@ -103,7 +103,7 @@ func TestAsmDisasmVerify(t *testing.T) {
 	if status, out, _ := kiln(t, "", "verify", "testdata/fact.kasm", bin); status != 0 || strings.Count(out, ": ok (3 functions, 14 instructions)") != 2 {
 		t.Fatalf("verify: %d %q", status, out)
 	}
-	if status, _, errOut := kiln(t, "", "verify", "testdata/broken.kasm"); status != 1 || !strings.Contains(errOut, "broken.kasm: line 2") {
+	if status, _, errOut := kiln(t, "", "verify", "testdata/broken.kasm"); status != 1 || !strings.Contains(errOut, "testdata/broken.kasm:2: func main:") {
 		t.Fatalf("verify of a broken file: %d %q", status, errOut)
 	}
 	corrupt := filepath.Join(dir, "corrupt.kbc")
@@ -286,11 +286,19 @@ func TestInterrupt(t *testing.T) {
 }
 
 func interrupt(t *testing.T, tierFlag string) {
-	cmd := exec.Command(os.Args[0], "run", tierFlag, "-func=prompt", "testdata/limits.kasm")
-	cmd.Env = append(os.Environ(), "KILN_TEST_MAIN=1")
 	// prompt prints 1 and flushes before it reads: by then the signal
 	// handler is in place and the call is running. Once its input ends,
 	// getc returns -1 and prompt spins until it notices the interrupt.
+	interruptKiln(t, "kiln: interrupted: trap: interrupted in prompt", "run", tierFlag, "-func=prompt", "testdata/limits.kasm")
+}
+
+// interruptKiln runs kiln with args as a process of its own, interrupts
+// it once it has printed the line "1", and checks that it exits with
+// status 130 and a standard error that starts with want.
+func interruptKiln(t *testing.T, want string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "KILN_TEST_MAIN=1")
 	status, stderr := interrupttest.Run(t, cmd, func(stdout io.Reader) error {
 		line, err := bufio.NewReader(stdout).ReadString('\n')
 		if err == nil && line != "1\n" {
@@ -301,7 +309,7 @@ func interrupt(t *testing.T, tierFlag string) {
 	if status != exitInterrupted {
 		t.Fatalf("kiln ended with status %d, stderr %q; want exit status %d", status, stderr, exitInterrupted)
 	}
-	if want := "kiln: interrupted: trap: interrupted in prompt"; !strings.HasPrefix(stderr, want) {
+	if !strings.HasPrefix(stderr, want) {
 		t.Fatalf("stderr %q, want it to start with %q", stderr, want)
 	}
 }

@@ -63,13 +63,20 @@ type decoder struct {
 func (d *decoder) decode(b []byte) error {
 	r := &reader{buf: b, fn: -1, feat: d.feat}
 	d.dataIdx = -1
+	if len(b) < 4 && string(b) == Magic[:len(b)] {
+		// A header cut short, the empty input included.
+		r.pos = len(b)
+		r.fail(msgUnexpectedEnd)
+		return r.err
+	}
 	if len(b) < 4 || string(b[:4]) != Magic {
 		r.fail("magic header not detected")
 		return r.err
 	}
 	r.pos = 4
 	if len(b) < 8 {
-		r.fail("unknown binary version")
+		r.pos = len(b)
+		r.fail(msgUnexpectedEnd)
 		return r.err
 	}
 	if v := uint32(b[4]) | uint32(b[5])<<8 | uint32(b[6])<<16 | uint32(b[7])<<24; v != Version {

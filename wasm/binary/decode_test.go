@@ -28,9 +28,11 @@ func TestDecodeMalformed(t *testing.T) {
 		in   []byte
 		want string // the complete error message
 	}{
-		{"empty", nil, "malformed module: at byte 0x0: magic header not detected"},
+		{"empty", nil, "malformed module: at byte 0x0: unexpected end"},
+		{"short magic", []byte("\x00as"), "malformed module: at byte 0x3: unexpected end"},
+		{"short bad magic", []byte("as"), "malformed module: at byte 0x0: magic header not detected"},
 		{"bad magic", []byte("\x00asn\x01\x00\x00\x00"), "malformed module: at byte 0x0: magic header not detected"},
-		{"short version", []byte("\x00asm\x01\x00"), "malformed module: at byte 0x4: unknown binary version"},
+		{"short version", []byte("\x00asm\x01\x00"), "malformed module: at byte 0x6: unexpected end"},
 		{"version 2", []byte("\x00asm\x02\x00\x00\x00"), "malformed module: at byte 0x4: unknown binary version 2"},
 		{"section id 12 (1.0)", w.Module([]byte{12, 0}), "malformed module: at byte 0x8: invalid section id 12"},
 		{"section size past the end", w.Module([]byte{1, 5, 0}), "malformed module: section type: at byte 0xa: length out of bounds: section of 5 bytes, 1 remain"},
