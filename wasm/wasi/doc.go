@@ -83,6 +83,9 @@
 //
 // # Running programs
 //
-// No command runs WASI programs yet: an embedder calls Run (or New,
-// System.Imports and RunStart) from Go.
+// `kiln wasm run` runs a WASI command from the command line; package wasm
+// gives each instance a System of its own (RuntimeConfig.WASI, with the
+// arguments, environment, streams and directories of its ModuleConfig).
+// Below those, an embedder calls Run (or New, System.Imports and
+// RunStart) with package link.
 package wasi
