@@ -36,6 +36,9 @@ type Poller struct {
 	// without limit, which allotted leaves out.
 	allotted  int64
 	unlimited bool
+	// jitter is the state of the generator that shortens each periodic
+	// interval a little (see Slow).
+	jitter uint32
 }
 
 // Spent returns the polls charged so far (backward branches and calls of
@@ -152,6 +155,17 @@ func (p *Poller) Slow() (bytecode.TrapKind, error) {
 	if interval <= 0 {
 		interval = PollInterval
 	}
+	if p.Periodic {
+		// The slow path runs at whichever poll empties the budget. A loop
+		// that polls k times per iteration (its backward branch and its
+		// calls) with k dividing the interval would meet it at the same
+		// poll every time, and if that is a call, its frame would never
+		// be offered for on-stack replacement (Machine.OSR is offered at
+		// backward branches). Shortening each interval by a pseudo-random
+		// few polls moves the slow path around the loop; fuel is charged
+		// exactly as before.
+		interval -= int64(p.nextJitter() % uint32(min(interval/4+1, 16)))
+	}
 	switch {
 	case p.fuel < 0 && p.done == nil && !p.Periodic:
 		p.Budget, p.unlimited = math.MaxInt64, true
@@ -172,6 +186,20 @@ func (p *Poller) Slow() (bytecode.TrapKind, error) {
 	p.unlimited = false
 	p.Budget--
 	return bytecode.TrapNone, nil
+}
+
+// nextJitter steps the poller's xorshift generator (seeded with a fixed
+// value, so that runs are reproducible) and returns its state.
+func (p *Poller) nextJitter() uint32 {
+	x := p.jitter
+	if x == 0 {
+		x = 0x9e3779b9
+	}
+	x ^= x << 13
+	x ^= x >> 17
+	x ^= x << 5
+	p.jitter = x
+	return x
 }
 
 // FuelLeft returns the fuel the last (or running) outermost call has not

@@ -324,6 +324,11 @@ func (i *Instance) onStackReplace(fn, header int, regs []uint64, depth int, resu
 			return false, nil
 		}
 	}
+	if a.target.join != nil {
+		// An interpreted frame of a function the tier-up left
+		// interpreted: it may join the code too (join.go).
+		i.considerJoin(a.target, fn)
+	}
 	for _, e := range a.osr {
 		if e.fn != fn || e.header != header {
 			continue

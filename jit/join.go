@@ -21,13 +21,14 @@ import (
 // first called after the tier-up would run in the interpreter for the
 // rest of the call, each call from compiled code an exit to Go, slower
 // than if nothing had been compiled. So when compiled code's call of a
-// stub returns and the function has become hot (the tier-up's
+// stub returns, or the interpreter offers a frame of the function for
+// on-stack replacement, and the function has become hot (the tier-up's
 // thresholds on the interpreter's counts of it), the function is
 // compiled on its own in the background, steered by those counts, for
 // the code it joins: lowered in the tier-up's stand-in module (every
 // other function as the tier-up left it) so that it calls, reads globals
 // and tables as that code does, without counting its edges. When a later
-// stub return on the instance's goroutine finds the compile done, it
+// stub return or offer on the instance's goroutine finds the compile done, it
 // installs the code, points the instance's entry table at it (compiled
 // callers and the table's call_indirect go through that table) and marks
 // the function external for the interpreter: from the next call on it
@@ -59,10 +60,12 @@ func newJoiner(ci *compiledInstance, external []bool) *joiner {
 	return &joiner{external: external, started: make([]bool, len(ci.cm.stubs))}
 }
 
-// afterStub runs on the instance's goroutine when compiled code's call of
-// the stub of function fn returned: it starts fn's compile if fn is hot
-// and installs the joins that finished.
-func (i *Instance) afterStub(ci *compiledInstance, fn int) {
+// considerJoin runs on the instance's goroutine when compiled code's call
+// of the stub of function fn returned, or the interpreter offers a frame
+// of fn for on-stack replacement while ci's code waits for the next call:
+// it starts fn's compile if fn is a hot stub and installs the joins that
+// finished.
+func (i *Instance) considerJoin(ci *compiledInstance, fn int) {
 	j, cm := ci.join, ci.cm
 	if !j.started[fn] && cm.isStub(fn) && cm.failed[fn] == nil && !i.module.keptInterpreted(fn) && i.hotFunc(fn) {
 		j.started[fn] = true

@@ -131,3 +131,45 @@ func textInstance(t *testing.T, opts Options, src string) *Instance {
 	}
 	return phaseInstance(t, m, opts)
 }
+
+// TestOSRLoopWithCall checks that a loop calling a function in every
+// iteration moves into compiled code by on-stack replacement: it polls
+// twice per iteration (the call and the backward branch), which an even
+// poll interval would always end at the call, where no frame is offered,
+// but for the interval's jitter (interp.Poller.Slow).
+func TestOSRLoopWithCall(t *testing.T) {
+	if !kilnrt.Supported() {
+		t.Skip("no compiled tiers on this platform")
+	}
+	src := `
+func main (i64) -> (i64)
+  regs i64 i64 i64
+loop:
+  br.eq r1, r0, done
+  call triple (r1) -> (r3)
+  i64.add r2, r2, r3
+  i64.add r1, r1, 1
+  jump loop
+done:
+  ret r2
+end
+
+func triple (i64) -> (i64)
+  i64.mul r0, r0, 3
+  ret r0
+end
+
+export "main" main
+`
+	for _, interval := range []int{16, 64, 1024} {
+		inst := textInstance(t, Options{Tier: TierAuto, SynchronousTierUp: true, TierUpCalls: 50, TierUpBackEdges: 1000, OSRInterval: interval}, src)
+		const n = 200000
+		got, err := inst.Call(context.Background(), "main", n)
+		if want := uint64(3 * n * (n - 1) / 2); err != nil || got[0] != want {
+			t.Fatalf("interval %d: main(%d) = %v, %v; want %d", interval, n, got, err, want)
+		}
+		if inst.OSREntries() == 0 {
+			t.Errorf("interval %d: the loop did not move into compiled code", interval)
+		}
+	}
+}

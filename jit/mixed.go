@@ -122,7 +122,7 @@ func (i *Instance) attach(ci *compiledInstance) error {
 			if err := i.machine.CallAt(fn, args, results, depth); err != nil {
 				return err
 			}
-			i.afterStub(ci, fn)
+			i.considerJoin(ci, fn)
 			return nil
 		}
 	}
