@@ -40,8 +40,14 @@
 // With -json, the command prints instead one JSON object a line for each
 // program and engine as it finishes: module, path, engine, ok, checked,
 // error, runs, compile_seconds, bench_seconds, total_seconds and
-// peak_heap_bytes (see bench.SightglassRecord). Progress goes to standard
-// error unless -q. The exit status is 0 when every program ran, OK or
+// peak_heap_bytes (see bench.SightglassRecord). -from=FILE runs nothing
+// and prints the table of the records of such a file (of the engines
+// -engines names, all by default):
+//
+//	go run ./cmd/sightglass -json PATH... > run.jsonl
+//	go run ./cmd/sightglass -from=run.jsonl
+//
+// Progress goes to standard error unless -q. The exit status is 0 when every program ran, OK or
 // not; 1 when a path could not be read or has no .wasm; 2 for bad usage.
 package main
 
@@ -73,14 +79,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 10*time.Minute, "limit of each run (0: none)")
 	asJSON := fs.Bool("json", false, "print one JSON object a line per program and engine instead of the table")
 	quiet := fs.Bool("q", false, "do not report progress on standard error")
+	from := fs.String("from", "", "print the table of the JSON lines of an earlier -json run in `FILE` instead of running")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: sightglass [flags] PATH... (.wasm files or directories searched for them)")
+		fmt.Fprintln(stderr, "       sightglass [-engines=...] -from=FILE")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() == 0 || *runs < 1 || *timeout < 0 {
+	if (fs.NArg() == 0) == (*from == "") || *runs < 1 || *timeout < 0 {
 		fs.Usage()
 		return 2
 	}
@@ -94,6 +102,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		engines = slices.DeleteFunc(engines, func(e string) bool { return !slices.Contains(names, e) })
+	}
+	if *from != "" {
+		recs, err := readRecords(*from)
+		if err != nil {
+			fmt.Fprintln(stderr, "sightglass:", err)
+			return 1
+		}
+		recs = slices.DeleteFunc(recs, func(r bench.SightglassRecord) bool { return !slices.Contains(engines, r.Engine) })
+		bench.SortSightglassRecords(recs, engines)
+		fmt.Fprintf(stdout, "sightglass programs: the records of %s\n\n", *from)
+		if err := bench.WriteSightglassTable(stdout, recs, engines); err != nil {
+			fmt.Fprintln(stderr, "sightglass:", err)
+			return 1
+		}
+		return 0
 	}
 	progs, err := bench.FindSightglass(fs.Args())
 	if err != nil {
@@ -139,4 +162,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// readRecords reads the JSON lines of a -json run.
+func readRecords(file string) ([]bench.SightglassRecord, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var recs []bench.SightglassRecord
+	dec := json.NewDecoder(f)
+	for {
+		var r bench.SightglassRecord
+		if err := dec.Decode(&r); err == io.EOF {
+			return recs, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: record %d: %w", file, len(recs)+1, err)
+		}
+		recs = append(recs, r)
+	}
 }

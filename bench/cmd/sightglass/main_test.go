@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,6 +60,27 @@ func TestJSON(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("records for %v, want %v", got, want)
 	}
+
+	// The table of the records, from the file.
+	file := filepath.Join(t.TempDir(), "run.jsonl")
+	if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var table strings.Builder
+	errOut.Reset()
+	if status := run([]string{"-from=" + file, "-engines=kiln-interp,wazero-compiler"}, &table, &errOut); status != 0 {
+		t.Fatalf("-from: status %d: %s", status, errOut.String())
+	}
+	t.Log("\n" + table.String())
+	for _, want := range []string{"the records of " + file, "noop                kiln-interp", "shootout-ackermann  kiln-interp",
+		"geomean             kiln-interp"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("the table lacks %q", want)
+		}
+	}
+	if strings.Contains(engines(), "kiln-optimizing") && strings.Contains(table.String(), "kiln-optimizing") {
+		t.Error("the table has an engine -engines left out")
+	}
 }
 
 // TestTable runs the command on one program and checks the table.
@@ -92,6 +114,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"-timeout=-1s", layout}, 2},
 		{[]string{filepath.Join(layout, "nosuch")}, 1},
 		{[]string{t.TempDir()}, 1}, // no .wasm files
+		{[]string{"-from=" + filepath.Join(t.TempDir(), "nosuch")}, 1},
+		{[]string{"-from=x.jsonl", layout}, 2}, // both
 	}
 	for _, tt := range tests {
 		var out, errOut strings.Builder
