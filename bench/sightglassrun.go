@@ -168,9 +168,6 @@ func RunSightglass(p *SightglassProgram, engine string, opts SightglassOptions) 
 		}
 		res, err := RunWASI(ctx, engine, prog)
 		cancel()
-		if run == 0 || res.Compile < time.Duration(rec.CompileSeconds*1e9) {
-			rec.CompileSeconds = res.Compile.Seconds()
-		}
 		if err == nil {
 			err = checkSightglassRun(res, stdout.String(), stderr.String(), want)
 		}
@@ -183,9 +180,12 @@ func RunSightglass(p *SightglassProgram, engine string, opts SightglassOptions) 
 			}
 			rec.Runs = run + 1
 			if run == 0 {
-				rec.BenchSeconds, rec.TotalSeconds = res.Bench.Seconds(), res.Total.Seconds()
+				rec.CompileSeconds, rec.BenchSeconds, rec.TotalSeconds = res.Compile.Seconds(), res.Bench.Seconds(), res.Total.Seconds()
 			}
 			return fail(err)
+		}
+		if run == 0 || res.Compile.Seconds() < rec.CompileSeconds {
+			rec.CompileSeconds = res.Compile.Seconds()
 		}
 		if run == 0 || res.Bench.Seconds() < rec.BenchSeconds {
 			rec.BenchSeconds = res.Bench.Seconds()

@@ -18,9 +18,10 @@
 // 2.0). A program is run as the suite runs it: it exports _start and
 // imports bench.start and bench.end ([] -> []), which it calls around
 // its measured work; its folder is preopened as its working directory
-// "." (where it reads its inputs), its only argument is its name (the
-// module's file name without .wasm), its environment and standard input
-// are empty; its standard output and error must equal
+// "." (where it reads its inputs), as upstream's runner preopens it, its
+// only argument is its name (the module's file name without .wasm: the
+// programs read no arguments), its environment and standard input are
+// empty, its clocks and random source the host's; its standard output and error must equal
 // BASE.stdout.expected and BASE.stderr.expected beside BASE.wasm, or
 // else default.stdout.expected and default.stderr.expected, whitespace at
 // their ends ignored. A program with neither file is run unchecked (OK
