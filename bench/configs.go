@@ -93,6 +93,32 @@ func (c *Config) Prepare(p *Program) (Runner, error) {
 	return r, nil
 }
 
+// kilnTiers are kiln's tiers as they are, in table order, with their
+// engine options: each compiles on one worker, as wazero's compiler does.
+var kilnTiers = []struct {
+	name string
+	opts jit.Options
+}{
+	{KilnInterp, jit.Options{Tier: jit.TierInterp, CompileWorkers: 1}},
+	{KilnBaseline, jit.Options{Tier: jit.TierBaseline, CompileWorkers: 1}},
+	{KilnOptimizing, jit.Options{Tier: jit.TierOptimizing, CompileWorkers: 1}},
+	{KilnAuto, jit.Options{Tier: jit.TierAuto, CompileWorkers: 1}},
+}
+
+// wazeroEngines are wazero's engines, in table order, with their runtime
+// configurations. stoppable says that RunWASI stops a run at its context's
+// deadline (WithCloseOnContextDone): not the compiler's, whose compiled
+// termination checks slow some programs down tenfold (sightglass's
+// quicksort: 20 ms to 200 ms), where the interpreter loses a few percent.
+var wazeroEngines = []struct {
+	name      string
+	newConfig func() wazero.RuntimeConfig
+	stoppable bool
+}{
+	{Wazero, wazero.NewRuntimeConfigCompiler, false},
+	{WazeroInterp, wazero.NewRuntimeConfigInterpreter, true},
+}
+
 // Configs returns the configurations this machine can run, in table
 // order, and a note for each that it cannot (kiln's optimizing tier while
 // it is not available, gcc when it is not on PATH, wazero's compiler on
@@ -106,15 +132,15 @@ func Configs() (configs []*Config, notes []string) {
 		}
 		configs = append(configs, c)
 	}
-	add(kilnConfig(KilnInterp, jit.Options{Tier: jit.TierInterp, CompileWorkers: 1}))
-	add(kilnConfig(KilnBaseline, jit.Options{Tier: jit.TierBaseline, CompileWorkers: 1}))
-	add(kilnConfig(KilnOptimizing, jit.Options{Tier: jit.TierOptimizing, CompileWorkers: 1}))
-	add(kilnConfig(KilnAuto, jit.Options{Tier: jit.TierAuto, CompileWorkers: 1}))
+	for _, k := range kilnTiers {
+		add(kilnConfig(k.name, k.opts))
+	}
 	add(kilnConfig(KilnOptimizingSource, jit.Options{Tier: jit.TierOptimizing, SourceOrderSchedule: true, CompileWorkers: 1}))
 	add(kilnConfig(KilnOptimizingSeparate, jit.Options{Tier: jit.TierOptimizing, Pipeline: jit.PipelineSeparate, CompileWorkers: 1}))
 	add(kilnConfig(KilnOptimizingParallel, jit.Options{Tier: jit.TierOptimizing}))
-	add(wazeroConfig(Wazero, wazero.NewRuntimeConfigCompiler))
-	add(wazeroConfig(WazeroInterp, wazero.NewRuntimeConfigInterpreter))
+	for _, w := range wazeroEngines {
+		add(wazeroConfig(w.name, w.newConfig))
+	}
 	add(nativeConfig(), nil)
 	add(gccConfig())
 	return configs, notes

@@ -59,6 +59,21 @@
 //	go test -run SpillHeuristicsDynamic -v
 //	go test -run '^$' -bench SpillHeuristics -benchtime=20x
 //
+// WASI programs run on kiln's tiers with kiln's WASI (package wasm/wasi)
+// and on wazero's engines with wazero's (RunWASI). The command
+// cmd/sightglass runs programs in the layout of the sightglass benchmark
+// suite (FindSightglass, RunSightglass) from any folder, checks their
+// output against the expected files beside them, and prints the compile
+// time, the time between their bench.start and bench.end, the whole run's
+// time and the peak heap of each engine, with ratios to wazero's compiler:
+//
+//	go run ./cmd/sightglass -n=3 -timeout=180s /path/to/sightglass/benchmarks
+//	go run ./cmd/sightglass -json PATH... > run.jsonl
+//
+// TestWASIDiff runs the C tests of the WASI test suite (the library's
+// wasm/wasi/testdata) on kiln's WASI in every tier and on wazero's, and
+// compares their exit status, output and the files they leave.
+//
 // This is a module of its own so that kiln itself keeps its short list of
 // dependencies.
 package bench

@@ -32,7 +32,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -99,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "kiln peer benchmarks: %s %s/%s, %d CPUs, wazero %s; fastest of %d samples of at least %v\n",
-		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), wazeroVersion(), *reps, *sample)
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), bench.WazeroVersion(), *reps, *sample)
 	for _, n := range notes {
 		fmt.Fprintln(stdout, "note:", n)
 	}
@@ -138,7 +137,7 @@ func runSightglass(stdout, stderr io.Writer, configNames string, reps int) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "compile time of the sightglass modules: %s %s/%s, %d CPUs, wazero %s; fastest of %d samples\n",
-		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), wazeroVersion(), reps)
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), bench.WazeroVersion(), reps)
 	for _, n := range notes {
 		fmt.Fprintln(stdout, "note:", n)
 	}
@@ -186,16 +185,4 @@ func selectConfigs(configs []*bench.Config, list string) ([]*bench.Config, error
 		}
 	}
 	return slices.DeleteFunc(configs, func(c *bench.Config) bool { return !slices.Contains(names, c.Name) }), nil
-}
-
-// wazeroVersion returns the version of wazero built into the binary.
-func wazeroVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range info.Deps {
-			if m.Path == "github.com/tetratelabs/wazero" {
-				return m.Version
-			}
-		}
-	}
-	return "(unknown version)"
 }
