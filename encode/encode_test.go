@@ -403,9 +403,9 @@ func TestExpandedForms(t *testing.T) {
 		{ins(mir.OpPoll, nil, nil, 0, 0), "SUB JS MOV MOV MOV MOV CALL JMP"},
 		{call, "MOV CMP JGE ADD MOV MOV MOV CALL SUB MOV MOV MOV MOV CALL INT"},
 		// Forward unless the destination starts inside the source; then
-		// backward, the direction flag set and cleared again.
+		// backward in a loop, eight bytes and then one at a time.
 		{ins(mir.OpMEMMOVE, regs(mir.RDI, mir.RSI, mir.RCX), regs(mir.RDI, mir.RSI, mir.RCX), 0, 0),
-			"MOV SUB CMP JAE LEA LEA STD MOVSB CLD JMP MOVSB"},
+			"MOV SUB CMP JAE CMP JB SUB MOV MOV JMP NOP TEST JE SUB MOVZX MOV JMP MOVSB"},
 		{ins(mir.OpMEMFILL, regs(mir.RDI, mir.RCX), regs(mir.RDI, mir.RAX, mir.RCX), 0, 0), "STOSB"},
 	} {
 		var names []string

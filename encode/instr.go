@@ -464,9 +464,8 @@ func (e *encoder) minmax(fp *sseForms, isMin bool, d, b mir.Reg) {
 
 // memmove copies RCX bytes from RSI to RDI. It copies forward (REP
 // MOVSB) unless the destination starts inside the source, that is
-// unless RDI - RSI (modulo 2^64) < RCX, and then backward from the last
-// byte with the direction flag set, which it clears again (the Go code
-// compiled code returns to, and the rest of kiln's code, want it clear).
+// unless RDI - RSI (modulo 2^64) < RCX, and then backward from the end
+// in a loop, leaving the direction flag clear as Go wants it.
 func (e *encoder) memmove() {
 	a := e.a
 	forward, done := a.label(), a.label()
@@ -475,18 +474,62 @@ func (e *encoder) memmove() {
 	e.op2(x86.ASUBQ, regOp(mir.RSI), scratch)
 	e.op2(x86.ACMPQ, scratch, regOp(mir.RCX))
 	branchTo(a.add(x86.AJCC), forward) // RDI - RSI >= RCX, unsigned
-	e.op2(x86.ALEAQ, memIdxOp(mir.RSI, mir.RCX, 1, -1), regOp(mir.RSI))
-	e.op2(x86.ALEAQ, memIdxOp(mir.RDI, mir.RCX, 1, -1), regOp(mir.RDI))
-	a.add(x86.ASTD)
-	a.add(x86.AREP)
-	a.add(x86.AMOVSB)
-	a.add(x86.ACLD)
-	branchTo(a.add(obj.AJMP), done)
+	// The destination overlaps the source above it: copy from the end
+	// down, eight bytes at a time while eight are left, then a byte at a
+	// time. Each eight are read before any of them is written, and a
+	// write reaches only source bytes above the ones still to be read.
+	// (A backward REP MOVSB, with the direction flag set, runs a byte at
+	// a time in microcode: several times slower.)
+	qwords, tail := a.label(), a.label()
+	a.bind(qwords)
+	e.op2(x86.ACMPQ, regOp(mir.RCX), constOp(8))
+	branchTo(a.add(x86.AJCS), tail) // RCX < 8, unsigned
+	e.op2(x86.ASUBQ, constOp(8), regOp(mir.RCX))
+	e.op2(x86.AMOVQ, memIdxOp(mir.RSI, mir.RCX, 1, 0), scratch)
+	e.op2(x86.AMOVQ, scratch, memIdxOp(mir.RDI, mir.RCX, 1, 0))
+	branchTo(a.add(obj.AJMP), qwords)
+	a.bind(tail)
+	e.op2(x86.ATESTQ, regOp(mir.RCX), regOp(mir.RCX))
+	branchTo(a.add(x86.AJEQ), done)
+	e.op2(x86.ASUBQ, constOp(1), regOp(mir.RCX))
+	e.op2(x86.AMOVBLZX, memIdxOp(mir.RSI, mir.RCX, 1, 0), scratch)
+	e.op2(x86.AMOVB, scratch, memIdxOp(mir.RDI, mir.RCX, 1, 0))
+	branchTo(a.add(obj.AJMP), tail)
+	// Forward: a REP MOVSB for a long copy; a short one, where its
+	// start-up costs more than the copy, eight bytes and then one at a
+	// time, each eight read before they are written (a write reaches
+	// only source bytes below the ones still to be read).
 	a.bind(forward)
+	long, fqwords, ftail := a.label(), a.label(), a.label()
+	e.op2(x86.ACMPQ, regOp(mir.RCX), constOp(shortMove))
+	branchTo(a.add(x86.AJCC), long) // RCX >= shortMove, unsigned
+	a.bind(fqwords)
+	e.op2(x86.ACMPQ, regOp(mir.RCX), constOp(8))
+	branchTo(a.add(x86.AJCS), ftail)
+	e.op2(x86.AMOVQ, memOp(mir.RSI, 0), scratch)
+	e.op2(x86.AMOVQ, scratch, memOp(mir.RDI, 0))
+	e.op2(x86.AADDQ, constOp(8), regOp(mir.RSI))
+	e.op2(x86.AADDQ, constOp(8), regOp(mir.RDI))
+	e.op2(x86.ASUBQ, constOp(8), regOp(mir.RCX))
+	branchTo(a.add(obj.AJMP), fqwords)
+	a.bind(ftail)
+	e.op2(x86.ATESTQ, regOp(mir.RCX), regOp(mir.RCX))
+	branchTo(a.add(x86.AJEQ), done)
+	e.op2(x86.AMOVBLZX, memOp(mir.RSI, 0), scratch)
+	e.op2(x86.AMOVB, scratch, memOp(mir.RDI, 0))
+	e.op2(x86.AADDQ, constOp(1), regOp(mir.RSI))
+	e.op2(x86.AADDQ, constOp(1), regOp(mir.RDI))
+	e.op2(x86.ASUBQ, constOp(1), regOp(mir.RCX))
+	branchTo(a.add(obj.AJMP), ftail)
+	a.bind(long)
 	a.add(x86.AREP)
 	a.add(x86.AMOVSB)
 	a.bind(done)
 }
+
+// shortMove is the length from which memmove copies forward with REP
+// MOVSB rather than in a loop.
+const shortMove = 64
 
 // cvtUQ converts the unsigned integer s to a double or single d, using t.
 //

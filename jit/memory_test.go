@@ -1,13 +1,16 @@
 package jit
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kiln-jit/kiln/bytecode"
+	kilnrt "github.com/kiln-jit/kiln/runtime"
 )
 
 // sharedMemoryOwner exports its memory and never grows it itself: its
@@ -391,5 +394,55 @@ func TestSetTableEntry(t *testing.T) {
 	}
 	if err := inst.SetTableEntry(0, "dbl"); err == nil {
 		t.Error("SetTableEntry on a table that is neither imported nor exported succeeded")
+	}
+}
+
+// TestMemoryCopyOverlaps copies every length up to 140 bytes between
+// places up to 70 bytes apart, in both directions, in compiled code (the
+// short forward and backward loops and the block move beyond them) and
+// compares the memory after each copy with Go's copy of the same bytes.
+func TestMemoryCopyOverlaps(t *testing.T) {
+	if !kilnrt.Supported() {
+		t.Skip("no compiled tiers on this platform")
+	}
+	src := `
+memory 1 1
+func move (i64 i64 i64) -> ()
+  memory.copy r0, r1, r2
+  ret
+end
+export "move" move
+`
+	for _, tier := range []Tier{TierBaseline, TierOptimizing} {
+		mod := loadTier(t, tier, Options{}, src)
+		inst, err := mod.Instantiate(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const base = 1000
+		pattern := make([]byte, 512)
+		for i := range pattern {
+			pattern[i] = byte(i*7 + 3)
+		}
+		for n := 0; n <= 140; n++ {
+			for d := -70; d <= 70; d++ {
+				if err := inst.WriteMemory(base-100, pattern); err != nil {
+					t.Fatal(err)
+				}
+				from, to := base, base+d
+				if _, err := inst.Call(context.Background(), "move", uint64(to), uint64(from), uint64(n)); err != nil {
+					t.Fatal(err)
+				}
+				want := slices.Clone(pattern)
+				copy(want[to-(base-100):], want[from-(base-100):from-(base-100)+n])
+				got, err := inst.ReadMemory(base-100, uint64(len(pattern)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%s: copy of %d bytes from %d to %d: memory differs from Go's copy", tier, n, from, to)
+				}
+			}
+		}
 	}
 }
