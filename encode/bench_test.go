@@ -1,0 +1,32 @@
+package encode
+
+import "testing"
+
+// BenchmarkEncode encodes every function of the shared test modules
+// (after baseline allocation) and reports the time per machine IR
+// instruction and per byte of machine code.
+func BenchmarkEncode(b *testing.B) {
+	funcs := sharedBaselineFuncs(b)
+	instrs, bytes := 0, 0
+	for _, f := range funcs {
+		for _, blk := range f.Blocks {
+			instrs += len(blk.Instrs)
+		}
+		c, err := Func(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bytes += c.CodeSize
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, f := range funcs {
+			if _, err := Func(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(per/float64(instrs), "ns/instr")
+	b.ReportMetric(per/float64(bytes), "ns/codebyte")
+}
