@@ -1,5 +1,7 @@
 package encode
 
+import "testing"
+
 // UncoveredLists returns how many instruction lists the forms did not
 // cover so far (golang-asm assembled them), for the external tests.
 func UncoveredLists() int64 { return uncovered.Load() }
@@ -7,3 +9,8 @@ func UncoveredLists() int64 { return uncovered.Load() }
 // Comparing reports whether assembly compares the forms with golang-asm
 // (the package's TestMain sets it).
 func Comparing() bool { return asmMode(assembleMode.Load()) == modeCompare }
+
+// CheckForms checks random instances of every instruction form filled so
+// far against golang-asm (see TestFormsRoundTrip) and returns the number
+// of forms.
+func CheckForms(t testing.TB, samples int) int { return checkForms(t, samples) }

@@ -310,9 +310,9 @@ var (
 	forms   = map[formKey]*form{}
 )
 
-// lookupForm returns the template of form k, filling it from p (an
-// instruction of the form) if no encoder has used the form yet.
-func (a *assembler) lookupForm(k formKey, p *obj.Prog) *form {
+// lookupForm returns the template of form k, filling it if no encoder has
+// used the form yet.
+func (a *assembler) lookupForm(k formKey) *form {
 	if f, ok := a.forms[k]; ok {
 		return f
 	}
@@ -320,7 +320,7 @@ func (a *assembler) lookupForm(k formKey, p *obj.Prog) *form {
 	f, ok := forms[k]
 	formsMu.RUnlock()
 	if !ok {
-		f = a.fillForm(k, p)
+		f = a.fillForm(k)
 		formsMu.Lock()
 		if g, ok := forms[k]; ok {
 			f = g
@@ -340,42 +340,35 @@ func (a *assembler) lookupForm(k formKey, p *obj.Prog) *form {
 // templates.
 var formSym = &obj.LSym{Name: "form"}
 
-// sampleProg returns p with every operand's registers the canonical ones
-// of their classes (with the bits of vary[op][0] set in the register and
-// base, vary[op][1] in the index) and its values sample s of their
-// classes.
-func sampleProg(k formKey, p *obj.Prog, s int, vary [3][2]uint8) obj.Prog {
-	q := obj.Prog{Ctxt: p.Ctxt, As: p.As, From: p.From, To: p.To}
+// sampleProg returns an instruction of form k with every operand's
+// registers the canonical ones of their classes (with the bits of
+// vary[op][0] set in the register and base, vary[op][1] in the index) and
+// its values sample s of their classes.
+func sampleProg(k formKey, s int, vary [3][2]uint8) obj.Prog {
+	q := obj.Prog{As: k.as}
 	if k.nrest > 0 {
-		q.RestArgs = []obj.Addr{p.RestArgs[0]}
+		q.RestArgs = make([]obj.Addr, 1)
 	}
-	ops := [3]*obj.Addr{&q.From, &q.To, nil}
 	fs := [3]operandForm{k.from, k.to, k.rest}
-	if k.nrest > 0 {
-		ops[2] = &q.RestArgs[0]
-	}
-	for i, a := range ops {
-		if a == nil {
-			continue
-		}
-		f := fs[i]
+	for op := range uint8(1 + 1 + k.nrest) {
+		a := progOperand(&q, op)
+		f := fs[op]
+		v := vary[op]
 		switch f.kind {
 		case kindReg:
 			r, _ := classReg(f.reg, directClasses)
-			a.Reg = r + int16(vary[i][0])
+			*a = obj.Addr{Type: obj.TYPE_REG, Reg: r + int16(v[0])}
 		case kindConst:
-			a.Offset = constSamples[f.size][s]
+			*a = obj.Addr{Type: obj.TYPE_CONST, Offset: constSamples[f.size][s]}
 		case kindMem:
 			r, _ := classReg(f.reg, memClasses)
-			a.Reg = r + int16(vary[i][0])
+			*a = obj.Addr{Type: obj.TYPE_MEM, Reg: r + int16(v[0]), Offset: dispSamples[f.size][s]}
 			if f.index != 0 {
 				r, _ := classReg(f.index, memClasses)
-				a.Index = r + int16(vary[i][1])
+				a.Index, a.Scale = r+int16(v[1]), int16(f.scale)
 			}
-			a.Offset = dispSamples[f.size][s]
 		case kindSym:
-			a.Sym = formSym
-			a.Offset = symSamples[s]
+			*a = obj.Addr{Type: obj.TYPE_MEM, Name: obj.NAME_EXTERN, Sym: formSym, Offset: symSamples[s]}
 		}
 	}
 	return q
@@ -388,7 +381,6 @@ func (a *assembler) encodeAlone(q *obj.Prog) ([]byte, []obj.Reloc, bool) {
 	s := &obj.LSym{Func: &obj.FuncInfo{Text: q}}
 	a.arch.Assemble(a.ctxt, s, a.ctxt.NewProg)
 	if len(a.errs) > errs {
-		println("ERR", a.errs[errs])
 		a.errs = a.errs[:errs]
 		return nil, nil, false
 	}
@@ -396,11 +388,11 @@ func (a *assembler) encodeAlone(q *obj.Prog) ([]byte, []obj.Reloc, bool) {
 }
 
 // fillForm derives the template of form k from golang-asm's encodings of
-// instructions of the form like p.
-func (a *assembler) fillForm(k formKey, p *obj.Prog) *form {
+// instructions of the form.
+func (a *assembler) fillForm(k formKey) *form {
 	bad := &form{bad: true}
 	var none [3][2]uint8
-	q := sampleProg(k, p, 0, none)
+	q := sampleProg(k, 0, none)
 	code, relocs, ok := a.encodeAlone(&q)
 	if !ok || len(code) == 0 || len(code) > 255 {
 		return bad
@@ -440,7 +432,7 @@ func (a *assembler) fillForm(k formKey, p *obj.Prog) *form {
 				} else {
 					v[op][0] = 1 << bit
 				}
-				q := sampleProg(k, p, 0, v)
+				q := sampleProg(k, 0, v)
 				c, _, ok := a.encodeAlone(&q)
 				if !ok || len(c) != len(code) {
 					return bad
@@ -472,7 +464,7 @@ func (a *assembler) fillForm(k formKey, p *obj.Prog) *form {
 		if samples[0] == samples[1] {
 			continue // the class has one member
 		}
-		q := sampleProg(k, p, 0, none)
+		q := sampleProg(k, 0, none)
 		ops := [3]*obj.Addr{&q.From, &q.To, nil}
 		if k.nrest > 0 {
 			ops[2] = &q.RestArgs[0]
@@ -540,7 +532,7 @@ func (a *assembler) fillForm(k formKey, p *obj.Prog) *form {
 			}
 		}
 	}
-	q = sampleProg(k, p, 2, all)
+	q = sampleProg(k, 2, all)
 	var got []byte
 	var gotRelocs []obj.Reloc
 	f.instantiate(&q, &got, &gotRelocs, 0) // before golang-asm rewrites q's byte registers

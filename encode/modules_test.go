@@ -22,7 +22,8 @@ import (
 // the C programs of the benchmarks and the sightglass modules (these only
 // on the optimizing tier, and not with -short). A difference in a byte, a
 // relocation or an instruction's offset fails the load; no list may fall
-// back to golang-asm.
+// back to golang-asm. Then every instruction form the compiles used is
+// checked with random operands (see TestFormsRoundTrip).
 func TestModulesMatchGolangAsm(t *testing.T) {
 	if !runtime.Supported() {
 		t.Skip("compiled tiers are not supported on this platform")
@@ -109,4 +110,8 @@ func TestModulesMatchGolangAsm(t *testing.T) {
 		t.Fatalf("only %d functions compiled", compiled)
 	}
 	t.Logf("%d modules, %d functions compiled on both assemblers", len(mods), compiled)
+	// Every form those compiles used, with random operands.
+	if n := encode.CheckForms(t, 8); n < 1000 {
+		t.Fatalf("only %d instruction forms used", n)
+	}
 }

@@ -107,7 +107,7 @@ func (a *assembler) assembleForms() ([]byte, []obj.Reloc, error) {
 			if !ok {
 				return nil, nil, errNotCovered
 			}
-			f := a.lookupForm(k, p)
+			f := a.lookupForm(k)
 			if f.bad {
 				return nil, nil, errNotCovered
 			}
