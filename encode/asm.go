@@ -46,11 +46,11 @@ type assembler struct {
 	// instruction memory for one chunk only.
 	progs [][]obj.Prog
 	used  int
-	// forms are the instruction forms this assembler has used (see
+	// formCache holds the instruction forms this assembler used last (see
 	// forms.go); spans, tmpl and tmplRelocs the instructions, template
 	// bytes and relocations of the list being laid out, and code and
 	// relocs the result of assemble (span.go).
-	forms      map[formKey]*form
+	formCache  *[formCacheSize]formCacheEntry
 	spans      []spanInst
 	tmpl       []byte
 	tmplRelocs []obj.Reloc

@@ -24,6 +24,14 @@
 //
 // Encoding goes through github.com/twitchyliquid64/golang-asm (Go's own
 // assembler), wrapped so that what it cannot encode is an error (asm.go).
+// The encoder builds golang-asm's instruction lists, but does not pay its
+// generic operand matching for every instruction on every layout pass:
+// each instruction form (opcode, operand kinds, register and size
+// classes) is encoded by golang-asm once per process, and an instruction
+// is its form's template with its registers, constants and displacements
+// patched in (forms.go); the branch sizing and jump padding are
+// golang-asm's, redone over the templates' sizes (span.go). The code is
+// golang-asm's to the byte: the tests assemble every list both ways.
 package encode
 
 import (

@@ -3,6 +3,7 @@ package encode
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -296,6 +297,7 @@ type formReloc struct {
 // form is a filled template; bad when golang-asm's encodings of the form
 // do not fit the template model (or it cannot encode the form).
 type form struct {
+	key    formKey
 	bad    bool
 	code   []byte
 	regs   []regPatch
@@ -303,36 +305,74 @@ type form struct {
 	relocs []formReloc
 }
 
-// The templates, shared by all encoders: each assembler keeps the forms
-// it has used in a map of its own, and takes the ones it lacks from here.
+// packed returns k in 64 bits (0 when it does not fit: two memory
+// operands): the opcode, and each operand's kind, register class and size
+// class in 12 bits, the memory operand's index class and scale in 7.
+func (k formKey) packed() uint64 {
+	x := uint64(uint16(k.as))
+	var index, scale uint64
+	mems := 0
+	for _, f := range [3]operandForm{k.from, k.to, k.rest} {
+		x = x<<12 | uint64(f.kind)<<9 | uint64(f.reg)<<4 | uint64(f.size)
+		if f.kind == kindMem || f.kind == kindSym {
+			mems++
+			if f.index != 0 {
+				index, scale = uint64(f.index), uint64(bits.TrailingZeros8(f.scale))
+			}
+		}
+	}
+	if mems > 1 || k.nrest != 0 && k.rest.kind == kindNone {
+		return 0
+	}
+	return x<<7 | index<<2 | scale
+}
+
+// formCacheSize is the number of entries of an assembler's cache of forms
+// (direct-mapped, by packed key).
+const formCacheSize = 1 << 12
+
+// formCacheEntry is an entry of an assembler's cache of forms.
+type formCacheEntry struct {
+	key uint64
+	f   *form
+}
+
+// The templates, shared by all encoders, by packed key: each assembler
+// keeps the forms it used last in a cache of its own, and takes the ones
+// it lacks from here.
 var (
 	formsMu sync.RWMutex
-	forms   = map[formKey]*form{}
+	forms   = map[uint64]*form{}
 )
 
 // lookupForm returns the template of form k, filling it if no encoder has
-// used the form yet.
+// used the form yet; nil when k does not pack.
 func (a *assembler) lookupForm(k formKey) *form {
-	if f, ok := a.forms[k]; ok {
-		return f
+	key := k.packed()
+	if key == 0 {
+		return nil
+	}
+	if a.formCache == nil {
+		a.formCache = new([formCacheSize]formCacheEntry)
+	}
+	e := &a.formCache[(key*0x9e3779b97f4a7c15)>>(64-12)]
+	if e.key == key {
+		return e.f
 	}
 	formsMu.RLock()
-	f, ok := forms[k]
+	f, ok := forms[key]
 	formsMu.RUnlock()
 	if !ok {
 		f = a.fillForm(k)
 		formsMu.Lock()
-		if g, ok := forms[k]; ok {
+		if g, ok := forms[key]; ok {
 			f = g
 		} else {
-			forms[k] = f
+			forms[key] = f
 		}
 		formsMu.Unlock()
 	}
-	if a.forms == nil {
-		a.forms = map[formKey]*form{}
-	}
-	a.forms[k] = f
+	e.key, e.f = key, f
 	return f
 }
 
@@ -390,14 +430,14 @@ func (a *assembler) encodeAlone(q *obj.Prog) ([]byte, []obj.Reloc, bool) {
 // fillForm derives the template of form k from golang-asm's encodings of
 // instructions of the form.
 func (a *assembler) fillForm(k formKey) *form {
-	bad := &form{bad: true}
+	bad := &form{key: k, bad: true}
 	var none [3][2]uint8
 	q := sampleProg(k, 0, none)
 	code, relocs, ok := a.encodeAlone(&q)
 	if !ok || len(code) == 0 || len(code) > 255 {
 		return bad
 	}
-	f := &form{code: code}
+	f := &form{key: k, code: code}
 	fs := [3]operandForm{k.from, k.to, k.rest}
 	// Register bits.
 	for op, of := range fs {

@@ -95,20 +95,18 @@ func TestFormsRoundTrip(t *testing.T) {
 // returns the number of forms.
 func checkForms(t testing.TB, samples int) int {
 	formsMu.RLock()
-	keys := make([]formKey, 0, len(forms))
-	for k := range forms {
-		keys = append(keys, k)
+	all := make([]*form, 0, len(forms))
+	for _, f := range forms {
+		all = append(all, f)
 	}
 	formsMu.RUnlock()
-	slices.SortFunc(keys, cmpKeys)
+	slices.SortFunc(all, func(x, y *form) int { return cmpKeys(x.key, y.key) })
 	a := getAssembler()
 	defer putAssembler(a)
 	r := rand.New(rand.NewPCG(1, 2))
 	sym := &obj.LSym{Name: "pool"}
-	for _, k := range keys {
-		formsMu.RLock()
-		f := forms[k]
-		formsMu.RUnlock()
+	for _, f := range all {
+		k := f.key
 		if f.bad {
 			t.Errorf("form %v %+v has no template", k.as, k)
 			continue
@@ -136,8 +134,8 @@ func checkForms(t testing.TB, samples int) int {
 			}
 		}
 	}
-	t.Logf("%d forms, %d instances each", len(keys), samples)
-	return len(keys)
+	t.Logf("%d forms, %d instances each", len(all), samples)
+	return len(all)
 }
 
 // cmpKeys orders forms, for a deterministic test.

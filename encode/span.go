@@ -108,7 +108,7 @@ func (a *assembler) assembleForms() ([]byte, []obj.Reloc, error) {
 				return nil, nil, errNotCovered
 			}
 			f := a.lookupForm(k)
-			if f.bad {
+			if f == nil || f.bad {
 				return nil, nil, errNotCovered
 			}
 			in.start, in.relStart = int32(len(a.tmpl)), int32(len(a.tmplRelocs))
