@@ -14,3 +14,14 @@ func Comparing() bool { return asmMode(assembleMode.Load()) == modeCompare }
 // far against golang-asm (see TestFormsRoundTrip) and returns the number
 // of forms.
 func CheckForms(t testing.TB, samples int) int { return checkForms(t, samples) }
+
+// SetGolangAsm makes every assembly golang-asm's alone (on) or the forms'
+// (off), and returns a function that restores the mode before.
+func SetGolangAsm(on bool) (restore func()) {
+	m := modeForms
+	if on {
+		m = modeGolangAsm
+	}
+	old := assembleMode.Swap(int32(m))
+	return func() { assembleMode.Store(old) }
+}

