@@ -47,15 +47,12 @@ type assembler struct {
 	progs [][]obj.Prog
 	used  int
 	// formCache holds the instruction forms this assembler used last (see
-	// forms.go); spans, tmpl and tmplRelocs the instructions, template
-	// bytes and relocations of the list being laid out, and code and
-	// relocs the result of assemble (span.go).
-	formCache  *[formCacheSize]formCacheEntry
-	spans      []spanInst
-	tmpl       []byte
-	tmplRelocs []obj.Reloc
-	code       []byte
-	relocs     []obj.Reloc
+	// forms.go); spans the instructions of the list being laid out, and
+	// code and relocs the result of assemble (span.go).
+	formCache *[formCacheSize]formCacheEntry
+	spans     []spanInst
+	code      []byte
+	relocs    []obj.Reloc
 }
 
 // progBlock is the number of instructions allocated at a time, and

@@ -297,13 +297,23 @@ type formReloc struct {
 // form is a filled template; bad when golang-asm's encodings of the form
 // do not fit the template model (or it cannot encode the form).
 type form struct {
-	key    formKey
-	bad    bool
-	code   []byte
-	regs   []regPatch
-	values []valuePatch
-	relocs []formReloc
+	key formKey
+	bad bool
+	// The template and its patches, held in the form itself: code[:n],
+	// regs[:nregs] and values[:nvalues].
+	n, nregs, nvalues uint8
+	code              [maxInstLen]byte
+	regs              [maxRegPatches]regPatch
+	values            [2]valuePatch
+	relocs            []formReloc
 }
+
+// maxInstLen is the longest x86-64 instruction; maxRegPatches the most
+// register bits a template patches (four registers of three varying bits).
+const (
+	maxInstLen    = 15
+	maxRegPatches = 12
+)
 
 // packed returns k in 64 bits (0 when it does not fit: two memory
 // operands): the opcode, and each operand's kind, register class and size
@@ -434,10 +444,11 @@ func (a *assembler) fillForm(k formKey) *form {
 	var none [3][2]uint8
 	q := sampleProg(k, 0, none)
 	code, relocs, ok := a.encodeAlone(&q)
-	if !ok || len(code) == 0 || len(code) > 255 {
+	if !ok || len(code) == 0 || len(code) > maxInstLen {
 		return bad
 	}
-	f := &form{key: k, code: code}
+	f := &form{key: k, n: uint8(len(code))}
+	copy(f.code[:], code)
 	fs := [3]operandForm{k.from, k.to, k.rest}
 	// Register bits.
 	for op, of := range fs {
@@ -481,8 +492,12 @@ func (a *assembler) fillForm(k formKey) *form {
 				if !ok {
 					return bad
 				}
-				f.regs = append(f.regs, regPatch{off: uint8(off), mask: mask, op: uint8(op), index: fl.index,
-					regBit: bit, base: uint8(base>>bit) & 1})
+				if int(f.nregs) == maxRegPatches {
+					return bad
+				}
+				f.regs[f.nregs] = regPatch{off: uint8(off), mask: mask, op: uint8(op), index: fl.index,
+					regBit: bit, base: uint8(base>>bit) & 1}
+				f.nregs++
 			}
 		}
 	}
@@ -533,7 +548,11 @@ func (a *assembler) fillForm(k formKey) *form {
 		if w > 8 || !bytes.Equal(code[lo:hi+1], le0[:w]) || !bytes.Equal(c[lo:hi+1], le1[:w]) {
 			return bad
 		}
-		f.values = append(f.values, valuePatch{off: uint8(lo), width: uint8(w), op: uint8(op)})
+		if int(f.nvalues) == len(f.values) {
+			return bad
+		}
+		f.values[f.nvalues] = valuePatch{off: uint8(lo), width: uint8(w), op: uint8(op)}
+		f.nvalues++
 	}
 	// Relocations: a kindSym operand's, with its addend relative to the
 	// operand's offset, and indirect calls' markers.
@@ -605,9 +624,9 @@ func singleBitDiff(a, b []byte) (off int, mask uint8, ok bool) {
 // of the code, to *code and its relocations to *relocs.
 func (f *form) instantiate(p *obj.Prog, code *[]byte, relocs *[]obj.Reloc, pc int64) {
 	start := len(*code)
-	*code = append(*code, f.code...)
+	*code = append(*code, f.code[:f.n]...)
 	c := (*code)[start:]
-	for i := range f.regs {
+	for i := range f.nregs {
 		rp := &f.regs[i]
 		a := progOperand(p, rp.op)
 		r := a.Reg
@@ -619,7 +638,7 @@ func (f *form) instantiate(p *obj.Prog, code *[]byte, relocs *[]obj.Reloc, pc in
 			c[rp.off] ^= rp.mask
 		}
 	}
-	for i := range f.values {
+	for i := range f.nvalues {
 		vp := &f.values[i]
 		v := uint64(progOperand(p, vp.op).Offset)
 		for j := range int(vp.width) {

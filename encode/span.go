@@ -10,8 +10,8 @@ import (
 
 // The layout of an instruction list, as golang-asm's span6 does it, with
 // the instructions other than branches encoded once from their forms'
-// templates (forms.go) rather than matched and encoded again on every
-// pass:
+// templates (forms.go), into the code of the last pass, rather than
+// matched and encoded again on every pass:
 //
 //   - Branches start short (2 bytes); a backward branch is short when its
 //     displacement fits in a byte, a forward one becomes long (5 bytes for
@@ -30,13 +30,10 @@ import (
 // spanInst is an instruction of the list being laid out.
 type spanInst struct {
 	p *obj.Prog
-	// code is the instruction's bytes in the assembler's template buffer
-	// (not branches): start and size.
-	start int32
-	size  int32
-	// relocs are its relocations in the assembler's buffer, with offsets
-	// relative to the instruction.
-	relStart, relEnd int32
+	// f is the instruction's form (nil for branches and labels), size
+	// the length of its code.
+	f    *form
+	size int32
 	// isize is its size in the last pass, pc its offset.
 	isize, pc int32
 	// jump: a jump, call or return (golang-asm's isJump); fuse: the index
@@ -76,9 +73,10 @@ var errNotCovered = errors.New("not covered by the instruction forms")
 // not fit the template model), or is a branch or prefix whose layout
 // rules are not modelled here.
 func (a *assembler) assembleForms() ([]byte, []obj.Reloc, error) {
+	if cap(a.spans) < a.used {
+		a.spans = make([]spanInst, 0, a.used) // a.used bounds the list's length
+	}
 	insts := a.spans[:0]
-	a.tmpl = a.tmpl[:0]
-	a.tmplRelocs = a.tmplRelocs[:0]
 	for p := a.first; p != nil; p = p.Link {
 		in := spanInst{p: p, fuse: -1, cc: -2, target: -1, rel: -1, forwd: -1}
 		p.Pc = int64(len(insts)) // its index, until the layout is done
@@ -111,9 +109,7 @@ func (a *assembler) assembleForms() ([]byte, []obj.Reloc, error) {
 			if f == nil || f.bad {
 				return nil, nil, errNotCovered
 			}
-			in.start, in.relStart = int32(len(a.tmpl)), int32(len(a.tmplRelocs))
-			f.instantiate(p, &a.tmpl, &a.tmplRelocs, 0)
-			in.size, in.relEnd = int32(len(a.tmpl))-in.start, int32(len(a.tmplRelocs))
+			in.f, in.size = f, int32(f.n)
 			in.jump = p.As == obj.AJMP || p.As == obj.ACALL || p.As == obj.ARET || p.As == obj.ADUFFCOPY || p.As == obj.ADUFFZERO
 		}
 		insts = append(insts, in)
@@ -207,13 +203,12 @@ func (a *assembler) assembleForms() ([]byte, []obj.Reloc, error) {
 			code = appendNops(code, gap)
 		}
 		in.p.Pc = int64(in.pc)
-		if in.cc == -2 {
-			code = append(code, a.tmpl[in.start:in.start+in.size]...)
-			for _, r := range a.tmplRelocs[in.relStart:in.relEnd] {
-				r.Off += in.pc
-				relocs = append(relocs, r)
-			}
+		if in.f != nil {
+			in.f.instantiate(in.p, &code, &relocs, int64(in.pc))
 			continue
+		}
+		if in.cc == -2 {
+			continue // a label
 		}
 		var disp int32
 		if in.target >= 0 {
