@@ -87,19 +87,34 @@ func regNum(r int16) (file, num uint8, ok bool) {
 	return 0, 0, false
 }
 
-// classOf returns the class number of register r in classes, 0 if forms do
-// not cover it.
-func classOf(r int16, classes []regClass) uint8 {
+// classIndex maps register numbers to the index of their class in
+// directClasses and memClasses.
+var classIndex = func() (ix [2][16]uint8) {
+	for k, classes := range [2][]regClass{directClasses, memClasses} {
+		for num := range uint8(16) {
+			for i, c := range classes {
+				if num&c.mask == c.val {
+					ix[k][num] = uint8(i)
+					break
+				}
+			}
+		}
+	}
+	return ix
+}()
+
+// classOf returns the class number of register r in directClasses (mem
+// false) or memClasses, 0 if forms do not cover it.
+func classOf(r int16, mem bool) uint8 {
 	file, num, ok := regNum(r)
 	if !ok {
 		return 0
 	}
-	for i, c := range classes {
-		if num&c.mask == c.val {
-			return 1 + file*16 + uint8(i)
-		}
+	k := 0
+	if mem {
+		k = 1
 	}
-	return 0
+	return 1 + file*16 + classIndex[k][num]
 }
 
 // classReg returns the canonical (first) register of a class number and
@@ -127,6 +142,7 @@ const (
 	constI64
 )
 
+// constClass returns the class of constant v.
 func constClass(v int64) uint8 {
 	switch {
 	case v == 0:
@@ -172,6 +188,7 @@ const (
 	disp32
 )
 
+// dispClass returns the class of displacement v.
 func dispClass(v int64) uint8 {
 	switch {
 	case v == 0:
@@ -204,7 +221,7 @@ func operandFormOf(a *obj.Addr) (operandForm, bool) {
 		}
 		return operandForm{kind: kindNone}, true
 	case obj.TYPE_REG:
-		c := classOf(a.Reg, directClasses)
+		c := classOf(a.Reg, false)
 		if c == 0 || a.Index != 0 || a.Scale != 0 || a.Offset != 0 || a.Sym != nil || a.Name != 0 {
 			return operandForm{}, false
 		}
@@ -217,14 +234,14 @@ func operandFormOf(a *obj.Addr) (operandForm, bool) {
 	case obj.TYPE_MEM:
 		switch a.Name {
 		case obj.NAME_NONE:
-			base := classOf(a.Reg, memClasses)
+			base := classOf(a.Reg, true)
 			if base == 0 || base > 16 || a.Sym != nil || a.Offset != int64(int32(a.Offset)) {
 				return operandForm{}, false
 			}
 			f := operandForm{kind: kindMem, reg: base, size: dispClass(a.Offset)}
 			if a.Index != 0 {
-				f.index = classOf(a.Index, memClasses)
-				if f.index == 0 || f.index > 16 || a.Scale <= 0 || a.Scale > 8 {
+				f.index = classOf(a.Index, true)
+				if f.index == 0 || f.index > 16 || (a.Scale != 1 && a.Scale != 2 && a.Scale != 4 && a.Scale != 8) {
 					return operandForm{}, false
 				}
 				f.scale = uint8(a.Scale)
