@@ -261,22 +261,19 @@ func fusedWith(insts []spanInst, i int) int32 {
 			return -1
 		}
 	}
-	// The next instruction but labels must be a conditional jump.
+	// The next instruction but labels must be a conditional jump (to a
+	// label: golang-asm makes one without a target a jump to itself).
 	j := i + 1
 	for j < len(insts) && insts[j].p.As == obj.ANOP {
 		j++
 	}
-	if j == len(insts) || insts[j].p.To.Target() == nil {
-		return -1
-	}
-	cc, ok := jccOf[insts[j].p.As]
-	if !ok {
+	if j == len(insts) || insts[j].cc < 0 {
 		return -1
 	}
 	if testAnd {
 		return int32(j)
 	}
-	as := jcc[cc]
+	as := jcc[insts[j].cc]
 	if as == x86.AJOC || as == x86.AJOS || as == x86.AJMI || as == x86.AJPL || as == x86.AJPS || as == x86.AJPC {
 		return -1
 	}
