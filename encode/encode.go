@@ -276,14 +276,16 @@ func (e *encoder) encode() error {
 	e.order = blockOrder(f)
 	e.next = make([]int, len(f.Blocks))
 	e.chunkOf = make([]int32, len(f.Blocks))
-	chunk, size := int32(0), 0
+	chunk, size, largest := int32(0), 0, 0
 	for _, id := range e.order {
 		if size >= e.chunkInstrs {
 			chunk, size = chunk+1, 0
 		}
 		e.chunkOf[id] = chunk
 		size += len(f.Blocks[id].Instrs)
+		largest = max(largest, size)
 	}
+	e.posMarks = make([]posMark, 0, largest) // at most one a machine IR instruction
 	// A chunk's stubs follow its last block, so that block never falls
 	// through: it ends with a jump to the next chunk.
 	for i, id := range e.order {
