@@ -1,9 +1,12 @@
 package encode
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twitchyliquid64/golang-asm/asm/arch"
 	"github.com/twitchyliquid64/golang-asm/obj"
@@ -43,6 +46,13 @@ type assembler struct {
 	// instruction memory for one chunk only.
 	progs [][]obj.Prog
 	used  int
+	// formCache holds the instruction forms this assembler used last (see
+	// forms.go); spans the instructions of the list being laid out, and
+	// code and relocs the result of assemble (span.go).
+	formCache *[formCacheSize]formCacheEntry
+	spans     []spanInst
+	code      []byte
+	relocs    []obj.Reloc
 }
 
 // progBlock is the number of instructions allocated at a time, and
@@ -145,17 +155,105 @@ func (a *assembler) bind(l *obj.Prog) {
 
 // assemble encodes the instruction list, returning the bytes and the
 // relocations the assembler left (PC-relative references to our pool
-// symbols). The instructions' Pc fields hold their offsets until reset.
+// symbols), valid until the next assemble. The instructions' Pc fields
+// hold their offsets until reset.
+//
+// The list is laid out and encoded from the instruction forms' templates
+// (span.go, forms.go), to the byte what golang-asm's own assembly would
+// give; a list with an instruction the forms do not cover goes through
+// golang-asm. asmMode switches for tests.
 func (a *assembler) assemble() ([]byte, []obj.Reloc, error) {
 	if a.first == nil {
 		return nil, nil, nil
 	}
+	switch asmMode(assembleMode.Load()) {
+	case modeGolangAsm:
+		return a.assembleGolang()
+	case modeCompare:
+		return a.assembleCompare()
+	}
+	code, relocs, err := a.assembleForms()
+	if err == errNotCovered {
+		uncovered.Add(1)
+		return a.assembleGolang()
+	}
+	return code, relocs, err
+}
+
+// uncovered counts the lists the forms did not cover.
+var uncovered atomic.Int64
+
+// assembleGolang assembles the list with golang-asm's span6.
+func (a *assembler) assembleGolang() ([]byte, []obj.Reloc, error) {
 	s := &obj.LSym{Func: &obj.FuncInfo{Text: a.first}}
 	a.arch.Assemble(a.ctxt, s, a.ctxt.NewProg)
 	if len(a.errs) > 0 {
 		return nil, nil, errors.New("golang-asm: " + a.errs[0])
 	}
 	return s.P, s.R, nil
+}
+
+// asmMode selects how assemble encodes a list.
+type asmMode int32
+
+const (
+	// modeForms: from the forms' templates, golang-asm for the lists
+	// they do not cover.
+	modeForms asmMode = iota
+	// modeGolangAsm: golang-asm for every list.
+	modeGolangAsm
+	// modeCompare: both, an error if they differ in a byte, a
+	// relocation or an instruction's offset; golang-asm's result.
+	modeCompare
+)
+
+// assembleMode is the asmMode of every assembly (tests set it).
+var assembleMode atomic.Int32
+
+// assembleCompare assembles the list from the forms and with golang-asm
+// and checks that they agree.
+func (a *assembler) assembleCompare() ([]byte, []obj.Reloc, error) {
+	code, relocs, err := a.assembleForms()
+	if err == errNotCovered {
+		uncovered.Add(1)
+		return a.assembleGolang()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	code, relocs = slices.Clone(code), slices.Clone(relocs)
+	pcs := make([]int64, 0, len(a.spans))
+	for p := a.first; p != nil; p = p.Link {
+		pcs = append(pcs, p.Pc)
+	}
+	want, wantRelocs, err := a.assembleGolang()
+	if err != nil {
+		return nil, nil, fmt.Errorf("the forms encode what golang-asm does not: %w", err)
+	}
+	if !bytes.Equal(code, want) {
+		at := 0
+		for at < min(len(code), len(want)) && code[at] == want[at] {
+			at++
+		}
+		return nil, nil, fmt.Errorf("the forms' code differs from golang-asm's at byte %#x of %d (golang-asm %d bytes)", at, len(code), len(want))
+	}
+	if !slices.Equal(relocs, wantRelocs) {
+		return nil, nil, fmt.Errorf("the forms' relocations %v differ from golang-asm's %v", relocs, wantRelocs)
+	}
+	// golang-asm splices its padding NOPs into the list: skip them.
+	i := 0
+	for p := a.first; p != nil; p = p.Link {
+		if i < len(a.spans) && a.spans[i].p == p {
+			if p.Pc != pcs[i] {
+				return nil, nil, fmt.Errorf("instruction %d (%v) at %#x from the forms, %#x from golang-asm", i, p, pcs[i], p.Pc)
+			}
+			i++
+		}
+	}
+	if i != len(a.spans) {
+		return nil, nil, fmt.Errorf("golang-asm's list has %d of the %d instructions", i, len(a.spans))
+	}
+	return want, wantRelocs, nil
 }
 
 // Registers of golang-asm, by mir encoding number.

@@ -24,6 +24,14 @@
 //
 // Encoding goes through github.com/twitchyliquid64/golang-asm (Go's own
 // assembler), wrapped so that what it cannot encode is an error (asm.go).
+// The encoder builds golang-asm's instruction lists, but does not pay its
+// generic operand matching for every instruction on every layout pass:
+// each instruction form (opcode, operand kinds, register and size
+// classes) is encoded by golang-asm once per process, and an instruction
+// is its form's template with its registers, constants and displacements
+// patched in (forms.go); the branch sizing and jump padding are
+// golang-asm's, redone over the templates' sizes (span.go). The code is
+// golang-asm's to the byte: the tests assemble every list both ways.
 package encode
 
 import (
@@ -268,14 +276,16 @@ func (e *encoder) encode() error {
 	e.order = blockOrder(f)
 	e.next = make([]int, len(f.Blocks))
 	e.chunkOf = make([]int32, len(f.Blocks))
-	chunk, size := int32(0), 0
+	chunk, size, largest := int32(0), 0, 0
 	for _, id := range e.order {
 		if size >= e.chunkInstrs {
 			chunk, size = chunk+1, 0
 		}
 		e.chunkOf[id] = chunk
 		size += len(f.Blocks[id].Instrs)
+		largest = max(largest, size)
 	}
+	e.posMarks = make([]posMark, 0, largest) // at most one a machine IR instruction
 	// A chunk's stubs follow its last block, so that block never falls
 	// through: it ends with a jump to the next chunk.
 	for i, id := range e.order {

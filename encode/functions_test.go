@@ -27,7 +27,7 @@ import (
 // chunk size above every function's size the code must not change.
 // sharedBaselineFuncs returns every function of the shared test modules,
 // lowered and allocated by the baseline.
-func sharedBaselineFuncs(t *testing.T) []*mir.Func {
+func sharedBaselineFuncs(t testing.TB) []*mir.Func {
 	t.Helper()
 	seen := map[*bytecode.Module]bool{}
 	var out []*mir.Func

@@ -1,6 +1,8 @@
 package encode
 
 import (
+	"slices"
+
 	"github.com/twitchyliquid64/golang-asm/obj"
 	"github.com/twitchyliquid64/golang-asm/obj/x86"
 
@@ -37,5 +39,5 @@ func ExitStub() ([]byte, error) {
 	p.From, p.To = ctxOp(CtxGoBP), regOp(mir.RBP)
 	a.add(obj.ARET)
 	code, _, err := a.assemble()
-	return code, err
+	return slices.Clone(code), err
 }
