@@ -402,10 +402,11 @@ func TestExpandedForms(t *testing.T) {
 		{host, "MOV MOV MOV MOV CALL"},
 		{ins(mir.OpPoll, nil, nil, 0, 0), "SUB JS MOV MOV MOV MOV CALL JMP"},
 		{call, "MOV CMP JGE ADD MOV MOV MOV CALL SUB MOV MOV MOV MOV CALL INT"},
-		// Forward unless the destination starts inside the source; then
-		// backward in a loop, eight bytes and then one at a time.
+		// Backward in a loop (eight bytes, then one at a time) when the
+		// destination starts inside the source; forward a short move in
+		// such a loop, a long one by a block move.
 		{ins(mir.OpMEMMOVE, regs(mir.RDI, mir.RSI, mir.RCX), regs(mir.RDI, mir.RSI, mir.RCX), 0, 0),
-			"MOV SUB CMP JAE CMP JB SUB MOV MOV JMP NOP TEST JE SUB MOVZX MOV JMP MOVSB"},
+			"MOV SUB CMP JAE CMP JB SUB MOV MOV JMP NOP CMP JB SUB MOVZX MOV JMP JMP CMP JAE NOP CMP JB SUB MOV MOV ADD ADD JMP NOP CMP JB SUB MOVZX MOV ADD ADD JMP JMP MOVSB"},
 		{ins(mir.OpMEMFILL, regs(mir.RDI, mir.RCX), regs(mir.RDI, mir.RAX, mir.RCX), 0, 0), "STOSB"},
 	} {
 		var names []string

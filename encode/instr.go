@@ -468,7 +468,7 @@ func (e *encoder) minmax(fp *sseForms, isMin bool, d, b mir.Reg) {
 // in a loop, leaving the direction flag clear as Go wants it.
 func (e *encoder) memmove() {
 	a := e.a
-	forward, done := a.label(), a.label()
+	forward, long, done := a.label(), a.label(), a.label()
 	scratch := regOp(mir.ScratchGPR)
 	e.op2(x86.AMOVQ, regOp(mir.RDI), scratch)
 	e.op2(x86.ASUBQ, regOp(mir.RSI), scratch)
@@ -480,51 +480,46 @@ func (e *encoder) memmove() {
 	// write reaches only source bytes above the ones still to be read.
 	// (A backward REP MOVSB, with the direction flag set, runs a byte at
 	// a time in microcode: several times slower.)
-	qwords, tail := a.label(), a.label()
-	a.bind(qwords)
-	e.op2(x86.ACMPQ, regOp(mir.RCX), constOp(8))
-	branchTo(a.add(x86.AJCS), tail) // RCX < 8, unsigned
-	e.op2(x86.ASUBQ, constOp(8), regOp(mir.RCX))
-	e.op2(x86.AMOVQ, memIdxOp(mir.RSI, mir.RCX, 1, 0), scratch)
-	e.op2(x86.AMOVQ, scratch, memIdxOp(mir.RDI, mir.RCX, 1, 0))
-	branchTo(a.add(obj.AJMP), qwords)
-	a.bind(tail)
-	e.op2(x86.ATESTQ, regOp(mir.RCX), regOp(mir.RCX))
-	branchTo(a.add(x86.AJEQ), done)
-	e.op2(x86.ASUBQ, constOp(1), regOp(mir.RCX))
-	e.op2(x86.AMOVBLZX, memIdxOp(mir.RSI, mir.RCX, 1, 0), scratch)
-	e.op2(x86.AMOVB, scratch, memIdxOp(mir.RDI, mir.RCX, 1, 0))
-	branchTo(a.add(obj.AJMP), tail)
+	e.moveLoop(false, 8, x86.AMOVQ, x86.AMOVQ)
+	e.moveLoop(false, 1, x86.AMOVBLZX, x86.AMOVB)
+	branchTo(a.add(obj.AJMP), done)
 	// Forward: a REP MOVSB for a long copy; a short one, where its
-	// start-up costs more than the copy, eight bytes and then one at a
-	// time, each eight read before they are written (a write reaches
-	// only source bytes below the ones still to be read).
+	// start-up costs more than the copy, in the same loops upward (a
+	// write reaches only source bytes below the ones still to be read).
 	a.bind(forward)
-	long, fqwords, ftail := a.label(), a.label(), a.label()
 	e.op2(x86.ACMPQ, regOp(mir.RCX), constOp(shortMove))
 	branchTo(a.add(x86.AJCC), long) // RCX >= shortMove, unsigned
-	a.bind(fqwords)
-	e.op2(x86.ACMPQ, regOp(mir.RCX), constOp(8))
-	branchTo(a.add(x86.AJCS), ftail)
-	e.op2(x86.AMOVQ, memOp(mir.RSI, 0), scratch)
-	e.op2(x86.AMOVQ, scratch, memOp(mir.RDI, 0))
-	e.op2(x86.AADDQ, constOp(8), regOp(mir.RSI))
-	e.op2(x86.AADDQ, constOp(8), regOp(mir.RDI))
-	e.op2(x86.ASUBQ, constOp(8), regOp(mir.RCX))
-	branchTo(a.add(obj.AJMP), fqwords)
-	a.bind(ftail)
-	e.op2(x86.ATESTQ, regOp(mir.RCX), regOp(mir.RCX))
-	branchTo(a.add(x86.AJEQ), done)
-	e.op2(x86.AMOVBLZX, memOp(mir.RSI, 0), scratch)
-	e.op2(x86.AMOVB, scratch, memOp(mir.RDI, 0))
-	e.op2(x86.AADDQ, constOp(1), regOp(mir.RSI))
-	e.op2(x86.AADDQ, constOp(1), regOp(mir.RDI))
-	e.op2(x86.ASUBQ, constOp(1), regOp(mir.RCX))
-	branchTo(a.add(obj.AJMP), ftail)
+	e.moveLoop(true, 8, x86.AMOVQ, x86.AMOVQ)
+	e.moveLoop(true, 1, x86.AMOVBLZX, x86.AMOVB)
+	branchTo(a.add(obj.AJMP), done)
 	a.bind(long)
 	a.add(x86.AREP)
 	a.add(x86.AMOVSB)
 	a.bind(done)
+}
+
+// moveLoop copies size bytes at a time (load and store move them through
+// the scratch register) while RCX holds size or more: upward from RSI to
+// RDI, advancing both, or downward from RSI+RCX to RDI+RCX.
+func (e *encoder) moveLoop(up bool, size int64, load, store obj.As) {
+	a := e.a
+	top, out := a.label(), a.label()
+	scratch := regOp(mir.ScratchGPR)
+	a.bind(top)
+	e.op2(x86.ACMPQ, regOp(mir.RCX), constOp(size))
+	branchTo(a.add(x86.AJCS), out) // RCX < size, unsigned
+	e.op2(x86.ASUBQ, constOp(size), regOp(mir.RCX))
+	if up {
+		e.op2(load, memOp(mir.RSI, 0), scratch)
+		e.op2(store, scratch, memOp(mir.RDI, 0))
+		e.op2(x86.AADDQ, constOp(size), regOp(mir.RSI))
+		e.op2(x86.AADDQ, constOp(size), regOp(mir.RDI))
+	} else {
+		e.op2(load, memIdxOp(mir.RSI, mir.RCX, 1, 0), scratch)
+		e.op2(store, scratch, memIdxOp(mir.RDI, mir.RCX, 1, 0))
+	}
+	branchTo(a.add(obj.AJMP), top)
+	a.bind(out)
 }
 
 // shortMove is the length from which memmove copies forward with REP
