@@ -22,6 +22,8 @@ package bytecode
 //	module    = magic 0x01 memory data hosts funcs exports
 //	          | magic 0x02 memory data hosts types globals table elems
 //	            funcs exports
+//	          | magic 0x03 memory data hosts types globals table elems
+//	            segments funcs exports
 //	magic     = 0x00 'k' 'l' 'n'
 //	memory    = uvarint(MinPages) uvarint(MaxPages)
 //	data      = uvarint(count) {uvarint(Offset) uvarint(len) {byte}}
@@ -33,6 +35,7 @@ package bytecode
 //	table     = byte(flags) uvarint(Min) [uvarint(Max)] [string(Import)]
 //	            [string(Export)] [string(MemoryImport)] [string(MemoryExport)]
 //	elems     = uvarint(count) {uvarint(Offset) uvarint(n) {uvarint(Func)}}
+//	segments  = uvarint(count) {uvarint(index)}   (the passive data segments)
 //	funcs     = uvarint(count) {func}
 //	func      = string(Name) sig uvarint(nregs) {type} uvarint(ncode) {instr}
 //	exports   = uvarint(count) {string(Name) uvarint(Func)}
@@ -46,6 +49,10 @@ package bytecode
 // layout from before those parts existed, so older encodings still
 // decode), any other as version 2, and a version 2 module must have at
 // least one of them.
+//
+// Version 3 adds the segments part, which lists the indices of the
+// passive data segments in increasing order; a module with one is written
+// as version 3, and a version 3 module must have one.
 //
 // A global's flags are 0x01 (Mutable), 0x02 (imported: string(Import)
 // follows) and 0x04 (exported: string(Export) follows); no other bit may
@@ -91,6 +98,8 @@ package bytecode
 //	FormatCallIndirect uvarint(Callee) R(A) uvarint(nargs) {R(Args[i])}
 //	                  uvarint(nresults) {R(Results[i])}
 //	FormatMemoryBulk  R(A) R(B) R(C)
+//	FormatSegmentBulk uvarint(Callee) R(A) R(B) R(C)
+//	FormatSegment     uvarint(Callee)
 //	FormatNone        nothing (unreachable; its opcode takes two bytes)
 //
 // Op is the opcode's numeric value as defined in ops.go, so the order of the
@@ -126,6 +135,7 @@ const (
 	binMagic    = "\x00kln"
 	binVersion  = 1 // modules without types, globals, table and element segments
 	binVersion2 = 2 // modules with some of them
+	binVersion3 = 3 // modules with passive data segments
 )
 
 // Flag bits of globals and the table in the binary form.
@@ -184,10 +194,13 @@ func binSizeHint(m *Module) int {
 // only for verified modules; tests use it to make malformed inputs.
 func binAppendModule(dst []byte, m *Module) []byte {
 	dst = append(dst, binMagic...)
-	v2 := binNeedsVersion2(m)
-	if v2 {
+	v2, v3 := binNeedsVersion2(m), binNeedsVersion3(m)
+	switch {
+	case v3:
+		dst = append(dst, binVersion3)
+	case v2:
 		dst = append(dst, binVersion2)
-	} else {
+	default:
 		dst = append(dst, binVersion)
 	}
 	dst = binary.AppendUvarint(dst, uint64(m.Memory.MinPages))
@@ -202,8 +215,11 @@ func binAppendModule(dst []byte, m *Module) []byte {
 		dst = binAppendString(dst, h.Name)
 		dst = binAppendSig(dst, h.Sig)
 	}
-	if v2 {
+	if v2 || v3 {
 		dst = binAppendVersion2Parts(dst, m)
+	}
+	if v3 {
+		dst = binAppendVersion3Parts(dst, m)
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(m.Funcs)))
 	for _, f := range m.Funcs {
@@ -221,6 +237,33 @@ func binAppendModule(dst []byte, m *Module) []byte {
 func binNeedsVersion2(m *Module) bool {
 	return len(m.Types) > 0 || len(m.Globals) > 0 || m.HasTable() || len(m.Elems) > 0 ||
 		m.Memory.Import != "" || m.Memory.Export != ""
+}
+
+// binNeedsVersion3 reports whether m has a part only version 3 can hold.
+func binNeedsVersion3(m *Module) bool {
+	for _, d := range m.Data {
+		if d.Passive {
+			return true
+		}
+	}
+	return false
+}
+
+// binAppendVersion3Parts appends the segments part of m.
+func binAppendVersion3Parts(dst []byte, m *Module) []byte {
+	n := 0
+	for _, d := range m.Data {
+		if d.Passive {
+			n++
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(n))
+	for i, d := range m.Data {
+		if d.Passive {
+			dst = binary.AppendUvarint(dst, uint64(i))
+		}
+	}
+	return dst
 }
 
 // binAppendVersion2Parts appends the types, globals, table and element
@@ -386,6 +429,13 @@ func binAppendInstr(dst []byte, in *Instr) []byte {
 		reg(in.A)
 		reg(in.B)
 		reg(in.C)
+	case FormatSegmentBulk:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		reg(in.A)
+		reg(in.B)
+		reg(in.C)
+	case FormatSegment:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
 	case FormatLoad:
 		reg(in.Dst)
 		reg(in.A)
@@ -753,7 +803,7 @@ func (d *binDecoder) module() (*Module, error) {
 		return nil, d.errAt(d.pos, "version: unexpected end of input")
 	}
 	version := d.b[d.pos]
-	if version != binVersion && version != binVersion2 {
+	if version != binVersion && version != binVersion2 && version != binVersion3 {
 		return nil, d.errAt(d.pos, "unsupported version %d", version)
 	}
 	d.pos++
@@ -804,13 +854,22 @@ func (d *binDecoder) module() (*Module, error) {
 	}
 	d.where = ""
 
-	if version == binVersion2 {
+	if version == binVersion2 || version == binVersion3 {
 		start := d.pos
 		if err := d.version2Parts(m); err != nil {
 			return nil, err
 		}
-		if !binNeedsVersion2(m) {
+		if version == binVersion2 && !binNeedsVersion2(m) {
 			return nil, d.errAt(start, "version 2 module without types, globals, table, element segments or memory import or export (it must be written as version 1)")
+		}
+	}
+	if version == binVersion3 {
+		start := d.pos
+		if err := d.version3Parts(m); err != nil {
+			return nil, err
+		}
+		if !binNeedsVersion3(m) {
+			return nil, d.errAt(start, "version 3 module without passive data segments (it must be written as version 1 or 2)")
 		}
 	}
 
@@ -953,6 +1012,30 @@ func (d *binDecoder) version2Parts(m *Module) error {
 		}
 	}
 	d.where = ""
+	return nil
+}
+
+// version3Parts reads the segments part of a version 3 module into m.
+func (d *binDecoder) version3Parts(m *Module) error {
+	d.where, d.whereIdx = "passive data segments", 0
+	defer func() { d.where = "" }()
+	n, err := d.count("passive data segment count", uint64(len(m.Data)), 1)
+	if err != nil {
+		return err
+	}
+	next := uint32(0)
+	for k := range n {
+		at := d.pos
+		i, err := d.u32(fmt.Sprintf("passive segment %d", k))
+		if err != nil {
+			return err
+		}
+		if i < next || int(i) >= len(m.Data) {
+			return d.errAt(at, "passive data segment index %d out of order or range (%d segments)", i, len(m.Data))
+		}
+		m.Data[i].Passive = true
+		next = i + 1
+	}
 	return nil
 }
 
@@ -1170,6 +1253,13 @@ func (d *binDecoder) instruction(in *Instr) error {
 		reg(&in.A, "operand A")
 		reg(&in.B, "operand B")
 		reg(&in.C, "operand C")
+	case FormatSegmentBulk:
+		target(&in.Callee, "segment")
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+		reg(&in.C, "operand C")
+	case FormatSegment:
+		target(&in.Callee, "segment")
 	case FormatLoad:
 		reg(&in.Dst, "destination")
 		reg(&in.A, "operand A")

@@ -378,7 +378,7 @@ func TestBinaryDecodeErrors(t *testing.T) {
 		{"bad magic", []byte("\x7fELF\x02\x01"), `decode: byte 0: bad magic "\x7fELF", want "\x00kln"`},
 		{"short bad magic", []byte("k"), `decode: byte 0: bad magic "k", want "\x00kln"`},
 		{"no version", []byte("\x00kln"), "decode: byte 4: version: unexpected end of input"},
-		{"bad version", []byte("\x00kln\x03"), "decode: byte 4: unsupported version 3"},
+		{"bad version", []byte("\x00kln\x04"), "decode: byte 4: unsupported version 4"},
 		{"no memory", []byte(binHeader), "decode: byte 5: memory minimum pages: unexpected end of input"},
 		{"overlong varint", binCat(binHeader, "\x81\x00\x01"), "decode: byte 5: memory minimum pages: non-minimal varint encoding"},
 		{"overlong zero", binCat(binHeader, "\x00\x80\x00"), "decode: byte 6: memory maximum pages: non-minimal varint encoding"},

@@ -132,6 +132,18 @@
 //	             count of 0 at an address up to the size is in bounds)
 //	memory.fill  set C bytes from address A on to the low byte of B; in
 //	             bounds when A + C is at most the size, as memory.copy
+//	memory.init  copy C bytes from offset B of data segment Callee to
+//	             address A; in bounds when B + C is at most the
+//	             segment's length (0 once dropped) and A + C at most
+//	             the memory's size, otherwise it traps OutOfBounds
+//	             before writing anything
+//	data.drop    drop data segment Callee: from then on it has no bytes
+//	             for this instance (dropping it again does nothing)
+//
+// A data segment is active (copied into memory at its Offset when an
+// instance starts, and dropped right after) or passive (DataSegment.
+// Passive: only memory.init copies it). Each instance keeps its own
+// record of the segments it dropped.
 //
 // Control flow:
 //
@@ -248,6 +260,7 @@
 //
 //	memory 1 16                        ; initial and maximum pages
 //	data 0 "hello\n"                   ; offset and a Go-quoted string
+//	data passive "world"               ; a passive segment
 //	host putc (i64) -> ()
 //	type unop (i64) -> (i64)           ; a signature for call_indirect
 //	global count i64 mut = 0 export "count"
@@ -274,7 +287,9 @@
 // bit pattern. Memory operands are written [rA+OFF], [rA-OFF] or [rA]. A
 // switch is written "switch rA, [L1, L2], LDEFAULT"; calls "call NAME (ARGS)
 // -> (RESULTS)" and "call_indirect TYPE, rA (ARGS) -> (RESULTS)"; globals
-// "global.get rD, NAME" and "global.set NAME, rA"; returns "ret r1, r2".
+// "global.get rD, NAME" and "global.set NAME, rA"; returns "ret r1, r2";
+// memory.init "memory.init SEG, rA, rB, rC" and data.drop "data.drop
+// SEG", where SEG is the data segment's index.
 // Labels are identifiers followed by a colon; Disassemble names them L
 // followed by the offset they mark.
 //
@@ -294,6 +309,8 @@
 // unsigned LEB128 counts and indices and signed LEB128 immediates. Version
 // 2 adds the type, global, table and element sections before the
 // functions; Encode writes version 1 for a module that has none of them.
+// Version 3 adds the list of passive data segments after them, written
+// for a module that has one.
 // Decode accepts exactly the bytes Encode produces for some valid module
 // and rejects everything else with an error that says where it stopped.
 //

@@ -81,7 +81,7 @@ func (in *Instr) Uses(dst []Reg) []Reg {
 		if !in.UseImm {
 			dst = append(dst, in.B)
 		}
-	case FormatSelect, FormatMemoryBulk:
+	case FormatSelect, FormatMemoryBulk, FormatSegmentBulk:
 		dst = append(dst, in.A, in.B, in.C)
 	case FormatStore:
 		dst = append(dst, in.A, in.B)

@@ -113,10 +113,17 @@ type Memory struct {
 	Export string
 }
 
-// DataSegment is copied into linear memory at Offset when an instance starts.
+// DataSegment is copied into linear memory at Offset when an instance
+// starts (an active segment), or is kept for memory.init to copy from (a
+// passive one, whose Offset is 0). Each instance may drop its segments
+// (data.drop); an active segment counts as dropped once the instance has
+// started, as in WebAssembly.
 type DataSegment struct {
 	Offset uint32
 	Bytes  []byte
+	// Passive makes the segment passive: the instance does not copy it
+	// into memory when it starts.
+	Passive bool
 }
 
 // HostImport declares a function the embedder provides. Name is how the
@@ -275,7 +282,9 @@ func (m *Module) TableFuncs() []int32 {
 // segments fit a memory of at least its minimum size.
 func (m *Module) ApplyData(mem []byte) {
 	for _, d := range m.Data {
-		copy(mem[d.Offset:], d.Bytes)
+		if !d.Passive {
+			copy(mem[d.Offset:], d.Bytes)
+		}
 	}
 }
 
@@ -405,7 +414,7 @@ func (m *Module) ExportedFunc(name string) int {
 func (m *Module) Clone() *Module {
 	c := &Module{Memory: m.Memory}
 	for _, d := range m.Data {
-		c.Data = append(c.Data, DataSegment{Offset: d.Offset, Bytes: slices.Clone(d.Bytes)})
+		c.Data = append(c.Data, DataSegment{Offset: d.Offset, Bytes: slices.Clone(d.Bytes), Passive: d.Passive})
 	}
 	for _, h := range m.Hosts {
 		c.Hosts = append(c.Hosts, HostImport{Name: h.Name, Sig: h.Sig.clone()})

@@ -269,6 +269,10 @@ const (
 	OpMemoryCopy // copy C bytes from address B to address A (as memmove)
 	OpMemoryFill // set C bytes from address A on to the low byte of B
 
+	// Passive data segments (appended for the same reason).
+	OpMemoryInit // copy C bytes from offset B of data segment Callee to address A
+	OpDataDrop   // drop data segment Callee
+
 	numOps
 )
 
@@ -301,6 +305,8 @@ const (
 	FormatGlobalSet                  // Callee (the global), A
 	FormatCallIndirect               // Callee (the signature), A (the table index), Args, Results
 	FormatMemoryBulk                 // A, B, C (no destination)
+	FormatSegmentBulk                // Callee (a segment), A, B, C (no destination)
+	FormatSegment                    // Callee (a segment)
 )
 
 // AnyType in an OpInfo operand type means "any type, the same as Dst"; for
@@ -430,6 +436,8 @@ func init() {
 	def(OpUnreachable, OpInfo{Name: "unreachable", Format: FormatNone, Terminator: true})
 	def(OpMemoryCopy, OpInfo{Name: "memory.copy", Format: FormatMemoryBulk, A: IntType, B: IntType, C: IntType})
 	def(OpMemoryFill, OpInfo{Name: "memory.fill", Format: FormatMemoryBulk, A: IntType, B: IntType, C: IntType})
+	def(OpMemoryInit, OpInfo{Name: "memory.init", Format: FormatSegmentBulk, A: IntType, B: IntType, C: IntType})
+	def(OpDataDrop, OpInfo{Name: "data.drop", Format: FormatSegment})
 
 	for op := range opTable {
 		if opTable[op].Name == "" {

@@ -31,6 +31,10 @@ func randomModule(r *rand.Rand) *Module {
 			for j := range b {
 				b[j] = byte(r.Uint32())
 			}
+			if r.IntN(3) == 0 {
+				m.Data = append(m.Data, DataSegment{Bytes: b, Passive: true})
+				continue
+			}
 			m.Data = append(m.Data, DataSegment{Offset: uint32(r.IntN(PageSize - n)), Bytes: b})
 		}
 	}
@@ -203,6 +207,14 @@ func randomCode(r *rand.Rand, m *Module, f *Function, n int) []Instr {
 			in.Dst, in.A, in.B, in.C = pick(info.Dst), pick(info.A), pick(info.B), pick(info.C)
 		case FormatMemoryBulk:
 			in.A, in.B, in.C = pick(info.A), pick(info.B), pick(info.C)
+		case FormatSegmentBulk, FormatSegment:
+			if len(m.Data) == 0 {
+				continue
+			}
+			in.Callee = uint32(r.IntN(len(m.Data)))
+			if info.Format == FormatSegmentBulk {
+				in.A, in.B, in.C = pick(info.A), pick(info.B), pick(info.C)
+			}
 		case FormatLoad:
 			in.Dst, in.A, in.Imm = pick(info.Dst), pick(info.A), int64(r.Int32())-int64(r.Int32())/2
 		case FormatStore:

@@ -566,10 +566,14 @@ func (p *asmParser) memory() {
 }
 
 func (p *asmParser) dataSegment() {
-	off := p.uint32Num("data offset")
+	var off uint32
+	passive := p.keyword("passive")
+	if !passive {
+		off = p.uint32Num("data offset")
+	}
 	s := p.str("a quoted string")
 	p.endLine("the data segment")
-	p.data = append(p.data, DataSegment{Offset: off, Bytes: []byte(s)})
+	p.data = append(p.data, DataSegment{Offset: off, Bytes: []byte(s), Passive: passive})
 }
 
 func (p *asmParser) host() {
@@ -891,6 +895,10 @@ func asmUsage(op Op) string {
 		return "rD, rA, rB, rC"
 	case FormatMemoryBulk:
 		return "rA, rB, rC"
+	case FormatSegmentBulk:
+		return "SEGMENT, rA, rB, rC"
+	case FormatSegment:
+		return "SEGMENT"
 	case FormatLoad:
 		return "rD, [rA+OFFSET]"
 	case FormatStore:
@@ -959,9 +967,15 @@ func (p *asmParser) instr(op Op) {
 		in.A = p.reg()
 		p.punct(',')
 		in.B, in.Imm, in.UseImm = p.regOrImm(info.Imm)
-	case FormatSelect, FormatMemoryBulk:
-		if info.Format == FormatSelect {
+	case FormatSegment:
+		in.Callee = p.uint32Num("segment index")
+	case FormatSelect, FormatMemoryBulk, FormatSegmentBulk:
+		switch info.Format {
+		case FormatSelect:
 			in.Dst = p.reg()
+			p.punct(',')
+		case FormatSegmentBulk:
+			in.Callee = p.uint32Num("segment index")
 			p.punct(',')
 		}
 		in.A = p.reg()
@@ -1452,7 +1466,11 @@ func Disassemble(m *Module) []byte {
 		b = append(b, '\n')
 	}
 	for _, d := range m.Data {
-		b = fmt.Appendf(b, "data %d ", d.Offset)
+		if d.Passive && d.Offset == 0 {
+			b = append(b, "data passive "...)
+		} else {
+			b = fmt.Appendf(b, "data %d ", d.Offset)
+		}
 		b = strconv.AppendQuote(b, string(d.Bytes))
 		b = append(b, '\n')
 	}
@@ -1666,8 +1684,13 @@ func textAppendInstr(b []byte, m *Module, in *Instr) []byte {
 			b = append(b, ", "...)
 			b = textAppendReg(b, r)
 		}
-	case FormatMemoryBulk:
+	case FormatSegment:
+		b = fmt.Appendf(b, " %d", in.Callee)
+	case FormatMemoryBulk, FormatSegmentBulk:
 		b = append(b, ' ')
+		if in.Op.Info().Format == FormatSegmentBulk {
+			b = fmt.Appendf(b, "%d, ", in.Callee)
+		}
 		b = textAppendReg(b, in.A)
 		for _, r := range [...]Reg{in.B, in.C} {
 			b = append(b, ", "...)

@@ -71,6 +71,12 @@ func Verify(m *Module) error {
 	}
 	memBytes := uint64(m.Memory.MinPages) * PageSize
 	for i, d := range m.Data {
+		if d.Passive {
+			if d.Offset != 0 {
+				return modErr("passive data segment %d has the offset %d (a passive segment's must be 0)", i, d.Offset)
+			}
+			continue
+		}
 		if end := uint64(d.Offset) + uint64(len(d.Bytes)); end > memBytes {
 			return modErr("data segment %d ends at byte %d, beyond the initial memory of %d bytes", i, end, memBytes)
 		}
@@ -345,13 +351,14 @@ func (v *funcVerifier) instr() error {
 		f == FormatLoad || f == FormatMemorySize || f == FormatGlobalGet
 	usesA := f == FormatUnary || f == FormatBinary || f == FormatSelect || f == FormatLoad ||
 		f == FormatStore || f == FormatBranch || f == FormatCmpBranch || f == FormatSwitch ||
-		f == FormatGlobalSet || f == FormatCallIndirect || f == FormatMemoryBulk
-	usesC := f == FormatSelect || f == FormatMemoryBulk
-	usesCallee := f == FormatCall || f == FormatGlobalGet || f == FormatGlobalSet || f == FormatCallIndirect
+		f == FormatGlobalSet || f == FormatCallIndirect || f == FormatMemoryBulk || f == FormatSegmentBulk
+	usesC := f == FormatSelect || f == FormatMemoryBulk || f == FormatSegmentBulk
+	usesCallee := f == FormatCall || f == FormatGlobalGet || f == FormatGlobalSet || f == FormatCallIndirect ||
+		f == FormatSegmentBulk || f == FormatSegment
 	usesArgs := f == FormatCall || f == FormatReturn || f == FormatCallIndirect
 	usesResults := f == FormatCall || f == FormatCallIndirect
 	usesB := f == FormatBinary || f == FormatSelect || f == FormatStore || f == FormatCmpBranch ||
-		f == FormatMemoryBulk
+		f == FormatMemoryBulk || f == FormatSegmentBulk
 	usesImm := f == FormatConst || f == FormatLoad || f == FormatStore || f == FormatTrap ||
 		(info.Imm && in.UseImm)
 	switch {
@@ -431,6 +438,10 @@ func (v *funcVerifier) instr() error {
 			}
 		}
 		return v.target("switch default", in.Target)
+	case FormatSegmentBulk, FormatSegment:
+		if int(in.Callee) >= len(v.m.Data) {
+			return v.errf("data segment %d out of range (the module has %d)", in.Callee, len(v.m.Data))
+		}
 	case FormatGlobalGet, FormatGlobalSet:
 		if int(in.Callee) >= len(v.m.Globals) {
 			return v.errf("global %d out of range (the module has %d globals)", in.Callee, len(v.m.Globals))

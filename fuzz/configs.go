@@ -247,6 +247,7 @@ func (h *harness) startMIR(name string, target lower.Target, stage func(*mir.Fun
 		}
 		mach.Globals = h.initialGlobals()
 		mach.Table = mir.TableEntries(h.m)
+		mach.Segments = interp.NewSegments(h.m)
 		return boundaryMachine{mach, h.m}, mach.Globals, nil
 	})
 }

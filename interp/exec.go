@@ -996,6 +996,16 @@ loop:
 		fill(st.mem[d:d+n], v)
 		in = next(in)
 		goto loop
+	case iMemInit:
+		if !m.segs.MemoryInit(st.mem, int(in.d), *reg(regs, in.a), *reg(regs, in.b), *reg(regs, in.c)) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		in = next(in)
+		goto loop
+	case iDataDrop:
+		m.segs.DropData(int(in.d))
+		in = next(in)
+		goto loop
 
 	case iGlobalGet:
 		*reg(regs, in.d) = *reg(unsafe.Pointer(unsafe.SliceData(m.globals)), in.a)

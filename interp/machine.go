@@ -148,6 +148,8 @@ type Machine struct {
 	globals  []uint64
 	table    []tableEntry
 	ownTable bool
+	// segs is the state of the instance's segments.
+	segs *Segments
 
 	stack []uint64
 	// frames holds the records of the callers of the innermost frame:
@@ -293,8 +295,13 @@ func NewMachine(p *Program, cfg Config, hosts []HostFunc, mem *Memory) (*Machine
 		m.globals[i] = g.Init
 	}
 	m.table = p.table
+	m.segs = NewSegments(p.Module)
 	return m, nil
 }
+
+// Segments returns the state of the machine's data segments, which
+// compiled code of the same instance shares.
+func (m *Machine) Segments() *Segments { return m.segs }
 
 // Globals returns the machine's globals, one slot per global of the
 // module, in order, holding its bits (f64 values as their bits; i32 and

@@ -249,6 +249,8 @@ const (
 	iUnreachable  // trap Unreachable
 	iMemCopy      // copy c bytes from address b to address a
 	iMemFill      // set c bytes from address a on to byte b
+	iMemInit      // copy c bytes from offset b of data segment d to address a
+	iDataDrop     // drop data segment d
 )
 
 // opForms maps a bytecode opcode to its interpreter opcodes: the register
@@ -321,6 +323,8 @@ func init() {
 	set(bytecode.OpUnreachable, iUnreachable, 0)
 	set(bytecode.OpMemoryCopy, iMemCopy, 0)
 	set(bytecode.OpMemoryFill, iMemFill, 0)
+	set(bytecode.OpMemoryInit, iMemInit, 0)
+	set(bytecode.OpDataDrop, iDataDrop, 0)
 }
 
 // opFor returns the interpreter opcode of a bytecode op in register or

@@ -291,6 +291,10 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 			}
 		case bytecode.FormatTrap:
 			out.imm = in.Imm
+		case bytecode.FormatSegmentBulk:
+			out.a, out.b, out.c, out.d = scale(in.A), scale(in.B), scale(in.C), in.Callee
+		case bytecode.FormatSegment:
+			out.d = in.Callee
 		}
 	}
 	return fc, nil

@@ -27,6 +27,8 @@ type compiledInstance struct {
 	// on-stack replacement continues (callOSR), for the entry to read.
 	osrFrame []uint64
 	mem      *interp.Memory
+	// segs is the instance's segment state (the interpreter's, shared).
+	segs *interp.Segments
 	// globals is the instance's globals (the interpreter's, shared), which
 	// compiled code reaches through the context.
 	globals []uint64
@@ -59,7 +61,7 @@ type compiledInstance struct {
 }
 
 func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Config, stackBytes int,
-	hosts []interp.HostFunc, mem *interp.Memory, globals, table []uint64) (*compiledInstance, error) {
+	hosts []interp.HostFunc, mem *interp.Memory, globals, table []uint64, segs *interp.Segments) (*compiledInstance, error) {
 	stub, err := exitStub()
 	if err != nil {
 		return nil, err
@@ -69,7 +71,7 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 		return nil, err
 	}
 	c := &compiledInstance{prog: prog, cm: cm, thread: th, table: append([]uintptr(nil), cm.entries...),
-		mem: mem, globals: globals, hosts: hosts, cfg: cfg}
+		mem: mem, globals: globals, hosts: hosts, cfg: cfg, segs: segs}
 	c.poll = &interp.Poller{}
 	c.poll.Periodic = true
 	if len(c.table) > 0 {
@@ -489,6 +491,14 @@ func (c *compiledInstance) runtimeCall(fn int) error {
 	switch fn {
 	case mir.RTMemoryGrow:
 		x.Regs[mir.RAX] = uint64(c.mem.Grow(x.Regs[mir.RDI]))
+		return nil
+	case mir.RTMemoryInit:
+		if !c.segs.MemoryInit(c.mem.Bytes, int(x.Regs[mir.RDI]), x.Regs[mir.RSI], x.Regs[mir.RDX], x.Regs[mir.RCX]) {
+			return c.cm.trapAt(c.prog, bytecode.TrapOutOfBounds, x.ExitFunc, x.ExitSite)
+		}
+		return nil
+	case mir.RTDataDrop:
+		c.segs.DropData(int(x.Regs[mir.RDI]))
 		return nil
 	}
 	return fmt.Errorf("jit: unknown runtime function %d", fn)

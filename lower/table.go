@@ -144,3 +144,9 @@ func (l *lowerer) signatureMismatch(entry mir.Reg) {
 	l.ssa.inherit(cont.ID, l.cur.ID)
 	l.cur = cont
 }
+
+// runtimeCall emits a call of runtime function fn, which has no result,
+// with the arguments args (general-purpose registers).
+func (l *lowerer) runtimeCall(fn int32, args ...mir.Reg) {
+	l.emit(mir.Instr{Op: mir.OpCALLRT, Aux: fn, Uses: args, Pos: l.pos()})
+}

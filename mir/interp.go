@@ -109,6 +109,10 @@ type Machine struct {
 	// packs them; TABLEload reads Table[index]. Callers set it before
 	// running (an index beyond it is a Fault).
 	Table []uint64
+	// Segments is the state of the instance's data segments, which the
+	// runtime functions RTMemoryInit and RTDataDrop use; a CALLRT of
+	// either is a Fault while it is nil.
+	Segments *interp.Segments
 	// CountExecutions makes the machine count how often it executes each
 	// instruction (see Executions). Set it before the first call.
 	CountExecutions bool

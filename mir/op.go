@@ -318,11 +318,32 @@ const (
 	numCtxFields
 )
 
-// Runtime functions OpCALLRT can call.
+// Runtime functions OpCALLRT can call. A runtime function that traps
+// does so at the CALLRT's bytecode offset.
 const (
 	RTMemoryGrow = iota // (delta pages) -> old pages or -1
+	RTMemoryInit        // (data segment, address, offset, count) -> (); traps OutOfBounds
+	RTDataDrop          // (data segment) -> ()
 	numRuntimeFuncs
 )
+
+// runtimeArity holds the number of arguments and results of each
+// runtime function.
+var runtimeArity = [numRuntimeFuncs][2]int{
+	RTMemoryGrow: {1, 1},
+	RTMemoryInit: {4, 0},
+	RTDataDrop:   {1, 0},
+}
+
+// RuntimeArity returns the number of arguments and results of runtime
+// function fn, and false when there is no such function.
+func RuntimeArity(fn int32) (args, results int, ok bool) {
+	if fn < 0 || fn >= numRuntimeFuncs {
+		return 0, 0, false
+	}
+	a := runtimeArity[fn]
+	return a[0], a[1], true
+}
 
 // Rounding modes of OpROUNDSD and OpROUNDSS (their immediate).
 const (

@@ -396,6 +396,7 @@ func InstructionCases() []Case {
 		})
 	}
 	l = append(l, bulkMemoryCases()...)
+	l = append(l, segmentCases()...)
 	return append(l, cases32()...)
 }
 

@@ -59,6 +59,7 @@ func Instantiate(mach *mir.Machine, m *bc.Module) {
 		mach.Globals[i] = g.Init
 	}
 	mach.Table = mir.TableEntries(m)
+	mach.Segments = interp.NewSegments(m)
 }
 
 // Reference runs exported function name of m in the reference interpreter

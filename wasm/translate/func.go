@@ -530,6 +530,13 @@ func (t *funcTranslator) instr() error {
 		a, b, c := t.use(n-3), t.use(n-2), t.use(n-1)
 		t.popN(3)
 		t.emit(bc.Instr{Op: kop, A: a, B: b, C: c})
+	case binary.OpMemoryInit:
+		n := len(t.stack)
+		a, b, c := t.use(n-3), t.use(n-2), t.use(n-1)
+		t.popN(3)
+		t.emit(bc.Instr{Op: bc.OpMemoryInit, Callee: in.Index, A: a, B: b, C: c})
+	case binary.OpDataDrop:
+		t.emit(bc.Instr{Op: bc.OpDataDrop, Callee: in.Index})
 	case binary.OpI32Const:
 		t.push(slot{t: bc.I32, kind: isConst, imm: int64(uint32(in.Value))})
 	case binary.OpI64Const:

@@ -2,8 +2,9 @@
 // bytecode module (WebAssembly 1.0 and the parts of 2.0 that package
 // validate accepts: sign extension, non-trapping conversions,
 // multi-value, typed select, element segments of ref.func expressions,
-// passive and declarative segments, memory.copy and memory.fill, which
-// become kiln's memory.copy and memory.fill): every Wasm function becomes one kiln function with the
+// passive and declarative segments, memory.copy, memory.fill,
+// memory.init and data.drop, which become kiln's instructions of the same
+// names, with kiln's data segments numbered as Wasm's): every Wasm function becomes one kiln function with the
 // same index (an imported function becomes a host import plus a small
 // kiln function that calls it, so that tables and exports can hold it),
 // Wasm's types, globals, table, element and data segments, memory and
@@ -313,6 +314,8 @@ type segment struct {
 	offset offsetExpr
 	data   []byte
 	funcs  []uint32
+	// passive marks a passive data segment, which has no offset.
+	passive bool
 }
 
 // Bytecode returns the kiln module without its data and element
@@ -433,14 +436,22 @@ func (m *Module) resolve(b Bindings) (*bc.Module, *SegmentTrap, error) {
 		}
 		if off+uint64(len(e.funcs)) > tableSize {
 			if m.segmentTraps {
-				bm.Data = nil
 				return bm, &SegmentTrap{Segment: i, Msg: "out of bounds table access"}, nil
 			}
 			return nil, nil, &LinkError{Msg: fmt.Sprintf("elements segment does not fit: segment %d covers entries %d..%d of a table of %d", i, off, off+uint64(len(e.funcs)), tableSize)}
 		}
 		bm.Elems = append(bm.Elems, bc.ElemSegment{Offset: uint32(off), Funcs: e.funcs})
 	}
-	for i, d := range m.datas {
+	// The template's placeholders stay for the segments after one that
+	// does not fit: empty passive segments, which nothing copies.
+	active := 0
+	for k, d := range m.datas {
+		if d.passive {
+			bm.Data[k] = bc.DataSegment{Passive: true, Bytes: d.data}
+			continue
+		}
+		i := active
+		active++
 		off, err := eval(d.offset)
 		if err != nil {
 			return nil, nil, err
@@ -451,9 +462,7 @@ func (m *Module) resolve(b Bindings) (*bc.Module, *SegmentTrap, error) {
 			}
 			return nil, nil, &LinkError{Msg: fmt.Sprintf("data segment does not fit: segment %d covers bytes %d..%d of a memory of %d", i, off, off+uint64(len(d.data)), memBytes)}
 		}
-		if len(d.data) > 0 {
-			bm.Data = append(bm.Data, bc.DataSegment{Offset: uint32(off), Bytes: d.data})
-		}
+		bm.Data[k] = bc.DataSegment{Offset: uint32(off), Bytes: d.data}
 	}
 	return bm, nil, nil
 }
@@ -688,7 +697,12 @@ func (t *translator) module() error {
 	}
 	for i := range m.Datas {
 		d := &m.Datas[i]
+		// The template has an empty passive segment in the place of each
+		// (Resolve puts in the real ones), so that memory.init and
+		// data.drop refer to Wasm's segment indices.
+		bm.Data = append(bm.Data, bc.DataSegment{Passive: true})
 		if d.Mode != binary.SegmentActive {
+			out.datas = append(out.datas, segment{passive: true, data: d.Bytes})
 			continue
 		}
 		off, err := t.offset(d.Offset)

@@ -331,6 +331,17 @@ func (f *funcValidator) instr(fnResults []binary.ValType) error {
 			return f.errf("unknown memory 0: %s in a module without memory", op)
 		}
 		return f.operands([]binary.ValType{binary.I32, binary.I32, binary.I32}, 0)
+	case binary.OpMemoryInit, binary.OpDataDrop:
+		if op == binary.OpMemoryInit && m.NumMems() == 0 {
+			return f.errf("unknown memory 0: %s in a module without memory", op)
+		}
+		if !m.HasDataCount || in.Index >= m.DataCount {
+			return f.errf("unknown data segment %d", in.Index)
+		}
+		if op == binary.OpDataDrop {
+			return nil
+		}
+		return f.operands([]binary.ValType{binary.I32, binary.I32, binary.I32}, 0)
 	case binary.OpI32Const:
 		f.push(binary.I32)
 	case binary.OpI64Const:

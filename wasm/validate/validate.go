@@ -11,9 +11,9 @@
 // Of WebAssembly 2.0 it checks the sign-extension operators, the
 // non-trapping conversions, multi-value blocks and functions, typed
 // select, call_indirect's table index, passive and declarative segments,
-// element segments of ref.func expressions, memory.copy and memory.fill.
-// A module that uses a feature kiln does not support (the other bulk
-// memory instructions, the table instructions, values of reference types,
+// element segments of ref.func expressions, memory.copy, memory.fill,
+// memory.init and data.drop. A module that uses a feature kiln does not
+// support (the table instructions, values of reference types,
 // several tables, SIMD) fails with an
 // *UnsupportedError naming the feature and the instruction; validation
 // stops there.
