@@ -36,6 +36,9 @@ package bytecode
 //	            [string(Export)] [string(MemoryImport)] [string(MemoryExport)]
 //	elems     = uvarint(count) {uvarint(Offset) uvarint(n) {uvarint(Func)}}
 //	segments  = uvarint(count) {uvarint(index)}   (the passive data segments)
+//	            byte(table 0 flags) uvarint(ntables) {table1}
+//	            {byte(Mode) uvarint(Table)}    (one per element segment)
+//	table1    = byte(flags) uvarint(Min) [uvarint(Max)]
 //	funcs     = uvarint(count) {func}
 //	func      = string(Name) sig uvarint(nregs) {type} uvarint(ncode) {instr}
 //	exports   = uvarint(count) {string(Name) uvarint(Func)}
@@ -50,9 +53,13 @@ package bytecode
 // decode), any other as version 2, and a version 2 module must have at
 // least one of them.
 //
-// Version 3 adds the segments part, which lists the indices of the
-// passive data segments in increasing order; a module with one is written
-// as version 3, and a version 3 module must have one.
+// Version 3 adds the segments part: the indices of the passive data
+// segments in increasing order, table 0's flags (0x02: Extern), the
+// tables beyond table 0 (flags 0x01 HasMax and 0x02 Extern) and each
+// element segment's mode and table. A module that has any of these (a
+// passive data segment, a table of external references, several tables,
+// an element segment that is not active or not of table 0) is written as
+// version 3, and a version 3 module must have one.
 //
 // A global's flags are 0x01 (Mutable), 0x02 (imported: string(Import)
 // follows) and 0x04 (exported: string(Export) follows); no other bit may
@@ -73,7 +80,9 @@ package bytecode
 // parameters are not written; they have the parameter types.
 //
 // The UseImm bit may only be set for opcodes whose OpInfo.Imm is true (the
-// i64 binary operations, i64 comparisons and compare-and-branches). The
+// i64 binary operations, i64 comparisons and compare-and-branches), and
+// for call_indirect, where it says that uvarint(Imm), the table index
+// (not 0), follows the callee. The
 // operands of an instruction follow its opcode's Format; R is a register
 // (uvarint), T a branch target (uvarint) and I a varint:
 //
@@ -100,6 +109,13 @@ package bytecode
 //	FormatMemoryBulk  R(A) R(B) R(C)
 //	FormatSegmentBulk uvarint(Callee) R(A) R(B) R(C)
 //	FormatSegment     uvarint(Callee)
+//	FormatRefFunc     R(Dst) uvarint(Callee)
+//	FormatTableGet    R(Dst) uvarint(Callee) R(A)
+//	FormatTableSet    uvarint(Callee) R(A) R(B)
+//	FormatTableSize   R(Dst) uvarint(Callee)
+//	FormatTableGrow   R(Dst) uvarint(Callee) R(A) R(B)
+//	FormatTableFill   uvarint(Callee) R(A) R(B) R(C)
+//	FormatTableBulk   uvarint(Callee) uvarint(Imm) R(A) R(B) R(C)
 //	FormatNone        nothing (unreachable; its opcode takes two bytes)
 //
 // Op is the opcode's numeric value as defined in ops.go, so the order of the
@@ -246,8 +262,19 @@ func binNeedsVersion3(m *Module) bool {
 			return true
 		}
 	}
-	return false
+	for _, e := range m.Elems {
+		if e.Mode != ElemActive || e.Table != 0 {
+			return true
+		}
+	}
+	return m.Table.Extern || len(m.MoreTables) > 0
 }
+
+// Table flags of the version 3 part.
+const (
+	binTable3Max    = 0x01
+	binTable3Extern = 0x02
+)
 
 // binAppendVersion3Parts appends the segments part of m.
 func binAppendVersion3Parts(dst []byte, m *Module) []byte {
@@ -262,6 +289,30 @@ func binAppendVersion3Parts(dst []byte, m *Module) []byte {
 		if d.Passive {
 			dst = binary.AppendUvarint(dst, uint64(i))
 		}
+	}
+	tableFlags := func(t *Table) byte {
+		var f byte
+		if t.HasMax {
+			f |= binTable3Max
+		}
+		if t.Extern {
+			f |= binTable3Extern
+		}
+		return f
+	}
+	dst = append(dst, tableFlags(&m.Table)&binTable3Extern)
+	dst = binary.AppendUvarint(dst, uint64(len(m.MoreTables)))
+	for i := range m.MoreTables {
+		t := &m.MoreTables[i]
+		dst = append(dst, tableFlags(t))
+		dst = binary.AppendUvarint(dst, uint64(t.Min))
+		if t.HasMax {
+			dst = binary.AppendUvarint(dst, uint64(t.Max))
+		}
+	}
+	for _, e := range m.Elems {
+		dst = append(dst, byte(e.Mode))
+		dst = binary.AppendUvarint(dst, uint64(e.Table))
 	}
 	return dst
 }
@@ -393,9 +444,10 @@ func binAppendFunc(dst []byte, f *Function) []byte {
 
 func binAppendInstr(dst []byte, in *Instr) []byte {
 	op := uint64(in.Op) << 1
-	if in.UseImm {
+	if in.UseImm || in.Op == OpCallIndirect && in.Imm != 0 {
 		op |= 1
 	}
+	info := in.Op.Info()
 	dst = binary.AppendUvarint(dst, op)
 	reg := func(r Reg) { dst = binary.AppendUvarint(dst, uint64(r)) }
 	bOrImm := func() {
@@ -436,6 +488,30 @@ func binAppendInstr(dst []byte, in *Instr) []byte {
 		reg(in.C)
 	case FormatSegment:
 		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+	case FormatRefFunc, FormatTableSize:
+		reg(in.Dst)
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+	case FormatTableGet:
+		reg(in.Dst)
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		reg(in.A)
+	case FormatTableSet:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		reg(in.A)
+		reg(in.B)
+	case FormatTableGrow:
+		reg(in.Dst)
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		reg(in.A)
+		reg(in.B)
+	case FormatTableFill, FormatTableBulk:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		if info.Format == FormatTableBulk {
+			dst = binary.AppendUvarint(dst, uint64(in.Imm))
+		}
+		reg(in.A)
+		reg(in.B)
+		reg(in.C)
 	case FormatLoad:
 		reg(in.Dst)
 		reg(in.A)
@@ -478,6 +554,9 @@ func binAppendInstr(dst []byte, in *Instr) []byte {
 		reg(in.A)
 	case FormatCallIndirect:
 		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		if in.Imm != 0 {
+			dst = binary.AppendUvarint(dst, uint64(in.Imm))
+		}
 		reg(in.A)
 		dst = binAppendRegs(dst, in.Args)
 		dst = binAppendRegs(dst, in.Results)
@@ -869,7 +948,7 @@ func (d *binDecoder) module() (*Module, error) {
 			return nil, err
 		}
 		if !binNeedsVersion3(m) {
-			return nil, d.errAt(start, "version 3 module without passive data segments (it must be written as version 1 or 2)")
+			return nil, d.errAt(start, "version 3 module without passive data segments, several tables, a table of external references or element segments beyond active ones of table 0 (it must be written as version 1 or 2)")
 		}
 	}
 
@@ -1036,6 +1115,49 @@ func (d *binDecoder) version3Parts(m *Module) error {
 		m.Data[i].Passive = true
 		next = i + 1
 	}
+	d.where = "table"
+	flags, err := d.flags(binTable3Extern)
+	if err != nil {
+		return err
+	}
+	m.Table.Extern = flags&binTable3Extern != 0
+	d.where = "tables"
+	n, err = d.count("table count", MaxTables-1, 2)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		m.MoreTables = make([]Table, n)
+	}
+	for i := range m.MoreTables {
+		d.whereIdx = i + 1
+		t := &m.MoreTables[i]
+		flags, err := d.flags(binTable3Max | binTable3Extern)
+		if err != nil {
+			return err
+		}
+		t.Extern = flags&binTable3Extern != 0
+		if t.Min, err = d.u32("minimum size"); err != nil {
+			return err
+		}
+		if flags&binTable3Max != 0 {
+			t.HasMax = true
+			if t.Max, err = d.u32("maximum size"); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range m.Elems {
+		d.where, d.whereIdx = "element segment", i
+		mode, err := d.flags(0x03)
+		if err != nil {
+			return err
+		}
+		m.Elems[i].Mode = ElemMode(mode)
+		if m.Elems[i].Table, err = d.u32("table"); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -1194,11 +1316,16 @@ func (d *binDecoder) instruction(in *Instr) error {
 	}
 	in.Op = Op(v >> 1)
 	info := in.Op.Info()
+	tableBit := false
 	if v&1 != 0 {
-		if !info.Imm {
+		switch {
+		case in.Op == OpCallIndirect:
+			tableBit = true
+		case !info.Imm:
 			return d.errAt(start, "%s takes no immediate operand (useImm bit set)", in.Op)
+		default:
+			in.UseImm = true
 		}
-		in.UseImm = true
 	}
 
 	// Each step stores one field; the first error stops the rest.
@@ -1260,6 +1387,32 @@ func (d *binDecoder) instruction(in *Instr) error {
 		reg(&in.C, "operand C")
 	case FormatSegment:
 		target(&in.Callee, "segment")
+	case FormatRefFunc, FormatTableSize:
+		reg(&in.Dst, "destination")
+		target(&in.Callee, "callee")
+	case FormatTableGet:
+		reg(&in.Dst, "destination")
+		target(&in.Callee, "table")
+		reg(&in.A, "operand A")
+	case FormatTableSet:
+		target(&in.Callee, "table")
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+	case FormatTableGrow:
+		reg(&in.Dst, "destination")
+		target(&in.Callee, "table")
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+	case FormatTableFill, FormatTableBulk:
+		target(&in.Callee, "callee")
+		if info.Format == FormatTableBulk {
+			var t uint32
+			target(&t, "table")
+			in.Imm = int64(t)
+		}
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+		reg(&in.C, "operand C")
 	case FormatLoad:
 		reg(&in.Dst, "destination")
 		reg(&in.A, "operand A")
@@ -1326,6 +1479,15 @@ func (d *binDecoder) instruction(in *Instr) error {
 		reg(&in.A, "operand A")
 	case FormatCallIndirect:
 		target(&in.Callee, "signature")
+		if tableBit {
+			tablePos := d.pos
+			var t uint32
+			target(&t, "table")
+			if err == nil && t == 0 {
+				return d.errAt(tablePos, "table 0 written explicitly (the table bit must be clear)")
+			}
+			in.Imm = int64(t)
+		}
 		reg(&in.A, "operand A")
 		if err == nil {
 			in.Args, err = d.regs("argument")

@@ -420,7 +420,7 @@ func TestAssembleGlobalAndTableErrors(t *testing.T) {
 		{"duplicate global", "global g i64 = 1\nglobal g i32 = 2", `line 2: duplicate global "g" (the first is on line 1)`},
 		{"duplicate type", "type t () -> ()\ntype t (i64) -> ()", `line 2: duplicate type "t" (the first is on line 1)`},
 		{"type without signature", "type t", `line 1: expected "(", found end of line`},
-		{"duplicate table", "table 1\ntable 2", "line 2: duplicate table declaration (the first is on line 1)"},
+		{"table 1 export", "table 1\ntable 2 export \"t\"", "table 1: only table 0 may be imported or exported"},
 		{"table bad max", "table 1 x", `line 1: invalid maximum table size "x"`},
 		{"table trailing", "table 1 2 3", `line 1: unexpected "3" after the table declaration`},
 		{"table import twice", `table 1 import "a" import "b"`, `line 1: unexpected "import" after the table declaration`},

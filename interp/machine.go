@@ -148,8 +148,10 @@ type Machine struct {
 	globals  []uint64
 	table    []tableEntry
 	ownTable bool
-	// segs is the state of the instance's segments.
-	segs *Segments
+	// segs is the state of the instance's segments, tables that of its
+	// tables when they change (nil otherwise).
+	segs   *Segments
+	tables *Tables
 
 	stack []uint64
 	// frames holds the records of the callers of the innermost frame:
@@ -296,8 +298,14 @@ func NewMachine(p *Program, cfg Config, hosts []HostFunc, mem *Memory) (*Machine
 	}
 	m.table = p.table
 	m.segs = NewSegments(p.Module)
+	m.tables = NewTables(p.Module)
 	return m, nil
 }
+
+// Tables returns the machine's tables when the module's tables change
+// (bytecode.Module.DynamicTables), which compiled code of the same
+// instance shares, and nil otherwise.
+func (m *Machine) Tables() *Tables { return m.tables }
 
 // Segments returns the state of the machine's data segments, which
 // compiled code of the same instance shares.

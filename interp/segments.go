@@ -11,16 +11,26 @@ import "github.com/kiln-jit/kiln/bytecode"
 type Segments struct {
 	data        []bytecode.DataSegment
 	dataDropped []bool
+	elems       []bytecode.ElemSegment
+	elemDropped []bool
 }
 
-// NewSegments returns the segment state of a new instance of m.
+// NewSegments returns the segment state of a new instance of m: its
+// data and element segments, of which only the passive ones are not
+// dropped.
 func NewSegments(m *bytecode.Module) *Segments {
-	s := &Segments{data: m.Data, dataDropped: make([]bool, len(m.Data))}
+	s := &Segments{data: m.Data, dataDropped: make([]bool, len(m.Data)), elems: m.Elems, elemDropped: make([]bool, len(m.Elems))}
 	for i, d := range m.Data {
 		s.dataDropped[i] = !d.Passive
 	}
+	for i, e := range m.Elems {
+		s.elemDropped[i] = e.Mode != bytecode.ElemPassive
+	}
 	return s
 }
+
+// DropElem runs elem.drop of element segment seg.
+func (s *Segments) DropElem(seg int) { s.elemDropped[seg] = true }
 
 // MemoryInit runs memory.init of data segment seg on the memory bytes
 // mem: it copies n bytes from offset src of the segment (of no bytes

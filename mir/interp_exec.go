@@ -1064,6 +1064,14 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 				}
 			case c.target == RTDataDrop:
 				m.Segments.DropData(int(args[0]))
+			case m.Tables == nil:
+				return m.fault(f, ip, "runtime function %d without Machine.Tables", c.target)
+			default:
+				var kind bytecode.TrapKind
+				if r, kind = RunTableFunc(m.Tables, m.Segments, c.target, args[:len(c.args)]); kind != bytecode.TrapNone {
+					return m.trap(kind, f, ip)
+				}
+				m.Table = m.Tables.Words()
 			}
 			mem = m.Memory.Bytes
 			irClobber(regs)

@@ -397,6 +397,7 @@ func InstructionCases() []Case {
 	}
 	l = append(l, bulkMemoryCases()...)
 	l = append(l, segmentCases()...)
+	l = append(l, tableCases()...)
 	return append(l, cases32()...)
 }
 

@@ -60,6 +60,9 @@ func Instantiate(mach *mir.Machine, m *bc.Module) {
 	}
 	mach.Table = mir.TableEntries(m)
 	mach.Segments = interp.NewSegments(m)
+	if t := interp.NewTables(m); t != nil {
+		mach.Tables, mach.Table = t, t.Words()
+	}
 }
 
 // Reference runs exported function name of m in the reference interpreter
