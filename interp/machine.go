@@ -298,7 +298,9 @@ func NewMachine(p *Program, cfg Config, hosts []HostFunc, mem *Memory) (*Machine
 	}
 	m.table = p.table
 	m.segs = NewSegments(p.Module)
-	m.tables = NewTables(p.Module)
+	if p.dynamicTables {
+		m.tables = newTables(p.Module)
+	}
 	return m, nil
 }
 

@@ -87,7 +87,14 @@ type Program struct {
 	table     []tableEntry
 	tableSize uint64
 	funcIDs   []uint32 // canonical signature id of each function
+	// dynamicTables is the module's DynamicTables, found while it had
+	// its code (an embedder may drop the code of Module once prepared).
+	dynamicTables bool
 }
+
+// DynamicTables reports whether the program's tables change
+// (bytecode.Module.DynamicTables of the module it was prepared from).
+func (p *Program) DynamicTables() bool { return p.dynamicTables }
 
 // tableEntry is a table entry in the interpreter's form: the function's
 // index and canonical signature id (bytecode.Module.SignatureIDs), or fn
@@ -157,7 +164,7 @@ func PrepareContext(ctx context.Context, m *bytecode.Module) (*Program, error) {
 	if err := bytecode.Verify(m); err != nil {
 		return nil, err
 	}
-	p := &Program{Module: m}
+	p := &Program{Module: m, dynamicTables: m.DynamicTables()}
 	funcIDs, typeIDs := m.SignatureIDs()
 	p.funcIDs = funcIDs
 	p.table = p.tableOf(m.TableFuncs())

@@ -37,6 +37,12 @@ func NewTables(m *bytecode.Module) *Tables {
 	if !m.DynamicTables() {
 		return nil
 	}
+	return newTables(m)
+}
+
+// newTables returns the tables of a new instance of m, whose tables
+// change.
+func newTables(m *bytecode.Module) *Tables {
 	funcIDs, _ := m.SignatureIDs()
 	n := m.NumTables()
 	t := &Tables{maxes: make([]uint64, n), extern: make([]bool, n), funcIDs: funcIDs}

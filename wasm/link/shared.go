@@ -161,9 +161,12 @@ func (i *Instance) shareTable(t *Table, elems []bytecode.ElemSegment) error {
 	i.table = t
 	for _, e := range elems {
 		for k, f := range e.Funcs {
-			r, err := i.funcRef(f)
-			if err != nil {
-				return err
+			var r *tableRef
+			if f != bytecode.NullFunc {
+				var err error
+				if r, err = i.funcRef(f); err != nil {
+					return err
+				}
 			}
 			slot := e.Offset + uint32(k)
 			if !imported {
