@@ -83,7 +83,9 @@ type Program struct {
 	funcs   []*funcCode
 	// table is the initial table up to its last initialised entry (see
 	// bytecode.Module.TableFuncs); the entries beyond, up to tableSize,
-	// are null. Nothing changes a table, so every Machine shares it.
+	// are null. In a module whose tables do not change
+	// (bytecode.Module.DynamicTables), every Machine shares it; the others
+	// have their own Tables.
 	table     []tableEntry
 	tableSize uint64
 	funcIDs   []uint32 // canonical signature id of each function

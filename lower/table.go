@@ -21,8 +21,12 @@ import (
 // expected signature, the one compare of the fast path, whose failure
 // leads to a cold block that tells a null entry (UninitializedElement)
 // from a different signature (IndirectCallTypeMismatch); and calls the
-// function of its index half with CALLIND. The table does not change after
-// instantiation, so its size and initialised length are constants.
+// function of its index half with CALLIND. A table of a module whose
+// tables do not change (bc.Module.DynamicTables) has a constant size and
+// initialised length. Otherwise the tables are package interp's Tables,
+// which the context's table points to: call_indirect reads the table's
+// size (and, beyond table 0, its first entry) from their header, and the
+// other table instructions are runtime calls; ref.func is a constant.
 
 // globalOps are the GLOBALload and GLOBALstore ops of each type.
 var globalOps = map[bc.Type][2]mir.Op{
