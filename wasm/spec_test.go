@@ -496,6 +496,13 @@ func (r *specRunner) instantiate(file string) (*link.Instance, error) {
 		}
 	}
 	inst, err := link.Instantiate(context.Background(), r.engine, m, r.resolve)
+	if le := (*link.Error)(nil); errors.As(err, &le) && strings.HasPrefix(le.Msg, "unsupported: ") {
+		what := strings.TrimPrefix(le.Msg, "unsupported: ")
+		if i := strings.Index(what, " ("); i > 0 {
+			what = what[:i]
+		}
+		return nil, &specSkip{reason: skipUnsupported + what}
+	}
 	if err != nil {
 		return nil, err
 	}

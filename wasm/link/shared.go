@@ -46,6 +46,9 @@ type Table struct {
 	limits  binary.Limits
 	entries []*tableRef
 	users   []*Instance
+	// unshared is set for the export of a table whose contents change,
+	// which its instance keeps to itself: importing it is unsupported.
+	unshared bool
 }
 
 // tableRef is the function in a table entry: how to call it from any

@@ -67,10 +67,10 @@
 // Translate returns an *UnsupportedError for:
 //
 //   - a module whose tables change (table instructions, several tables,
-//     element segments that table.init uses) and whose table is imported
-//     or exported, more than one imported table, and the export of a
-//     table other than table 0: kiln shares table 0 of constant contents
-//     between instances only;
+//     element segments that table.init uses) and that imports a table,
+//     and more than one imported table: kiln shares table 0 of constant
+//     contents between instances only (a module whose tables change may
+//     export them, but no other instance can import them);
 //
 //   - shapes beyond kiln's limits (package bytecode's MaxParams and the
 //     others): more than 256 parameters or results, a table of more than
@@ -534,6 +534,8 @@ type translator struct {
 	// sharedGlobals maps a shared mutable global (see SharedGlobal) to its
 	// index in Module.SharedGlobals.
 	sharedGlobals map[uint32]int
+	// changingTables: the module's tables change (tablesChange).
+	changingTables bool
 	// refGlobals are the globals whose initializer is ref.func (from: the
 	// function).
 	refGlobals []globalInit
@@ -720,11 +722,12 @@ func (t *translator) module() error {
 	if len(bm.MoreTables) > bc.MaxTables-1 {
 		return &UnsupportedError{What: fmt.Sprintf("%d tables; kiln allows %d", 1+len(bm.MoreTables), bc.MaxTables)}
 	}
+	// Tables that change are kept by the instance alone: exporting one
+	// works, but no other instance can import it (see
+	// link.Instance.Export); importing one is unsupported.
+	t.changingTables = tablesChange(m)
 	for _, e := range m.Exports {
-		if e.Kind == binary.ExternTable {
-			if e.Index != 0 {
-				return &UnsupportedError{What: fmt.Sprintf("an export of table %d; kiln exports table 0 only", e.Index)}
-			}
+		if e.Kind == binary.ExternTable && !t.changingTables {
 			t.sharedTable = true
 		}
 	}
@@ -805,7 +808,7 @@ func (t *translator) module() error {
 		out.SourceMap[fn] = src
 	}
 	if t.sharedTable && bm.DynamicTables() {
-		return &UnsupportedError{What: "a table shared with other instances (imported or exported) in a module whose tables change (table instructions, several tables, segments kept for table.init)"}
+		return &UnsupportedError{What: "an imported table in a module whose tables change (table instructions, several tables, segments kept for table.init)"}
 	}
 	if t.sharedTable {
 		if err := t.tableLinkage(bm); err != nil {
@@ -857,6 +860,9 @@ func (t *translator) module() error {
 			x.Key = g.Export
 			x.Global = t.globals[e.Index]
 		case binary.ExternTable:
+			if t.changingTables {
+				break // not shared: Key stays empty
+			}
 			if bm.Table.Export == "" {
 				bm.Table.Export = key
 			}
@@ -1037,6 +1043,34 @@ func (t *translator) constValue(e binary.ConstExpr) (bits uint64, from int, err 
 		return 0, refFuncFrom - int(in.Index), nil
 	}
 	return in.Value, -1, nil
+}
+
+// tablesChange reports whether the kiln module of m will have tables
+// that change (bytecode.Module.DynamicTables): m has several tables, one
+// of externref, or code with a table instruction other than
+// call_indirect.
+func tablesChange(m *binary.Module) bool {
+	if m.NumTables() > 1 {
+		return true
+	}
+	for _, tt := range m.TableTypes() {
+		if binary.ValType(tt.Elem) == binary.ExternRef {
+			return true
+		}
+	}
+	var in binary.Instr
+	for i := range m.Codes {
+		c := &m.Codes[i]
+		cr := binary.NewCodeReader(c.Body, c.Offset, "code", m.NumImportedFuncs+i)
+		for !cr.Done() && cr.Next(&in) == nil {
+			switch in.Op {
+			case binary.OpTableGet, binary.OpTableSet, binary.OpTableSize, binary.OpTableGrow,
+				binary.OpTableFill, binary.OpTableCopy, binary.OpTableInit, binary.OpElemDrop:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // refFuncFrom - f is what constValue returns in from for ref.func f.
