@@ -124,6 +124,7 @@ package translate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -1058,19 +1059,8 @@ func tablesChange(m *binary.Module) bool {
 			return true
 		}
 	}
-	var in binary.Instr
-	for i := range m.Codes {
-		c := &m.Codes[i]
-		cr := binary.NewCodeReader(c.Body, c.Offset, "code", m.NumImportedFuncs+i)
-		for !cr.Done() && cr.Next(&in) == nil {
-			switch in.Op {
-			case binary.OpTableGet, binary.OpTableSet, binary.OpTableSize, binary.OpTableGrow,
-				binary.OpTableFill, binary.OpTableCopy, binary.OpTableInit, binary.OpElemDrop:
-				return true
-			}
-		}
-	}
-	return false
+	return codeUses(m, binary.OpTableGet, binary.OpTableSet, binary.OpTableSize, binary.OpTableGrow,
+		binary.OpTableFill, binary.OpTableCopy, binary.OpTableInit, binary.OpElemDrop)
 }
 
 // refFuncFrom - f is what constValue returns in from for ref.func f.
@@ -1079,15 +1069,17 @@ const refFuncFrom = -2
 // usesElemSegments reports whether some function of m uses table.init or
 // elem.drop, which need the element segments kept with their indices.
 func usesElemSegments(m *binary.Module) bool {
-	if len(m.Elems) == 0 {
-		return false
-	}
+	return len(m.Elems) > 0 && codeUses(m, binary.OpTableInit, binary.OpElemDrop)
+}
+
+// codeUses reports whether some function of m uses one of ops.
+func codeUses(m *binary.Module, ops ...binary.Opcode) bool {
 	var in binary.Instr
 	for i := range m.Codes {
 		c := &m.Codes[i]
 		cr := binary.NewCodeReader(c.Body, c.Offset, "code", m.NumImportedFuncs+i)
 		for !cr.Done() && cr.Next(&in) == nil {
-			if in.Op == binary.OpTableInit || in.Op == binary.OpElemDrop {
+			if slices.Contains(ops, in.Op) {
 				return true
 			}
 		}
