@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -646,5 +648,46 @@ func BenchmarkDecode(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestBinaryRoundTripReferences encodes the module of references, tables
+// and segments of testdata/text (version 3 of the binary form) and
+// checks that it decodes to the same module, and that the table bit of
+// call_indirect may not name table 0.
+func TestBinaryRoundTripReferences(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "text", "references.kasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Assemble(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Encode(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[4] != binVersion3 {
+		t.Fatalf("version %d, want %d", b[4], binVersion3)
+	}
+	d, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Disassemble(d), Disassemble(m); !bytes.Equal(got, want) {
+		t.Fatalf("decoded module differs:\n%s\nwant:\n%s", got, want)
+	}
+	// The call_indirect through table 2 with the table written as 0.
+	in := Instr{Op: OpCallIndirect, Imm: 2, A: 1, Args: []Reg{2}, Results: []Reg{2}}
+	enc := binAppendInstr(nil, &in)
+	callee := binary.AppendUvarint(binary.AppendUvarint(nil, uint64(OpCallIndirect)<<1|1), 0)
+	bad := append(append(append([]byte(nil), callee...), 0), enc[len(callee)+1:]...)
+	if !bytes.Contains(b, enc) {
+		t.Fatal("the encoded module has no call_indirect through table 2")
+	}
+	_, err = Decode(bytes.Replace(b, enc, bad, 1))
+	if want := "table 0 written explicitly"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Decode error %v, want one saying %q", err, want)
 	}
 }
