@@ -22,6 +22,8 @@ package bytecode
 //	module    = magic 0x01 memory data hosts funcs exports
 //	          | magic 0x02 memory data hosts types globals table elems
 //	            funcs exports
+//	          | magic 0x03 memory data hosts types globals table elems
+//	            segments funcs exports
 //	magic     = 0x00 'k' 'l' 'n'
 //	memory    = uvarint(MinPages) uvarint(MaxPages)
 //	data      = uvarint(count) {uvarint(Offset) uvarint(len) {byte}}
@@ -33,6 +35,10 @@ package bytecode
 //	table     = byte(flags) uvarint(Min) [uvarint(Max)] [string(Import)]
 //	            [string(Export)] [string(MemoryImport)] [string(MemoryExport)]
 //	elems     = uvarint(count) {uvarint(Offset) uvarint(n) {uvarint(Func)}}
+//	segments  = uvarint(count) {uvarint(index)}   (the passive data segments)
+//	            byte(table 0 flags) uvarint(ntables) {table1}
+//	            {byte(Mode) uvarint(Table)}    (one per element segment)
+//	table1    = byte(flags) uvarint(Min) [uvarint(Max)]
 //	funcs     = uvarint(count) {func}
 //	func      = string(Name) sig uvarint(nregs) {type} uvarint(ncode) {instr}
 //	exports   = uvarint(count) {string(Name) uvarint(Func)}
@@ -46,6 +52,14 @@ package bytecode
 // layout from before those parts existed, so older encodings still
 // decode), any other as version 2, and a version 2 module must have at
 // least one of them.
+//
+// Version 3 adds the segments part: the indices of the passive data
+// segments in increasing order, table 0's flags (0x02: Extern), the
+// tables beyond table 0 (flags 0x01 HasMax and 0x02 Extern) and each
+// element segment's mode and table. A module that has any of these (a
+// passive data segment, a table of external references, several tables,
+// an element segment that is not active or not of table 0) is written as
+// version 3, and a version 3 module must have one.
 //
 // A global's flags are 0x01 (Mutable), 0x02 (imported: string(Import)
 // follows) and 0x04 (exported: string(Export) follows); no other bit may
@@ -66,7 +80,9 @@ package bytecode
 // parameters are not written; they have the parameter types.
 //
 // The UseImm bit may only be set for opcodes whose OpInfo.Imm is true (the
-// i64 binary operations, i64 comparisons and compare-and-branches). The
+// i64 binary operations, i64 comparisons and compare-and-branches), and
+// for call_indirect, where it says that uvarint(Imm), the table index
+// (not 0), follows the callee. The
 // operands of an instruction follow its opcode's Format; R is a register
 // (uvarint), T a branch target (uvarint) and I a varint:
 //
@@ -91,6 +107,15 @@ package bytecode
 //	FormatCallIndirect uvarint(Callee) R(A) uvarint(nargs) {R(Args[i])}
 //	                  uvarint(nresults) {R(Results[i])}
 //	FormatMemoryBulk  R(A) R(B) R(C)
+//	FormatSegmentBulk uvarint(Callee) R(A) R(B) R(C)
+//	FormatSegment     uvarint(Callee)
+//	FormatRefFunc     R(Dst) uvarint(Callee)
+//	FormatTableGet    R(Dst) uvarint(Callee) R(A)
+//	FormatTableSet    uvarint(Callee) R(A) R(B)
+//	FormatTableSize   R(Dst) uvarint(Callee)
+//	FormatTableGrow   R(Dst) uvarint(Callee) R(A) R(B)
+//	FormatTableFill   uvarint(Callee) R(A) R(B) R(C)
+//	FormatTableBulk   uvarint(Callee) uvarint(Imm) R(A) R(B) R(C)
 //	FormatNone        nothing (unreachable; its opcode takes two bytes)
 //
 // Op is the opcode's numeric value as defined in ops.go, so the order of the
@@ -126,6 +151,7 @@ const (
 	binMagic    = "\x00kln"
 	binVersion  = 1 // modules without types, globals, table and element segments
 	binVersion2 = 2 // modules with some of them
+	binVersion3 = 3 // modules with passive data segments
 )
 
 // Flag bits of globals and the table in the binary form.
@@ -184,10 +210,13 @@ func binSizeHint(m *Module) int {
 // only for verified modules; tests use it to make malformed inputs.
 func binAppendModule(dst []byte, m *Module) []byte {
 	dst = append(dst, binMagic...)
-	v2 := binNeedsVersion2(m)
-	if v2 {
+	v2, v3 := binNeedsVersion2(m), binNeedsVersion3(m)
+	switch {
+	case v3:
+		dst = append(dst, binVersion3)
+	case v2:
 		dst = append(dst, binVersion2)
-	} else {
+	default:
 		dst = append(dst, binVersion)
 	}
 	dst = binary.AppendUvarint(dst, uint64(m.Memory.MinPages))
@@ -202,8 +231,11 @@ func binAppendModule(dst []byte, m *Module) []byte {
 		dst = binAppendString(dst, h.Name)
 		dst = binAppendSig(dst, h.Sig)
 	}
-	if v2 {
+	if v2 || v3 {
 		dst = binAppendVersion2Parts(dst, m)
+	}
+	if v3 {
+		dst = binAppendVersion3Parts(dst, m)
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(m.Funcs)))
 	for _, f := range m.Funcs {
@@ -221,6 +253,68 @@ func binAppendModule(dst []byte, m *Module) []byte {
 func binNeedsVersion2(m *Module) bool {
 	return len(m.Types) > 0 || len(m.Globals) > 0 || m.HasTable() || len(m.Elems) > 0 ||
 		m.Memory.Import != "" || m.Memory.Export != ""
+}
+
+// binNeedsVersion3 reports whether m has a part only version 3 can hold.
+func binNeedsVersion3(m *Module) bool {
+	for _, d := range m.Data {
+		if d.Passive {
+			return true
+		}
+	}
+	for _, e := range m.Elems {
+		if e.Mode != ElemActive || e.Table != 0 {
+			return true
+		}
+	}
+	return m.Table.Extern || len(m.MoreTables) > 0
+}
+
+// Table flags of the version 3 part.
+const (
+	binTable3Max    = 0x01
+	binTable3Extern = 0x02
+)
+
+// binAppendVersion3Parts appends the segments part of m.
+func binAppendVersion3Parts(dst []byte, m *Module) []byte {
+	n := 0
+	for _, d := range m.Data {
+		if d.Passive {
+			n++
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(n))
+	for i, d := range m.Data {
+		if d.Passive {
+			dst = binary.AppendUvarint(dst, uint64(i))
+		}
+	}
+	tableFlags := func(t *Table) byte {
+		var f byte
+		if t.HasMax {
+			f |= binTable3Max
+		}
+		if t.Extern {
+			f |= binTable3Extern
+		}
+		return f
+	}
+	dst = append(dst, tableFlags(&m.Table)&binTable3Extern)
+	dst = binary.AppendUvarint(dst, uint64(len(m.MoreTables)))
+	for i := range m.MoreTables {
+		t := &m.MoreTables[i]
+		dst = append(dst, tableFlags(t))
+		dst = binary.AppendUvarint(dst, uint64(t.Min))
+		if t.HasMax {
+			dst = binary.AppendUvarint(dst, uint64(t.Max))
+		}
+	}
+	for _, e := range m.Elems {
+		dst = append(dst, byte(e.Mode))
+		dst = binary.AppendUvarint(dst, uint64(e.Table))
+	}
+	return dst
 }
 
 // binAppendVersion2Parts appends the types, globals, table and element
@@ -350,9 +444,10 @@ func binAppendFunc(dst []byte, f *Function) []byte {
 
 func binAppendInstr(dst []byte, in *Instr) []byte {
 	op := uint64(in.Op) << 1
-	if in.UseImm {
+	if in.UseImm || in.Op == OpCallIndirect && in.Imm != 0 {
 		op |= 1
 	}
+	info := in.Op.Info()
 	dst = binary.AppendUvarint(dst, op)
 	reg := func(r Reg) { dst = binary.AppendUvarint(dst, uint64(r)) }
 	bOrImm := func() {
@@ -383,6 +478,37 @@ func binAppendInstr(dst []byte, in *Instr) []byte {
 		reg(in.B)
 		reg(in.C)
 	case FormatMemoryBulk:
+		reg(in.A)
+		reg(in.B)
+		reg(in.C)
+	case FormatSegmentBulk:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		reg(in.A)
+		reg(in.B)
+		reg(in.C)
+	case FormatSegment:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+	case FormatRefFunc, FormatTableSize:
+		reg(in.Dst)
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+	case FormatTableGet:
+		reg(in.Dst)
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		reg(in.A)
+	case FormatTableSet:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		reg(in.A)
+		reg(in.B)
+	case FormatTableGrow:
+		reg(in.Dst)
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		reg(in.A)
+		reg(in.B)
+	case FormatTableFill, FormatTableBulk:
+		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		if info.Format == FormatTableBulk {
+			dst = binary.AppendUvarint(dst, uint64(in.Imm))
+		}
 		reg(in.A)
 		reg(in.B)
 		reg(in.C)
@@ -428,6 +554,9 @@ func binAppendInstr(dst []byte, in *Instr) []byte {
 		reg(in.A)
 	case FormatCallIndirect:
 		dst = binary.AppendUvarint(dst, uint64(in.Callee))
+		if in.Imm != 0 {
+			dst = binary.AppendUvarint(dst, uint64(in.Imm))
+		}
 		reg(in.A)
 		dst = binAppendRegs(dst, in.Args)
 		dst = binAppendRegs(dst, in.Results)
@@ -753,7 +882,7 @@ func (d *binDecoder) module() (*Module, error) {
 		return nil, d.errAt(d.pos, "version: unexpected end of input")
 	}
 	version := d.b[d.pos]
-	if version != binVersion && version != binVersion2 {
+	if version != binVersion && version != binVersion2 && version != binVersion3 {
 		return nil, d.errAt(d.pos, "unsupported version %d", version)
 	}
 	d.pos++
@@ -804,13 +933,22 @@ func (d *binDecoder) module() (*Module, error) {
 	}
 	d.where = ""
 
-	if version == binVersion2 {
+	if version == binVersion2 || version == binVersion3 {
 		start := d.pos
 		if err := d.version2Parts(m); err != nil {
 			return nil, err
 		}
-		if !binNeedsVersion2(m) {
+		if version == binVersion2 && !binNeedsVersion2(m) {
 			return nil, d.errAt(start, "version 2 module without types, globals, table, element segments or memory import or export (it must be written as version 1)")
+		}
+	}
+	if version == binVersion3 {
+		start := d.pos
+		if err := d.version3Parts(m); err != nil {
+			return nil, err
+		}
+		if !binNeedsVersion3(m) {
+			return nil, d.errAt(start, "version 3 module without passive data segments, several tables, a table of external references or element segments beyond active ones of table 0 (it must be written as version 1 or 2)")
 		}
 	}
 
@@ -953,6 +1091,73 @@ func (d *binDecoder) version2Parts(m *Module) error {
 		}
 	}
 	d.where = ""
+	return nil
+}
+
+// version3Parts reads the segments part of a version 3 module into m.
+func (d *binDecoder) version3Parts(m *Module) error {
+	d.where, d.whereIdx = "passive data segments", 0
+	defer func() { d.where = "" }()
+	n, err := d.count("passive data segment count", uint64(len(m.Data)), 1)
+	if err != nil {
+		return err
+	}
+	next := uint32(0)
+	for k := range n {
+		at := d.pos
+		i, err := d.u32(fmt.Sprintf("passive segment %d", k))
+		if err != nil {
+			return err
+		}
+		if i < next || int(i) >= len(m.Data) {
+			return d.errAt(at, "passive data segment index %d out of order or range (%d segments)", i, len(m.Data))
+		}
+		m.Data[i].Passive = true
+		next = i + 1
+	}
+	d.where = "table"
+	flags, err := d.flags(binTable3Extern)
+	if err != nil {
+		return err
+	}
+	m.Table.Extern = flags&binTable3Extern != 0
+	d.where = "tables"
+	n, err = d.count("table count", MaxTables-1, 2)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		m.MoreTables = make([]Table, n)
+	}
+	for i := range m.MoreTables {
+		d.whereIdx = i + 1
+		t := &m.MoreTables[i]
+		flags, err := d.flags(binTable3Max | binTable3Extern)
+		if err != nil {
+			return err
+		}
+		t.Extern = flags&binTable3Extern != 0
+		if t.Min, err = d.u32("minimum size"); err != nil {
+			return err
+		}
+		if flags&binTable3Max != 0 {
+			t.HasMax = true
+			if t.Max, err = d.u32("maximum size"); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range m.Elems {
+		d.where, d.whereIdx = "element segment", i
+		mode, err := d.flags(0x03)
+		if err != nil {
+			return err
+		}
+		m.Elems[i].Mode = ElemMode(mode)
+		if m.Elems[i].Table, err = d.u32("table"); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -1111,11 +1316,16 @@ func (d *binDecoder) instruction(in *Instr) error {
 	}
 	in.Op = Op(v >> 1)
 	info := in.Op.Info()
+	tableBit := false
 	if v&1 != 0 {
-		if !info.Imm {
+		switch {
+		case in.Op == OpCallIndirect:
+			tableBit = true
+		case !info.Imm:
 			return d.errAt(start, "%s takes no immediate operand (useImm bit set)", in.Op)
+		default:
+			in.UseImm = true
 		}
-		in.UseImm = true
 	}
 
 	// Each step stores one field; the first error stops the rest.
@@ -1167,6 +1377,39 @@ func (d *binDecoder) instruction(in *Instr) error {
 		reg(&in.B, "operand B")
 		reg(&in.C, "operand C")
 	case FormatMemoryBulk:
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+		reg(&in.C, "operand C")
+	case FormatSegmentBulk:
+		target(&in.Callee, "segment")
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+		reg(&in.C, "operand C")
+	case FormatSegment:
+		target(&in.Callee, "segment")
+	case FormatRefFunc, FormatTableSize:
+		reg(&in.Dst, "destination")
+		target(&in.Callee, "callee")
+	case FormatTableGet:
+		reg(&in.Dst, "destination")
+		target(&in.Callee, "table")
+		reg(&in.A, "operand A")
+	case FormatTableSet:
+		target(&in.Callee, "table")
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+	case FormatTableGrow:
+		reg(&in.Dst, "destination")
+		target(&in.Callee, "table")
+		reg(&in.A, "operand A")
+		reg(&in.B, "operand B")
+	case FormatTableFill, FormatTableBulk:
+		target(&in.Callee, "callee")
+		if info.Format == FormatTableBulk {
+			var t uint32
+			target(&t, "table")
+			in.Imm = int64(t)
+		}
 		reg(&in.A, "operand A")
 		reg(&in.B, "operand B")
 		reg(&in.C, "operand C")
@@ -1236,6 +1479,15 @@ func (d *binDecoder) instruction(in *Instr) error {
 		reg(&in.A, "operand A")
 	case FormatCallIndirect:
 		target(&in.Callee, "signature")
+		if tableBit {
+			tablePos := d.pos
+			var t uint32
+			target(&t, "table")
+			if err == nil && t == 0 {
+				return d.errAt(tablePos, "table 0 written explicitly (the table bit must be clear)")
+			}
+			in.Imm = int64(t)
+		}
 		reg(&in.A, "operand A")
 		if err == nil {
 			in.Args, err = d.regs("argument")

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -378,7 +380,7 @@ func TestBinaryDecodeErrors(t *testing.T) {
 		{"bad magic", []byte("\x7fELF\x02\x01"), `decode: byte 0: bad magic "\x7fELF", want "\x00kln"`},
 		{"short bad magic", []byte("k"), `decode: byte 0: bad magic "k", want "\x00kln"`},
 		{"no version", []byte("\x00kln"), "decode: byte 4: version: unexpected end of input"},
-		{"bad version", []byte("\x00kln\x03"), "decode: byte 4: unsupported version 3"},
+		{"bad version", []byte("\x00kln\x04"), "decode: byte 4: unsupported version 4"},
 		{"no memory", []byte(binHeader), "decode: byte 5: memory minimum pages: unexpected end of input"},
 		{"overlong varint", binCat(binHeader, "\x81\x00\x01"), "decode: byte 5: memory minimum pages: non-minimal varint encoding"},
 		{"overlong zero", binCat(binHeader, "\x00\x80\x00"), "decode: byte 6: memory maximum pages: non-minimal varint encoding"},
@@ -646,5 +648,46 @@ func BenchmarkDecode(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestBinaryRoundTripReferences encodes the module of references, tables
+// and segments of testdata/text (version 3 of the binary form) and
+// checks that it decodes to the same module, and that the table bit of
+// call_indirect may not name table 0.
+func TestBinaryRoundTripReferences(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "text", "references.kasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Assemble(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Encode(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[4] != binVersion3 {
+		t.Fatalf("version %d, want %d", b[4], binVersion3)
+	}
+	d, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Disassemble(d), Disassemble(m); !bytes.Equal(got, want) {
+		t.Fatalf("decoded module differs:\n%s\nwant:\n%s", got, want)
+	}
+	// The call_indirect through table 2 with the table written as 0.
+	in := Instr{Op: OpCallIndirect, Imm: 2, A: 1, Args: []Reg{2}, Results: []Reg{2}}
+	enc := binAppendInstr(nil, &in)
+	callee := binary.AppendUvarint(binary.AppendUvarint(nil, uint64(OpCallIndirect)<<1|1), 0)
+	bad := append(append(append([]byte(nil), callee...), 0), enc[len(callee)+1:]...)
+	if !bytes.Contains(b, enc) {
+		t.Fatal("the encoded module has no call_indirect through table 2")
+	}
+	_, err = Decode(bytes.Replace(b, enc, bad, 1))
+	if want := "table 0 written explicitly"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Decode error %v, want one saying %q", err, want)
 	}
 }

@@ -72,6 +72,28 @@ func (b *ModuleBuilder) Elem(offset uint32, fns ...*FuncBuilder) *ModuleBuilder 
 	return b
 }
 
+// PassiveData adds a passive data segment and returns its index for
+// memory.init and data.drop.
+func (b *ModuleBuilder) PassiveData(bytes []byte) uint32 {
+	b.m.Data = append(b.m.Data, DataSegment{Bytes: append([]byte(nil), bytes...), Passive: true})
+	return uint32(len(b.m.Data) - 1)
+}
+
+// MoreTable declares the next table after table 0 (which Table declares)
+// and returns its index.
+func (b *ModuleBuilder) MoreTable(t Table) uint32 {
+	b.m.MoreTables = append(b.m.MoreTables, t)
+	return uint32(len(b.m.MoreTables))
+}
+
+// Segment adds an element segment (of any mode and table; its Funcs are
+// function indices or NullFunc) and returns its index for table.init and
+// elem.drop.
+func (b *ModuleBuilder) Segment(e ElemSegment) uint32 {
+	b.m.Elems = append(b.m.Elems, e)
+	return uint32(len(b.m.Elems) - 1)
+}
+
 // Func declares a function and returns the builder of its body. Its index
 // (for Call) is FuncBuilder.Index.
 func (b *ModuleBuilder) Func(name string, params, results []Type) *FuncBuilder {

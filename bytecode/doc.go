@@ -10,11 +10,11 @@
 //
 // A Module has functions, host imports (functions the embedder supplies),
 // one linear memory of bytes, data segments that initialise the memory,
-// globals, signatures for indirect calls (Module.Types), at most one table
-// of function references with element segments that initialise it, and
-// exported names for functions. Globals and the table may be imported and
-// exported under names of their own. This is the model of WebAssembly 1.0
-// (with one memory and one table).
+// globals, signatures for indirect calls (Module.Types), tables of
+// references with the element segments that initialise them, and
+// exported names for functions. Globals, the memory and table 0 may be
+// imported and exported under names of their own. This is the model of
+// WebAssembly 2.0 without SIMD, with one memory.
 //
 // A Function has a signature (i64, f64, i32 and f32 parameters and
 // results), a list of typed virtual registers and a sequence of
@@ -132,6 +132,18 @@
 //	             count of 0 at an address up to the size is in bounds)
 //	memory.fill  set C bytes from address A on to the low byte of B; in
 //	             bounds when A + C is at most the size, as memory.copy
+//	memory.init  copy C bytes from offset B of data segment Callee to
+//	             address A; in bounds when B + C is at most the
+//	             segment's length (0 once dropped) and A + C at most
+//	             the memory's size, otherwise it traps OutOfBounds
+//	             before writing anything
+//	data.drop    drop data segment Callee: from then on it has no bytes
+//	             for this instance (dropping it again does nothing)
+//
+// A data segment is active (copied into memory at its Offset when an
+// instance starts, and dropped right after) or passive (DataSegment.
+// Passive: only memory.init copies it). Each instance keeps its own
+// record of the segments it dropped.
 //
 // Control flow:
 //
@@ -141,9 +153,9 @@
 //	switch   go to Table[A] if A (unsigned) < len(Table), else to Target
 //	call     call function Callee with Args; its results go to Results
 //	call_host  call host import Callee likewise
-//	call_indirect  call the function in table entry A (an i32 or i64,
-//	         unsigned) likewise; Callee is the index in Module.Types of
-//	         the signature the function must have
+//	call_indirect  call the function in entry A (an i32 or i64,
+//	         unsigned) of table Imm likewise; Callee is the index in
+//	         Module.Types of the signature the function must have
 //	ret      return the registers in Args
 //	trap     stop with an Explicit trap carrying the code Imm
 //	unreachable  stop with an Unreachable trap
@@ -153,8 +165,8 @@
 // are distinct. Calls nest to a depth the embedder limits; exceeding it traps
 // StackOverflow at the call instruction.
 //
-// call_indirect traps UndefinedElement when A is not below the table's
-// size, UninitializedElement when the entry is null, and
+// call_indirect (through table Imm, 0 unless written) traps
+// UndefinedElement when A is not below the table's size, UninitializedElement when the entry is null, and
 // IndirectCallTypeMismatch when the function's signature is not equal to
 // Types[Callee] (the same parameter and result types; Module.SignatureIDs
 // numbers signatures so that this is one comparison). Otherwise it is a
@@ -172,20 +184,74 @@
 //	global.set  global Callee = A (A has the global's type; the global is
 //	            mutable)
 //
-// # Table
+// # Tables and references
 //
-// The table has Table.Min entries, each null or a function of the module.
-// When an instance starts, every entry is null and then the element
-// segments are applied in order: segment e puts its functions into
-// entries e.Offset, e.Offset+1, ...; the verifier checks that they lie
-// within the table. The bytecode has no instruction that changes the table
-// or its size.
+// A module has up to MaxTables tables: table 0 (Module.Table) and tables
+// 1, 2, ... (Module.MoreTables). A table holds references, function
+// references or (Table.Extern) the embedder's external references. A
+// reference is an i64 value, so reference values live in i64 registers,
+// globals, parameters and results:
+//
+//   - null, of either kind, is NullRef (all ones);
+//   - a function reference is FuncRef(id, f): the canonical signature id
+//     of function f (Module.SignatureIDs) in the upper 32 bits, f in the
+//     lower 32, so that call_indirect checks an entry's signature with
+//     one compare of its upper half, which never matches for null;
+//   - an external reference is any value the embedder passes in other
+//     than NullRef; kiln never looks into it.
+//
+// WebAssembly's ref.null is "i64.const rD, -1" and ref.is_null
+// "i64.eq rD, rA, -1" in kiln bytecode. A function reference designates a
+// function of its own module; references do not cross instances.
+//
+// When an instance starts, each table has Min entries, all null, and the
+// active element segments (ElemSegment) are applied in order: segment e
+// puts its functions (NullFunc: null) into entries e.Offset,
+// e.Offset+1, ... of table e.Table; the verifier checks that they lie
+// within the table. Active and declarative segments are then dropped,
+// passive ones kept for table.init. Dropped segments have no elements.
+//
+//	ref.func    Dst = the reference of function Callee
+//	table.get   Dst = entry A of table Callee
+//	table.set   entry A of table Callee = B
+//	table.size  Dst = the size of table Callee
+//	table.grow  add B entries set to A to table Callee; Dst = the old size,
+//	            or -1 (changing nothing) when the size would exceed the
+//	            table's maximum (MaxTableSize without one)
+//	table.fill  set C entries of table Callee from entry A on to B
+//	table.copy  copy C entries from entry B of table Imm to entry A of
+//	            table Callee, as if through a temporary buffer
+//	table.init  copy C elements from element B of segment Callee to entry
+//	            A of table Imm
+//	elem.drop   drop element segment Callee
+//
+// Indices, counts and deltas are unsigned (i32 or i64). A range out of
+// its table or segment traps TableOutOfBounds before anything is
+// written (a count of 0 at an index up to the size is in bounds); table.get
+// and table.set trap TableOutOfBounds for an index at or beyond the size.
+// Storing into a table of function references a value that is neither
+// null nor a reference of a function of the module with its signature's
+// id traps InvalidReference (the Wasm front end never does), so that
+// call_indirect only ever finds functions there. call_indirect through
+// table Imm (a table of function references) traps as described under
+// Instructions, against the table's current size.
+//
+// A module whose tables never change (Module.DynamicTables is false: one
+// table of function references, active segments of it, no table
+// instruction but call_indirect) has them in constant form: compiled
+// code folds the size and checks a call_indirect with one compare of the
+// index against the size and one compare of the entry's signature id
+// (see package lower); such a table may be imported and exported. The
+// tables of any other module live in one slice of words (package
+// interp's Tables, shared by the interpreter and compiled code of an
+// instance): a header of each table's first entry and size, then the
+// entries; call_indirect reads the size from the header and stays
+// compiled, the other table instructions are calls into the runtime.
+// Such tables are not imported or exported.
 //
 // Compiled code keeps the globals in the instance (the execution context
-// holds their address), folds a constant global the module defines to its
-// value, and checks a call_indirect with one compare of the index against
-// the table's size and one compare of the entry's canonical signature id
-// (see package lower).
+// holds their address) and folds a constant global the module defines to
+// its value.
 //
 // # The 32-bit types
 //
@@ -248,6 +314,7 @@
 //
 //	memory 1 16                        ; initial and maximum pages
 //	data 0 "hello\n"                   ; offset and a Go-quoted string
+//	data passive "world"               ; a passive segment
 //	host putc (i64) -> ()
 //	type unop (i64) -> (i64)           ; a signature for call_indirect
 //	global count i64 mut = 0 export "count"
@@ -274,9 +341,23 @@
 // bit pattern. Memory operands are written [rA+OFF], [rA-OFF] or [rA]. A
 // switch is written "switch rA, [L1, L2], LDEFAULT"; calls "call NAME (ARGS)
 // -> (RESULTS)" and "call_indirect TYPE, rA (ARGS) -> (RESULTS)"; globals
-// "global.get rD, NAME" and "global.set NAME, rA"; returns "ret r1, r2".
+// "global.get rD, NAME" and "global.set NAME, rA"; returns "ret r1, r2";
+// memory.init "memory.init SEG, rA, rB, rC" and data.drop "data.drop
+// SEG", where SEG is the data segment's index.
 // Labels are identifiers followed by a colon; Disassemble names them L
 // followed by the offset they mark.
+//
+// Several table lines declare tables 0, 1, ...; "externref" after the
+// sizes makes a table one of external references. An element line is
+// "elem [table N] OFFSET ENTRY ...", "elem passive ENTRY ..." or "elem
+// declare ENTRY ...", an ENTRY being a function name or null (a function
+// named null cannot be listed). Tables and segments are referred to by
+// index: "ref.func rD, NAME", "table.get rD, TABLE, rA", "table.set
+// TABLE, rA, rB", "table.size rD, TABLE", "table.grow rD, TABLE, rA,
+// rB", "table.fill TABLE, rA, rB, rC", "table.copy DST, SRC, rA, rB, rC",
+// "table.init SEGMENT, TABLE, rA, rB, rC", "elem.drop SEGMENT", and
+// "call_indirect TYPE, TABLE, rA (ARGS) -> (RESULTS)" for a table other
+// than 0.
 //
 // A global line is "global NAME TYPE [mut] = LITERAL" or "global NAME TYPE
 // [mut] import "QUOTED"", either followed by an optional export "QUOTED";
@@ -294,6 +375,9 @@
 // unsigned LEB128 counts and indices and signed LEB128 immediates. Version
 // 2 adds the type, global, table and element sections before the
 // functions; Encode writes version 1 for a module that has none of them.
+// Version 3 adds the list of passive data segments, the tables beyond
+// table 0, tables' element types and element segments' modes and tables
+// after them, written for a module that has one of these.
 // Decode accepts exactly the bytes Encode produces for some valid module
 // and rejects everything else with an error that says where it stopped.
 //

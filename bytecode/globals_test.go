@@ -97,6 +97,8 @@ func TestVerifyAcceptsTableModule(t *testing.T) {
 
 func TestVerifyGlobalsAndTables(t *testing.T) {
 	code := func(m *Module, pc int) *Instr { return &m.Funcs[0].Code[pc] }
+	// private keeps the table to the module, as one that changes must be.
+	private := func(m *Module) { m.Table.Import, m.Table.Export = "", "" }
 	tests := []struct {
 		name   string
 		break_ func(m *Module)
@@ -119,6 +121,19 @@ func TestVerifyGlobalsAndTables(t *testing.T) {
 		{"unreachable stray callee", func(m *Module) { code(m, 5).Callee = 1 }, "verify: func main: instruction 5 (unreachable): stray callee 1"},
 		{"unreachable stray argument", func(m *Module) { code(m, 5).Args = []Reg{0} }, "verify: func main: instruction 5 (unreachable): stray argument list"},
 		{"stray callee on i64.add", func(m *Module) { m.Funcs[1].Code[0].Callee = 2 }, "verify: func inc: instruction 0 (i64.add): stray callee 2"},
+		{"call_indirect unknown table", func(m *Module) { private(m); code(m, 3).Imm = 1 }, "verify: func main: instruction 3 (call_indirect): table 1 out of range (the module has 1 tables)"},
+		{"call_indirect of externref", func(m *Module) { private(m); m.MoreTables = []Table{{Min: 1, Extern: true}}; code(m, 3).Imm = 1 }, "verify: func main: instruction 3 (call_indirect): call_indirect through table 1, a table of external references"},
+		{"table.get unknown table", func(m *Module) { private(m); *code(m, 5) = Instr{Op: OpTableGet, Dst: 0, Callee: 2, A: 0} }, "verify: func main: instruction 5 (table.get): table 2 out of range (the module has 1 tables)"},
+		{"table.set value type", func(m *Module) { private(m); *code(m, 5) = Instr{Op: OpTableSet, A: 0, B: 3} }, "verify: func main: instruction 5 (table.set): operand B register r3 has type f64, want i64"},
+		{"table.init unknown segment", func(m *Module) { private(m); *code(m, 5) = Instr{Op: OpTableInit, Callee: 4, A: 0, B: 0, C: 0} }, "verify: func main: instruction 5 (table.init): element segment 4 out of range (the module has 1)"},
+		{"elem.drop unknown segment", func(m *Module) { private(m); *code(m, 5) = Instr{Op: OpElemDrop, Callee: 1} }, "verify: func main: instruction 5 (elem.drop): element segment 1 out of range (the module has 1)"},
+		{"memory.init unknown segment", func(m *Module) { private(m); *code(m, 5) = Instr{Op: OpMemoryInit, Callee: 0, A: 0, B: 0, C: 0} }, "verify: func main: instruction 5 (memory.init): data segment 0 out of range (the module has 0)"},
+		{"ref.func unknown function", func(m *Module) { private(m); *code(m, 5) = Instr{Op: OpRefFunc, Dst: 0, Callee: 2} }, "verify: func main: instruction 5 (ref.func): function 2 out of range (the module has 2 functions)"},
+		{"passive data offset", func(m *Module) { m.Data = []DataSegment{{Offset: 1, Passive: true}} }, "verify: passive data segment 0 has the offset 1 (a passive segment's must be 0)"},
+		{"passive elem offset", func(m *Module) { private(m); m.Elems[0].Mode = ElemPassive }, "verify: element segment 0: a segment that is not active has offset 1 and table 0 (both must be 0)"},
+		{"elem mode", func(m *Module) { private(m); m.Elems[0].Mode = 3 }, "verify: element segment 0: invalid mode 3"},
+		{"elem table", func(m *Module) { private(m); m.Elems[0].Table = 1 }, "verify: element segment 0: table 1 out of range (the module has 1 tables)"},
+		{"exported table that changes", func(m *Module) { m.Table.Export = "t"; m.MoreTables = []Table{{Min: 1}} }, "verify: table 0: an imported or exported table in a module whose tables change (see DynamicTables)"},
 
 		// Module parts: the error names the global, segment or table.
 		{"elem beyond the table", func(m *Module) { m.Elems[0].Offset = 3 }, "verify: element segment 0 ends at entry 5, beyond the table's 4 entries"},
@@ -420,7 +435,7 @@ func TestAssembleGlobalAndTableErrors(t *testing.T) {
 		{"duplicate global", "global g i64 = 1\nglobal g i32 = 2", `line 2: duplicate global "g" (the first is on line 1)`},
 		{"duplicate type", "type t () -> ()\ntype t (i64) -> ()", `line 2: duplicate type "t" (the first is on line 1)`},
 		{"type without signature", "type t", `line 1: expected "(", found end of line`},
-		{"duplicate table", "table 1\ntable 2", "line 2: duplicate table declaration (the first is on line 1)"},
+		{"table 1 export", "table 1\ntable 2 export \"t\"", "table 1: only table 0 may be imported or exported"},
 		{"table bad max", "table 1 x", `line 1: invalid maximum table size "x"`},
 		{"table trailing", "table 1 2 3", `line 1: unexpected "3" after the table declaration`},
 		{"table import twice", `table 1 import "a" import "b"`, `line 1: unexpected "import" after the table declaration`},

@@ -81,10 +81,12 @@ func (in *Instr) Uses(dst []Reg) []Reg {
 		if !in.UseImm {
 			dst = append(dst, in.B)
 		}
-	case FormatSelect, FormatMemoryBulk:
+	case FormatSelect, FormatMemoryBulk, FormatSegmentBulk, FormatTableFill, FormatTableBulk:
 		dst = append(dst, in.A, in.B, in.C)
-	case FormatStore:
+	case FormatStore, FormatTableSet, FormatTableGrow:
 		dst = append(dst, in.A, in.B)
+	case FormatTableGet:
+		dst = append(dst, in.A)
 	case FormatCall, FormatReturn:
 		dst = append(dst, in.Args...)
 	case FormatCallIndirect:
@@ -97,7 +99,8 @@ func (in *Instr) Uses(dst []Reg) []Reg {
 // Defs appends the registers in writes to dst and returns the result.
 func (in *Instr) Defs(dst []Reg) []Reg {
 	switch in.Op.Info().Format {
-	case FormatConst, FormatUnary, FormatBinary, FormatSelect, FormatLoad, FormatMemorySize, FormatGlobalGet:
+	case FormatConst, FormatUnary, FormatBinary, FormatSelect, FormatLoad, FormatMemorySize, FormatGlobalGet,
+		FormatRefFunc, FormatTableGet, FormatTableSize, FormatTableGrow:
 		dst = append(dst, in.Dst)
 	case FormatCall, FormatCallIndirect:
 		dst = append(dst, in.Results...)

@@ -113,10 +113,17 @@ type Memory struct {
 	Export string
 }
 
-// DataSegment is copied into linear memory at Offset when an instance starts.
+// DataSegment is copied into linear memory at Offset when an instance
+// starts (an active segment), or is kept for memory.init to copy from (a
+// passive one, whose Offset is 0). Each instance may drop its segments
+// (data.drop); an active segment counts as dropped once the instance has
+// started, as in WebAssembly.
 type DataSegment struct {
 	Offset uint32
 	Bytes  []byte
+	// Passive makes the segment passive: the instance does not copy it
+	// into memory when it starts.
+	Passive bool
 }
 
 // HostImport declares a function the embedder provides. Name is how the
@@ -151,12 +158,14 @@ type Global struct {
 	Export string
 }
 
-// Table declares the module's table of function references, which
-// call_indirect calls through. A module has at most one table. Its size is
-// Min entries for the whole life of an instance (there is no table.grow);
-// entries that no element segment initialises are null. A Table with
-// Min == 0, HasMax false and no Import or Export means the module has no
-// table (see Module.HasTable).
+// Table declares a table of references: of function references, which
+// call_indirect calls through, or (Extern) of the embedder's opaque
+// references. Module.Table is table 0 and Module.MoreTables are tables
+// 1, 2, ... An instance's table starts with Min entries, entries that no
+// element segment initialises being null; table.grow may add entries up
+// to Max (when HasMax) or MaxTableSize. A Table 0 with Min == 0, HasMax
+// false and no Import or Export means the module has no table (see
+// Module.HasTable).
 type Table struct {
 	Min uint32
 	// Max is the declared maximum size when HasMax is set (at least Min);
@@ -169,16 +178,46 @@ type Table struct {
 	Import string
 	// Export, when not empty, gives the table a public name.
 	Export string
+	// Extern makes the table one of external references (Wasm's
+	// externref), which call_indirect cannot call through.
+	Extern bool
 }
 
-// ElemSegment initialises entries Offset, Offset+1, ... of the table with
-// the functions Funcs lists (indices into Module.Funcs) when an instance
-// starts. Segments are applied in order, so a later one overwrites what an
-// earlier one wrote to the same entries.
+// ElemMode says when an element segment is used.
+type ElemMode uint8
+
+// The element segment modes.
+const (
+	ElemActive      ElemMode = iota // applied to its table when an instance starts, then dropped
+	ElemPassive                     // kept for table.init until elem.drop
+	ElemDeclarative                 // never applied: dropped from the start
+)
+
+// NullFunc in ElemSegment.Funcs stands for a null reference.
+const NullFunc = ^uint32(0)
+
+// ElemSegment holds references: the functions Funcs lists (indices into
+// Module.Funcs, or NullFunc for a null reference). An active segment
+// initialises entries Offset, Offset+1, ... of table Table when an
+// instance starts; segments are applied in order, so a later one
+// overwrites what an earlier one wrote to the same entries. A passive
+// one is what table.init copies from; Offset and Table are 0 but for
+// active segments.
 type ElemSegment struct {
 	Offset uint32
 	Funcs  []uint32
+	Table  uint32
+	Mode   ElemMode
 }
+
+// FuncRef returns the reference value of function fn, whose canonical
+// signature id (Module.SignatureIDs) is sigID: the id in the upper 32
+// bits, the index in the lower 32.
+func FuncRef(sigID, fn uint32) uint64 { return uint64(sigID)<<32 | uint64(fn) }
+
+// NullRef is the value of a null reference, of either kind (see the
+// package documentation's section on tables).
+const NullRef = ^uint64(0)
 
 // Export gives a function a public name.
 type Export struct {
@@ -216,10 +255,57 @@ type Module struct {
 	// Types are the signatures call_indirect refers to by index (its
 	// Callee).
 	Types []Signature
-	// Table is the module's table, if it has one (see HasTable).
+	// Table is the module's table 0, if it has one (see HasTable).
 	Table Table
-	// Elems initialise the table.
+	// MoreTables are tables 1, 2, ...; a module with one has table 0.
+	MoreTables []Table
+	// Elems are the element segments.
 	Elems []ElemSegment
+}
+
+// NumTables returns the number of tables of the module.
+func (m *Module) NumTables() int {
+	if !m.HasTable() {
+		return 0
+	}
+	return 1 + len(m.MoreTables)
+}
+
+// TableAt returns table i (i < NumTables).
+func (m *Module) TableAt(i uint32) *Table {
+	if i == 0 {
+		return &m.Table
+	}
+	return &m.MoreTables[i-1]
+}
+
+// DynamicTables reports whether the module's tables may change while an
+// instance runs, or need more than one table 0 of function references set
+// by active segments: the module has several tables, a table of external
+// references, a segment that is not active or that initialises another
+// table than 0, or an instruction that reads or changes a table other
+// than call_indirect. Executors keep such tables in the form table.grow
+// can change (package interp's Tables); the others as constants.
+func (m *Module) DynamicTables() bool {
+	if len(m.MoreTables) > 0 || m.Table.Extern {
+		return true
+	}
+	for _, e := range m.Elems {
+		if e.Mode != ElemActive || e.Table != 0 {
+			return true
+		}
+	}
+	for _, f := range m.Funcs {
+		if f == nil {
+			continue
+		}
+		for i := range f.Code {
+			if f.Code[i].Op.IsTableOp() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // HasTable reports whether the module declares a table: one with a
@@ -275,7 +361,9 @@ func (m *Module) TableFuncs() []int32 {
 // segments fit a memory of at least its minimum size.
 func (m *Module) ApplyData(mem []byte) {
 	for _, d := range m.Data {
-		copy(mem[d.Offset:], d.Bytes)
+		if !d.Passive {
+			copy(mem[d.Offset:], d.Bytes)
+		}
 	}
 }
 
@@ -285,9 +373,12 @@ func (m *Module) ApplyData(mem []byte) {
 // starts: from null entries, or from an imported table's contents.
 func (m *Module) ApplyElems(t []int32) {
 	for _, e := range m.Elems {
+		if e.Mode != ElemActive || e.Table != 0 {
+			continue
+		}
 		for k, f := range e.Funcs {
 			if i := uint64(e.Offset) + uint64(k); i < uint64(len(t)) {
-				t[i] = int32(f)
+				t[i] = int32(f) // NullFunc is -1
 			}
 		}
 	}
@@ -299,7 +390,7 @@ func (m *Module) ApplyElems(t []int32) {
 func (m *Module) InitialisedTableLen() uint64 {
 	n := uint64(0)
 	for _, e := range m.Elems {
-		if len(e.Funcs) > 0 {
+		if len(e.Funcs) > 0 && e.Mode == ElemActive && e.Table == 0 {
 			n = max(n, uint64(e.Offset)+uint64(len(e.Funcs)))
 		}
 	}
@@ -405,7 +496,7 @@ func (m *Module) ExportedFunc(name string) int {
 func (m *Module) Clone() *Module {
 	c := &Module{Memory: m.Memory}
 	for _, d := range m.Data {
-		c.Data = append(c.Data, DataSegment{Offset: d.Offset, Bytes: slices.Clone(d.Bytes)})
+		c.Data = append(c.Data, DataSegment{Offset: d.Offset, Bytes: slices.Clone(d.Bytes), Passive: d.Passive})
 	}
 	for _, h := range m.Hosts {
 		c.Hosts = append(c.Hosts, HostImport{Name: h.Name, Sig: h.Sig.clone()})
@@ -419,8 +510,9 @@ func (m *Module) Clone() *Module {
 		c.Types = append(c.Types, t.clone())
 	}
 	c.Table = m.Table
+	c.MoreTables = slices.Clone(m.MoreTables)
 	for _, e := range m.Elems {
-		c.Elems = append(c.Elems, ElemSegment{Offset: e.Offset, Funcs: slices.Clone(e.Funcs)})
+		c.Elems = append(c.Elems, ElemSegment{Offset: e.Offset, Funcs: slices.Clone(e.Funcs), Table: e.Table, Mode: e.Mode})
 	}
 	return c
 }

@@ -269,6 +269,21 @@ const (
 	OpMemoryCopy // copy C bytes from address B to address A (as memmove)
 	OpMemoryFill // set C bytes from address A on to the low byte of B
 
+	// Passive data segments (appended for the same reason).
+	OpMemoryInit // copy C bytes from offset B of data segment Callee to address A
+	OpDataDrop   // drop data segment Callee
+
+	// References and tables (appended for the same reason).
+	OpRefFunc   // Dst = the reference to function Callee
+	OpTableGet  // Dst = entry A of table Callee
+	OpTableSet  // entry A of table Callee = B
+	OpTableSize // Dst = the size of table Callee
+	OpTableGrow // grow table Callee by B entries set to A; Dst = the old size, or -1
+	OpTableFill // set C entries of table Callee from A on to B
+	OpTableCopy // copy C entries from entry B of table Imm to entry A of table Callee
+	OpTableInit // copy C entries from entry B of element segment Callee to entry A of table Imm
+	OpElemDrop  // drop element segment Callee
+
 	numOps
 )
 
@@ -301,6 +316,15 @@ const (
 	FormatGlobalSet                  // Callee (the global), A
 	FormatCallIndirect               // Callee (the signature), A (the table index), Args, Results
 	FormatMemoryBulk                 // A, B, C (no destination)
+	FormatSegmentBulk                // Callee (a segment), A, B, C (no destination)
+	FormatSegment                    // Callee (a segment)
+	FormatRefFunc                    // Dst, Callee (a function)
+	FormatTableGet                   // Dst, Callee (a table), A
+	FormatTableSet                   // Callee (a table), A, B
+	FormatTableSize                  // Dst, Callee (a table)
+	FormatTableGrow                  // Dst, Callee (a table), A, B
+	FormatTableFill                  // Callee (a table), A, B, C
+	FormatTableBulk                  // Callee, Imm (a table and a table or segment), A, B, C
 )
 
 // AnyType in an OpInfo operand type means "any type, the same as Dst"; for
@@ -430,6 +454,17 @@ func init() {
 	def(OpUnreachable, OpInfo{Name: "unreachable", Format: FormatNone, Terminator: true})
 	def(OpMemoryCopy, OpInfo{Name: "memory.copy", Format: FormatMemoryBulk, A: IntType, B: IntType, C: IntType})
 	def(OpMemoryFill, OpInfo{Name: "memory.fill", Format: FormatMemoryBulk, A: IntType, B: IntType, C: IntType})
+	def(OpMemoryInit, OpInfo{Name: "memory.init", Format: FormatSegmentBulk, A: IntType, B: IntType, C: IntType})
+	def(OpDataDrop, OpInfo{Name: "data.drop", Format: FormatSegment})
+	def(OpRefFunc, OpInfo{Name: "ref.func", Format: FormatRefFunc, Dst: I64})
+	def(OpTableGet, OpInfo{Name: "table.get", Format: FormatTableGet, Dst: I64, A: IntType})
+	def(OpTableSet, OpInfo{Name: "table.set", Format: FormatTableSet, A: IntType, B: I64})
+	def(OpTableSize, OpInfo{Name: "table.size", Format: FormatTableSize, Dst: IntType})
+	def(OpTableGrow, OpInfo{Name: "table.grow", Format: FormatTableGrow, Dst: IntType, A: I64, B: IntType})
+	def(OpTableFill, OpInfo{Name: "table.fill", Format: FormatTableFill, A: IntType, B: I64, C: IntType})
+	def(OpTableCopy, OpInfo{Name: "table.copy", Format: FormatTableBulk, A: IntType, B: IntType, C: IntType})
+	def(OpTableInit, OpInfo{Name: "table.init", Format: FormatTableBulk, A: IntType, B: IntType, C: IntType})
+	def(OpElemDrop, OpInfo{Name: "elem.drop", Format: FormatSegment})
 
 	for op := range opTable {
 		if opTable[op].Name == "" {
@@ -453,6 +488,11 @@ func (op Op) Info() *OpInfo {
 	}
 	return &opTable[op]
 }
+
+// IsTableOp reports whether op reads or changes a table's entries or
+// size or an element segment, other than call_indirect (see
+// Module.DynamicTables).
+func (op Op) IsTableOp() bool { return op >= OpTableGet && op <= OpElemDrop }
 
 // Valid reports whether op is a defined opcode other than OpInvalid.
 func (op Op) Valid() bool { return op > OpInvalid && op < numOps }

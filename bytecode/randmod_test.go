@@ -31,6 +31,10 @@ func randomModule(r *rand.Rand) *Module {
 			for j := range b {
 				b[j] = byte(r.Uint32())
 			}
+			if r.IntN(3) == 0 {
+				m.Data = append(m.Data, DataSegment{Bytes: b, Passive: true})
+				continue
+			}
 			m.Data = append(m.Data, DataSegment{Offset: uint32(r.IntN(PageSize - n)), Bytes: b})
 		}
 	}
@@ -90,20 +94,45 @@ func randomModuleParts(r *rand.Rand, m *Module, randTypes func(int) []Type) {
 	if r.IntN(2) == 0 {
 		t.Max, t.HasMax = t.Min+uint32(r.IntN(4)), true
 	}
-	if r.IntN(4) == 0 {
+	dynamic := r.IntN(2) == 0
+	if !dynamic && r.IntN(4) == 0 {
 		t.Import = "table"
 	}
-	if r.IntN(3) == 0 {
+	if !dynamic && r.IntN(3) == 0 {
 		t.Export = "the table"
 	}
 	if !m.HasTable() {
 		t.HasMax = true
 	}
+	if dynamic {
+		t.Extern = r.IntN(4) == 0
+		for i := r.IntN(3); i > 0; i-- {
+			u := Table{Min: uint32(r.IntN(6)), Extern: r.IntN(3) == 0}
+			if r.IntN(2) == 0 {
+				u.Max, u.HasMax = u.Min+uint32(r.IntN(4)), true
+			}
+			m.MoreTables = append(m.MoreTables, u)
+		}
+	}
 	for i := r.IntN(4); i > 0; i-- {
-		off := r.IntN(int(t.Min) + 1)
-		e := ElemSegment{Offset: uint32(off)}
-		for k := r.IntN(int(t.Min) - off + 1); k > 0; k-- {
-			e.Funcs = append(e.Funcs, uint32(r.IntN(len(m.Funcs))))
+		e := ElemSegment{}
+		if dynamic {
+			e.Mode = ElemMode(r.IntN(3))
+			if e.Mode == ElemActive {
+				e.Table = uint32(r.IntN(m.NumTables()))
+			}
+		}
+		size := int(m.TableAt(e.Table).Min)
+		off := r.IntN(size + 1)
+		if e.Mode == ElemActive {
+			e.Offset = uint32(off)
+		}
+		for k := r.IntN(size - off + 1); k > 0; k-- {
+			f := uint32(r.IntN(len(m.Funcs)))
+			if dynamic && r.IntN(3) == 0 {
+				f = NullFunc
+			}
+			e.Funcs = append(e.Funcs, f)
 		}
 		m.Elems = append(m.Elems, e)
 	}
@@ -203,6 +232,46 @@ func randomCode(r *rand.Rand, m *Module, f *Function, n int) []Instr {
 			in.Dst, in.A, in.B, in.C = pick(info.Dst), pick(info.A), pick(info.B), pick(info.C)
 		case FormatMemoryBulk:
 			in.A, in.B, in.C = pick(info.A), pick(info.B), pick(info.C)
+		case FormatSegmentBulk, FormatSegment:
+			segs := len(m.Data)
+			if op == OpElemDrop {
+				segs = len(m.Elems)
+				if m.Table.Import != "" || m.Table.Export != "" {
+					continue
+				}
+			}
+			if segs == 0 {
+				continue
+			}
+			in.Callee = uint32(r.IntN(segs))
+			if info.Format == FormatSegmentBulk {
+				in.A, in.B, in.C = pick(info.A), pick(info.B), pick(info.C)
+			}
+		case FormatRefFunc:
+			in.Dst, in.Callee = pick(info.Dst), uint32(r.IntN(len(m.Funcs)))
+		case FormatTableGet, FormatTableSet, FormatTableSize, FormatTableGrow, FormatTableFill, FormatTableBulk:
+			if m.NumTables() == 0 || m.Table.Import != "" || m.Table.Export != "" || op == OpTableInit && len(m.Elems) == 0 {
+				continue
+			}
+			in.Callee = uint32(r.IntN(m.NumTables()))
+			switch op {
+			case OpTableInit:
+				in.Callee, in.Imm = uint32(r.IntN(len(m.Elems))), int64(r.IntN(m.NumTables()))
+			case OpTableCopy:
+				in.Imm = int64(r.IntN(m.NumTables()))
+			}
+			if info.Dst != 0 {
+				in.Dst = pick(info.Dst)
+			}
+			if info.A != 0 {
+				in.A = pick(info.A)
+			}
+			if info.B != 0 {
+				in.B = pick(info.B)
+			}
+			if info.C != 0 {
+				in.C = pick(info.C)
+			}
 		case FormatLoad:
 			in.Dst, in.A, in.Imm = pick(info.Dst), pick(info.A), int64(r.Int32())-int64(r.Int32())/2
 		case FormatStore:
@@ -260,6 +329,11 @@ func randomCode(r *rand.Rand, m *Module, f *Function, n int) []Instr {
 				in.Callee = uint32(r.IntN(len(m.Types)))
 				sig = m.Types[in.Callee]
 				in.A = pick(info.A)
+				if t := r.IntN(m.NumTables()); !m.TableAt(uint32(t)).Extern {
+					in.Imm = int64(t)
+				} else if m.Table.Extern {
+					continue
+				}
 				if len(code) < n-2 && r.IntN(2) == 0 {
 					// Set the index to an entry of the table or just
 					// beyond it.

@@ -113,7 +113,7 @@ func AssembleLimits(src []byte, lim Limits) (*Module, error) {
 	if err := p.run(src); err != nil {
 		return nil, err
 	}
-	m := &Module{Memory: p.mem, Data: p.data, Hosts: p.hosts, Types: p.sigs, Globals: p.globals, Table: p.table}
+	m := &Module{Memory: p.mem, Data: p.data, Hosts: p.hosts, Types: p.sigs, Globals: p.globals, Table: p.table, MoreTables: p.moreTables}
 	for _, e := range p.elems {
 		m.Elems = append(m.Elems, e.seg)
 	}
@@ -211,6 +211,7 @@ type asmParser struct {
 	globalLine []int
 	table      Table
 	tableLine  int
+	moreTables []Table
 	elems      []asmElem
 	exports    []asmExport
 	exportLine map[string]int
@@ -566,10 +567,14 @@ func (p *asmParser) memory() {
 }
 
 func (p *asmParser) dataSegment() {
-	off := p.uint32Num("data offset")
+	var off uint32
+	passive := p.keyword("passive")
+	if !passive {
+		off = p.uint32Num("data offset")
+	}
 	s := p.str("a quoted string")
 	p.endLine("the data segment")
-	p.data = append(p.data, DataSegment{Offset: off, Bytes: []byte(s)})
+	p.data = append(p.data, DataSegment{Offset: off, Bytes: []byte(s), Passive: passive})
 }
 
 func (p *asmParser) host() {
@@ -661,17 +666,16 @@ func (p *asmParser) global() {
 	p.globalLine = append(p.globalLine, p.line)
 }
 
-// tableDecl parses "table MIN [MAX] [import "QUOTED"] [export "QUOTED"]".
+// tableDecl parses "table MIN [MAX] [externref] [import "QUOTED"]
+// [export "QUOTED"]"; the tables are numbered in the order of their
+// lines.
 func (p *asmParser) tableDecl() {
-	if p.tableLine != 0 {
-		p.fail("duplicate table declaration (the first is on line %d)", p.tableLine)
-		return
-	}
 	var t Table
 	t.Min = p.uint32Num("minimum table size")
-	if tok := p.peek(); p.err == nil && tok.kind == asmWord && tok.text != "import" && tok.text != "export" {
+	if tok := p.peek(); p.err == nil && tok.kind == asmWord && tok.text != "import" && tok.text != "export" && tok.text != "externref" {
 		t.Max, t.HasMax = p.uint32Num("maximum table size"), true
 	}
+	t.Extern = p.keyword("externref")
 	if p.keyword("import") {
 		t.Import = p.nonEmptyStr("import name")
 	}
@@ -679,13 +683,28 @@ func (p *asmParser) tableDecl() {
 		t.Export = p.nonEmptyStr("export name")
 	}
 	p.endLine("the table declaration")
+	if p.tableLine != 0 {
+		p.moreTables = append(p.moreTables, t)
+		return
+	}
 	p.table, p.tableLine = t, p.line
 }
 
-// elem parses "elem OFFSET NAME ...".
+// elem parses "elem [table N] OFFSET ENTRY ...", "elem passive ENTRY ..."
+// and "elem declare ENTRY ...", where an ENTRY is a function name or null.
 func (p *asmParser) elem() {
 	e := asmElem{line: p.line}
-	e.seg.Offset = p.uint32Num("element segment offset")
+	switch {
+	case p.keyword("passive"):
+		e.seg.Mode = ElemPassive
+	case p.keyword("declare"):
+		e.seg.Mode = ElemDeclarative
+	default:
+		if p.keyword("table") {
+			e.seg.Table = p.uint32Num("table index")
+		}
+		e.seg.Offset = p.uint32Num("element segment offset")
+	}
 	for p.err == nil && !p.atEOL() {
 		e.names = append(e.names, p.name("function name"))
 	}
@@ -834,6 +853,10 @@ func (p *asmParser) finish() error {
 	for i := range p.elems {
 		e := &p.elems[i]
 		for _, name := range e.names {
+			if name == "null" {
+				e.seg.Funcs = append(e.seg.Funcs, NullFunc)
+				continue
+			}
 			fi, ok := p.funcIdx[name]
 			if !ok {
 				return p.errAt(e.line, nil, "element segment %d: unknown function %q", i, name)
@@ -891,6 +914,27 @@ func asmUsage(op Op) string {
 		return "rD, rA, rB, rC"
 	case FormatMemoryBulk:
 		return "rA, rB, rC"
+	case FormatSegmentBulk:
+		return "SEGMENT, rA, rB, rC"
+	case FormatSegment:
+		return "SEGMENT"
+	case FormatRefFunc:
+		return "rD, FUNCTION"
+	case FormatTableGet:
+		return "rD, TABLE, rA"
+	case FormatTableSet:
+		return "TABLE, rA, rB"
+	case FormatTableSize:
+		return "rD, TABLE"
+	case FormatTableGrow:
+		return "rD, TABLE, rA, rB"
+	case FormatTableFill:
+		return "TABLE, rA, rB, rC"
+	case FormatTableBulk:
+		if op == OpTableInit {
+			return "SEGMENT, TABLE, rA, rB, rC"
+		}
+		return "TABLE, TABLE, rA, rB, rC"
 	case FormatLoad:
 		return "rD, [rA+OFFSET]"
 	case FormatStore:
@@ -916,7 +960,7 @@ func asmUsage(op Op) string {
 	case FormatGlobalSet:
 		return "GLOBAL, rA"
 	case FormatCallIndirect:
-		return "TYPE, rA (ARGS) -> (RESULTS)"
+		return "TYPE, [TABLE,] rA (ARGS) -> (RESULTS)"
 	}
 	return "no operands"
 }
@@ -959,9 +1003,45 @@ func (p *asmParser) instr(op Op) {
 		in.A = p.reg()
 		p.punct(',')
 		in.B, in.Imm, in.UseImm = p.regOrImm(info.Imm)
-	case FormatSelect, FormatMemoryBulk:
-		if info.Format == FormatSelect {
+	case FormatSegment:
+		in.Callee = p.uint32Num("segment index")
+	case FormatRefFunc:
+		in.Dst = p.reg()
+		p.punct(',')
+		callee = p.name("function name")
+	case FormatTableGet, FormatTableSize, FormatTableGrow:
+		in.Dst = p.reg()
+		p.punct(',')
+		in.Callee = p.uint32Num("table index")
+		if info.Format != FormatTableSize {
+			p.punct(',')
+			in.A = p.reg()
+		}
+		if info.Format == FormatTableGrow {
+			p.punct(',')
+			in.B = p.reg()
+		}
+	case FormatTableSet, FormatTableFill, FormatTableBulk:
+		in.Callee = p.uint32Num("index")
+		p.punct(',')
+		if info.Format == FormatTableBulk {
+			in.Imm = int64(p.uint32Num("table index"))
+			p.punct(',')
+		}
+		in.A = p.reg()
+		p.punct(',')
+		in.B = p.reg()
+		if info.Format != FormatTableSet {
+			p.punct(',')
+			in.C = p.reg()
+		}
+	case FormatSelect, FormatMemoryBulk, FormatSegmentBulk:
+		switch info.Format {
+		case FormatSelect:
 			in.Dst = p.reg()
+			p.punct(',')
+		case FormatSegmentBulk:
+			in.Callee = p.uint32Num("segment index")
 			p.punct(',')
 		}
 		in.A = p.reg()
@@ -1036,6 +1116,10 @@ func (p *asmParser) instr(op Op) {
 	case FormatCallIndirect:
 		callee = p.name("type name")
 		p.punct(',')
+		if t := p.peek(); p.err == nil && t.kind == asmWord && t.text != "" && t.text[0] >= '0' && t.text[0] <= '9' {
+			in.Imm = int64(p.uint32Num("table index"))
+			p.punct(',')
+		}
 		in.A = p.reg()
 		in.Args = p.regList()
 		if t := p.peek(); p.err == nil && t.kind == asmWord && t.text == "->" {
@@ -1452,7 +1536,11 @@ func Disassemble(m *Module) []byte {
 		b = append(b, '\n')
 	}
 	for _, d := range m.Data {
-		b = fmt.Appendf(b, "data %d ", d.Offset)
+		if d.Passive && d.Offset == 0 {
+			b = append(b, "data passive "...)
+		} else {
+			b = fmt.Appendf(b, "data %d ", d.Offset)
+		}
 		b = strconv.AppendQuote(b, string(d.Bytes))
 		b = append(b, '\n')
 	}
@@ -1465,20 +1553,36 @@ func Disassemble(m *Module) []byte {
 	for i := range m.Globals {
 		b = textAppendGlobal(b, &m.Globals[i])
 	}
-	if m.HasTable() {
-		t := &m.Table
+	for ti := range m.NumTables() {
+		t := m.TableAt(uint32(ti))
 		b = fmt.Appendf(b, "table %d", t.Min)
 		if t.HasMax {
 			b = fmt.Appendf(b, " %d", t.Max)
+		}
+		if t.Extern {
+			b = append(b, " externref"...)
 		}
 		b = textAppendClause(b, "import", t.Import)
 		b = textAppendClause(b, "export", t.Export)
 		b = append(b, '\n')
 	}
 	for _, e := range m.Elems {
-		b = fmt.Appendf(b, "elem %d", e.Offset)
+		switch {
+		case e.Mode == ElemPassive && e.Offset == 0 && e.Table == 0:
+			b = append(b, "elem passive"...)
+		case e.Mode == ElemDeclarative && e.Offset == 0 && e.Table == 0:
+			b = append(b, "elem declare"...)
+		case e.Table != 0:
+			b = fmt.Appendf(b, "elem table %d %d", e.Table, e.Offset)
+		default:
+			b = fmt.Appendf(b, "elem %d", e.Offset)
+		}
 		for _, f := range e.Funcs {
 			b = append(b, ' ')
+			if f == NullFunc {
+				b = append(b, "null"...)
+				continue
+			}
 			b = textAppendCallee(b, m, OpCall, f)
 		}
 		b = append(b, '\n')
@@ -1666,8 +1770,42 @@ func textAppendInstr(b []byte, m *Module, in *Instr) []byte {
 			b = append(b, ", "...)
 			b = textAppendReg(b, r)
 		}
-	case FormatMemoryBulk:
+	case FormatSegment:
+		b = fmt.Appendf(b, " %d", in.Callee)
+	case FormatRefFunc:
 		b = append(b, ' ')
+		b = textAppendReg(b, in.Dst)
+		b = append(b, ", "...)
+		b = textAppendCallee(b, m, OpCall, in.Callee)
+	case FormatTableGet, FormatTableSize, FormatTableGrow:
+		b = append(b, ' ')
+		b = textAppendReg(b, in.Dst)
+		b = fmt.Appendf(b, ", %d", in.Callee)
+		if in.Op != OpTableSize {
+			b = append(b, ", "...)
+			b = textAppendReg(b, in.A)
+		}
+		if in.Op == OpTableGrow {
+			b = append(b, ", "...)
+			b = textAppendReg(b, in.B)
+		}
+	case FormatTableSet, FormatTableFill, FormatTableBulk:
+		b = fmt.Appendf(b, " %d, ", in.Callee)
+		if in.Op.Info().Format == FormatTableBulk {
+			b = fmt.Appendf(b, "%d, ", in.Imm)
+		}
+		b = textAppendReg(b, in.A)
+		b = append(b, ", "...)
+		b = textAppendReg(b, in.B)
+		if in.Op != OpTableSet {
+			b = append(b, ", "...)
+			b = textAppendReg(b, in.C)
+		}
+	case FormatMemoryBulk, FormatSegmentBulk:
+		b = append(b, ' ')
+		if in.Op.Info().Format == FormatSegmentBulk {
+			b = fmt.Appendf(b, "%d, ", in.Callee)
+		}
 		b = textAppendReg(b, in.A)
 		for _, r := range [...]Reg{in.B, in.C} {
 			b = append(b, ", "...)
@@ -1745,6 +1883,9 @@ func textAppendInstr(b []byte, m *Module, in *Instr) []byte {
 		b = append(b, ' ')
 		b = textAppendCallee(b, m, in.Op, in.Callee)
 		b = append(b, ", "...)
+		if in.Imm != 0 {
+			b = fmt.Appendf(b, "%d, ", in.Imm)
+		}
 		b = textAppendReg(b, in.A)
 		b = append(b, ' ')
 		b = textAppendRegList(b, in.Args)

@@ -28,6 +28,8 @@ const (
 	TrapUndefinedElement                  // call_indirect with a table index at or beyond the table's size
 	TrapUninitializedElement              // call_indirect through a null table entry
 	TrapIndirectCallTypeMismatch          // call_indirect of a function whose signature differs from the instruction's
+	TrapTableOutOfBounds                  // a table instruction's range outside the table or the element segment
+	TrapInvalidReference                  // a value that is not a function reference stored into a table of them
 	numTrapKinds
 )
 
@@ -48,6 +50,8 @@ var trapNames = [numTrapKinds]string{
 	TrapUndefinedElement:         "undefined element",
 	TrapUninitializedElement:     "uninitialized element",
 	TrapIndirectCallTypeMismatch: "indirect call type mismatch",
+	TrapTableOutOfBounds:         "out of bounds table access",
+	TrapInvalidReference:         "invalid function reference",
 }
 
 // Valid reports whether k is a trap kind (TrapNone is not).

@@ -16,7 +16,8 @@ const (
 	MaxHosts       = 1 << 16 // host imports per module
 	MaxGlobals     = 1 << 20 // globals per module
 	MaxTypes       = 1 << 20 // signatures in Module.Types
-	MaxTableSize   = 1 << 24 // entries of the table (its minimum size)
+	MaxTableSize   = 1 << 24 // entries of a table (its minimum size, and the most table.grow reaches)
+	MaxTables      = 1 << 10 // tables per module
 )
 
 // VerifyError reports the first rule a module breaks. Func and Offset locate
@@ -71,6 +72,12 @@ func Verify(m *Module) error {
 	}
 	memBytes := uint64(m.Memory.MinPages) * PageSize
 	for i, d := range m.Data {
+		if d.Passive {
+			if d.Offset != 0 {
+				return modErr("passive data segment %d has the offset %d (a passive segment's must be 0)", i, d.Offset)
+			}
+			continue
+		}
 		if end := uint64(d.Offset) + uint64(len(d.Bytes)); end > memBytes {
 			return modErr("data segment %d ends at byte %d, beyond the initial memory of %d bytes", i, end, memBytes)
 		}
@@ -144,7 +151,7 @@ func Verify(m *Module) error {
 		}
 		exportNames[g.Export] = true
 	}
-	if e := m.Table.Export; e != "" {
+	if e := m.Table.Export; e != "" && m.HasTable() {
 		if exportNames[e] {
 			return modErr("table: duplicate export name %q", e)
 		}
@@ -199,21 +206,42 @@ func verifyModuleParts(m *Module) error {
 			return modErr("global %s: initial value %#x does not fit in 32 bits (the global is %s)", g.Name, g.Init, g.Type)
 		}
 	}
-	t := &m.Table
-	if t.Min > MaxTableSize {
-		return modErr("table minimum of %d entries exceeds the limit of %d", t.Min, MaxTableSize)
+	if len(m.MoreTables) > 0 && !m.HasTable() {
+		return modErr("tables 1..%d without a table 0", len(m.MoreTables))
 	}
-	if t.HasMax && t.Max < t.Min {
-		return modErr("table maximum of %d entries is below its minimum of %d", t.Max, t.Min)
+	if len(m.MoreTables) > MaxTables-1 {
+		return modErr("%d tables exceed the limit of %d", 1+len(m.MoreTables), MaxTables)
 	}
-	if !t.HasMax && t.Max != 0 {
-		return modErr("table maximum %d given without HasMax", t.Max)
-	}
-	if t.Import != "" {
-		if prev, dup := imports[t.Import]; dup {
-			return modErr("table: import name %q is already used by %s", t.Import, prev)
+	for ti := range 1 + len(m.MoreTables) {
+		t := m.TableAt(uint32(ti))
+		name := "table"
+		if ti > 0 {
+			name = fmt.Sprintf("table %d", ti)
 		}
-		imports[t.Import] = "the table"
+		if t.Min > MaxTableSize {
+			return modErr("%s minimum of %d entries exceeds the limit of %d", name, t.Min, MaxTableSize)
+		}
+		if t.HasMax && t.Max < t.Min {
+			return modErr("%s maximum of %d entries is below its minimum of %d", name, t.Max, t.Min)
+		}
+		if !t.HasMax && t.Max != 0 {
+			return modErr("%s maximum %d given without HasMax", name, t.Max)
+		}
+		if ti > 0 && (t.Import != "" || t.Export != "") {
+			return modErr("table %d: only table 0 may be imported or exported", ti)
+		}
+		if t.Extern && (t.Import != "" || t.Export != "") {
+			return modErr("table %d: a table of external references may not be imported or exported", ti)
+		}
+		if (t.Import != "" || t.Export != "") && m.DynamicTables() {
+			return modErr("table %d: an imported or exported table in a module whose tables change (see DynamicTables)", ti)
+		}
+		if t.Import != "" {
+			if prev, dup := imports[t.Import]; dup {
+				return modErr("table: import name %q is already used by %s", t.Import, prev)
+			}
+			imports[t.Import] = "the table"
+		}
 	}
 	if mi := m.Memory.Import; mi != "" {
 		if prev, dup := imports[mi]; dup {
@@ -221,13 +249,32 @@ func verifyModuleParts(m *Module) error {
 		}
 	}
 	for i, e := range m.Elems {
-		if !m.HasTable() {
-			return modErr("element segment %d: the module has no table", i)
+		if len(e.Funcs) > MaxTableSize {
+			return modErr("element segment %d: %d elements exceed the limit of %d", i, len(e.Funcs), MaxTableSize)
 		}
-		if end := uint64(e.Offset) + uint64(len(e.Funcs)); end > uint64(t.Min) {
-			return modErr("element segment %d ends at entry %d, beyond the table's %d entries", i, end, t.Min)
+		switch e.Mode {
+		case ElemActive:
+			if !m.HasTable() {
+				return modErr("element segment %d: the module has no table", i)
+			}
+			if int(e.Table) >= m.NumTables() {
+				return modErr("element segment %d: table %d out of range (the module has %d tables)", i, e.Table, m.NumTables())
+			}
+			t := m.TableAt(e.Table)
+			if end := uint64(e.Offset) + uint64(len(e.Funcs)); end > uint64(t.Min) {
+				return modErr("element segment %d ends at entry %d, beyond the table's %d entries", i, end, t.Min)
+			}
+		case ElemPassive, ElemDeclarative:
+			if e.Offset != 0 || e.Table != 0 {
+				return modErr("element segment %d: a segment that is not active has offset %d and table %d (both must be 0)", i, e.Offset, e.Table)
+			}
+		default:
+			return modErr("element segment %d: invalid mode %d", i, e.Mode)
 		}
 		for k, f := range e.Funcs {
+			if f == NullFunc {
+				continue
+			}
 			if int(f) >= len(m.Funcs) {
 				return modErr("element segment %d: element %d: function %d out of range (the module has %d functions)", i, k, f, len(m.Funcs))
 			}
@@ -342,18 +389,23 @@ func (v *funcVerifier) instr() error {
 
 	// Fields an opcode does not use must be zero.
 	usesDst := f == FormatConst || f == FormatUnary || f == FormatBinary || f == FormatSelect ||
-		f == FormatLoad || f == FormatMemorySize || f == FormatGlobalGet
+		f == FormatLoad || f == FormatMemorySize || f == FormatGlobalGet || f == FormatRefFunc ||
+		f == FormatTableGet || f == FormatTableSize || f == FormatTableGrow
 	usesA := f == FormatUnary || f == FormatBinary || f == FormatSelect || f == FormatLoad ||
 		f == FormatStore || f == FormatBranch || f == FormatCmpBranch || f == FormatSwitch ||
-		f == FormatGlobalSet || f == FormatCallIndirect || f == FormatMemoryBulk
-	usesC := f == FormatSelect || f == FormatMemoryBulk
-	usesCallee := f == FormatCall || f == FormatGlobalGet || f == FormatGlobalSet || f == FormatCallIndirect
+		f == FormatGlobalSet || f == FormatCallIndirect || f == FormatMemoryBulk || f == FormatSegmentBulk ||
+		f == FormatTableGet || f == FormatTableSet || f == FormatTableGrow || f == FormatTableFill || f == FormatTableBulk
+	usesC := f == FormatSelect || f == FormatMemoryBulk || f == FormatSegmentBulk || f == FormatTableFill || f == FormatTableBulk
+	usesCallee := f == FormatCall || f == FormatGlobalGet || f == FormatGlobalSet || f == FormatCallIndirect ||
+		f == FormatSegmentBulk || f == FormatSegment || f == FormatRefFunc || f == FormatTableGet ||
+		f == FormatTableSet || f == FormatTableSize || f == FormatTableGrow || f == FormatTableFill || f == FormatTableBulk
 	usesArgs := f == FormatCall || f == FormatReturn || f == FormatCallIndirect
 	usesResults := f == FormatCall || f == FormatCallIndirect
 	usesB := f == FormatBinary || f == FormatSelect || f == FormatStore || f == FormatCmpBranch ||
-		f == FormatMemoryBulk
+		f == FormatMemoryBulk || f == FormatSegmentBulk || f == FormatTableSet || f == FormatTableGrow ||
+		f == FormatTableFill || f == FormatTableBulk
 	usesImm := f == FormatConst || f == FormatLoad || f == FormatStore || f == FormatTrap ||
-		(info.Imm && in.UseImm)
+		(info.Imm && in.UseImm) || f == FormatTableBulk || f == FormatCallIndirect
 	switch {
 	case !usesDst && in.Dst != 0:
 		return v.errf("stray destination register r%d", in.Dst)
@@ -431,6 +483,30 @@ func (v *funcVerifier) instr() error {
 			}
 		}
 		return v.target("switch default", in.Target)
+	case FormatSegmentBulk, FormatSegment:
+		if in.Op == OpElemDrop {
+			return v.elemSegment(in.Callee)
+		}
+		if int(in.Callee) >= len(v.m.Data) {
+			return v.errf("data segment %d out of range (the module has %d)", in.Callee, len(v.m.Data))
+		}
+	case FormatRefFunc:
+		if int(in.Callee) >= len(v.m.Funcs) {
+			return v.errf("function %d out of range (the module has %d functions)", in.Callee, len(v.m.Funcs))
+		}
+	case FormatTableGet, FormatTableSet, FormatTableSize, FormatTableGrow, FormatTableFill:
+		return v.table(uint64(in.Callee))
+	case FormatTableBulk:
+		if in.Op == OpTableInit {
+			if err := v.elemSegment(in.Callee); err != nil {
+				return err
+			}
+			return v.table(uint64(in.Imm))
+		}
+		if err := v.table(uint64(in.Callee)); err != nil {
+			return err
+		}
+		return v.table(uint64(in.Imm))
 	case FormatGlobalGet, FormatGlobalSet:
 		if int(in.Callee) >= len(v.m.Globals) {
 			return v.errf("global %d out of range (the module has %d globals)", in.Callee, len(v.m.Globals))
@@ -462,6 +538,12 @@ func (v *funcVerifier) instr() error {
 		default:
 			if !v.m.HasTable() {
 				return v.errf("call_indirect in a module without a table")
+			}
+			if err := v.table(uint64(in.Imm)); err != nil {
+				return err
+			}
+			if v.m.TableAt(uint32(in.Imm)).Extern {
+				return v.errf("call_indirect through table %d, a table of external references", in.Imm)
 			}
 			if int(in.Callee) >= len(v.m.Types) {
 				return v.errf("signature %d out of range (the module has %d types)", in.Callee, len(v.m.Types))
@@ -498,6 +580,22 @@ func (v *funcVerifier) instr() error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// table checks that table t exists.
+func (v *funcVerifier) table(t uint64) error {
+	if t >= uint64(v.m.NumTables()) {
+		return v.errf("table %d out of range (the module has %d tables)", t, v.m.NumTables())
+	}
+	return nil
+}
+
+// elemSegment checks that element segment e exists.
+func (v *funcVerifier) elemSegment(e uint32) error {
+	if int(e) >= len(v.m.Elems) {
+		return v.errf("element segment %d out of range (the module has %d)", e, len(v.m.Elems))
 	}
 	return nil
 }

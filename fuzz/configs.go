@@ -247,6 +247,10 @@ func (h *harness) startMIR(name string, target lower.Target, stage func(*mir.Fun
 		}
 		mach.Globals = h.initialGlobals()
 		mach.Table = mir.TableEntries(h.m)
+		mach.Segments = interp.NewSegments(h.m)
+		if t := interp.NewTables(h.m); t != nil {
+			mach.Tables, mach.Table = t, t.Words()
+		}
 		return boundaryMachine{mach, h.m}, mach.Globals, nil
 	})
 }

@@ -142,6 +142,12 @@ type generator struct {
 	table         []int32
 	types         []bytecode.Signature
 	unreachable   bool
+	// With references (declareRefTables): the tables beyond table 0
+	// (refTables[k] is table k+1, true for one of external references),
+	// the element segments and the passive data segments.
+	refTables []bool
+	elemSegs  int
+	dataSegs  []uint32
 }
 
 type funcInfo struct {

@@ -96,7 +96,12 @@ func (g *generator) declareTable() {
 	if s.chance(1, 3) {
 		t.HasMax, t.Max = true, t.Min+uint32(s.intn(4))
 	}
-	if s.chance(1, 3) || size == 0 && !t.HasMax { // a table of no entries needs a reason to exist
+	refs := s.chance(1, 2)
+	switch {
+	case refs && size == 0:
+		t.HasMax = true // a table of no entries needs a reason to exist
+	case refs:
+	case s.chance(1, 3) || size == 0 && !t.HasMax:
 		t.Export = tableExport
 	}
 	g.mb.Table(t)
@@ -139,6 +144,9 @@ func (g *generator) declareTable() {
 		g.mb.Type(sg.Params, sg.Results)
 	}
 	g.types = sigs
+	if refs {
+		g.declareRefTables()
+	}
 }
 
 // nearMiss returns a signature that differs from s in one place: a
@@ -197,18 +205,23 @@ func (fg *funcGen) feature() {
 	fg.s = g.fsrc
 	defer func() { fg.s = main }()
 	start := fg.fb.Len()
-	w := []int{16, 0, 0}
+	w := []int{16, 0, 0, 0}
 	if len(g.globals) > 0 {
 		w[1] = 2
 	}
 	if g.hasTable {
 		w[2] = 2
 	}
+	if len(g.refTables) > 0 {
+		w[3] = 3
+	}
 	switch fg.s.pick(w) {
 	case 1:
 		fg.globalStmt()
 	case 2:
 		fg.callIndirect()
+	case 3:
+		fg.refStmt()
 	}
 	fg.limit += fg.fb.Len() - start
 }
@@ -332,21 +345,29 @@ func (fg *funcGen) callIndirect() {
 		fg.constInt(it, idx, v)
 		ti = s.intn(len(g.types))
 	}
-	tsig := g.types[ti]
+	fg.indirectCall(0, ti, idx, mode == ciValid || mode == ciSelect || mode == ciDynamic)
+}
+
+// indirectCall emits a call_indirect of type ti through table at index
+// idx; one that can reach a function (reaches) passes it the depth
+// decremented, and only while it is positive.
+func (fg *funcGen) indirectCall(table uint32, ti int, idx bytecode.Reg, reaches bool) {
+	fb := fg.fb
+	tsig := fg.g.types[ti]
 	args := make([]bytecode.Reg, len(tsig.Params))
 	for i, t := range tsig.Params {
 		args[i] = fg.read(t)
 	}
-	reaches := mode == ciValid || mode == ciSelect || mode == ciDynamic
+	guard := reaches && len(tsig.Params) > 0 && tsig.Params[0] == bytecode.I64
 	var skip bytecode.Label
-	if reaches && len(tsig.Params) > 0 && tsig.Params[0] == bytecode.I64 {
+	if guard {
 		skip = fb.NewLabel()
 		fb.BrCmpImm(bytecode.OpBrLeS, 0, 0, skip)
 		fb.BinaryImm(bytecode.OpI64Sub, fg.depthTmp, 0, 1)
 		args[0] = fg.depthTmp
 	}
-	fb.CallIndirect(uint32(ti), idx, args, fg.dsts(tsig.Results))
-	if reaches && len(tsig.Params) > 0 && tsig.Params[0] == bytecode.I64 {
+	fb.Emit(bytecode.Instr{Op: bytecode.OpCallIndirect, Callee: uint32(ti), Imm: int64(table), A: idx, Args: args, Results: fg.dsts(tsig.Results)})
+	if guard {
 		fb.Bind(skip)
 	}
 }

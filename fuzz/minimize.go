@@ -502,10 +502,21 @@ func (mz *minimizer) shrinkTable() bool {
 	if !m.HasTable() {
 		return false
 	}
-	used := len(m.Elems) > 0
+	used := len(m.Elems) > 0 || len(m.MoreTables) > 0
+	refs := len(m.Elems) > 0
 	for _, f := range m.Funcs {
 		for i := range f.Code {
-			used = used || f.Code[i].Op == bytecode.OpCallIndirect
+			op := f.Code[i].Op
+			used = used || op == bytecode.OpCallIndirect || op.IsTableOp()
+			refs = refs || op.IsTableOp() || op == bytecode.OpCallIndirect && f.Code[i].Imm != 0
+		}
+	}
+	if len(m.MoreTables) > 0 && !refs {
+		// Tables beyond table 0 that nothing uses.
+		q := cloneProgram(mz.best)
+		q.Module.MoreTables = nil
+		if mz.try(q) {
+			return true
 		}
 	}
 	var end uint32
@@ -598,8 +609,16 @@ func renameRegs(in *bytecode.Instr, renumber []bytecode.Reg) {
 		}
 	case bytecode.FormatSelect:
 		in.Dst, in.A, in.B, in.C = renumber[in.Dst], renumber[in.A], renumber[in.B], renumber[in.C]
-	case bytecode.FormatMemoryBulk:
+	case bytecode.FormatMemoryBulk, bytecode.FormatSegmentBulk, bytecode.FormatTableFill, bytecode.FormatTableBulk:
 		in.A, in.B, in.C = renumber[in.A], renumber[in.B], renumber[in.C]
+	case bytecode.FormatRefFunc, bytecode.FormatTableSize:
+		in.Dst = renumber[in.Dst]
+	case bytecode.FormatTableGet:
+		in.Dst, in.A = renumber[in.Dst], renumber[in.A]
+	case bytecode.FormatTableSet:
+		in.A, in.B = renumber[in.A], renumber[in.B]
+	case bytecode.FormatTableGrow:
+		in.Dst, in.A, in.B = renumber[in.Dst], renumber[in.A], renumber[in.B]
 	case bytecode.FormatStore:
 		in.A, in.B = renumber[in.A], renumber[in.B]
 	case bytecode.FormatBranch, bytecode.FormatSwitch:

@@ -198,7 +198,7 @@ func TestGeneratorReachesEveryOp(t *testing.T) {
 		}
 	}
 	for _, k := range []bytecode.TrapKind{bytecode.TrapUnreachable, bytecode.TrapUndefinedElement,
-		bytecode.TrapUninitializedElement, bytecode.TrapIndirectCallTypeMismatch} {
+		bytecode.TrapUninitializedElement, bytecode.TrapIndirectCallTypeMismatch, bytecode.TrapTableOutOfBounds, bytecode.TrapInvalidReference} {
 		t.Logf("%-32s %d", k.String()+":", traps[k])
 		if traps[k] == 0 {
 			t.Errorf("no call of %d programs ended with %s", n, k)

@@ -996,6 +996,22 @@ loop:
 		fill(st.mem[d:d+n], v)
 		in = next(in)
 		goto loop
+	case iMemInit:
+		if !m.segs.MemoryInit(st.mem, int(in.d), *reg(regs, in.a), *reg(regs, in.b), *reg(regs, in.c)) {
+			return m.trap(bytecode.TrapOutOfBounds, st.fn, st.pc(in))
+		}
+		in = next(in)
+		goto loop
+	case iDataDrop:
+		m.segs.DropData(int(in.d))
+		in = next(in)
+		goto loop
+	case iTableGet, iTableSet, iTableSize, iTableGrow, iTableFill, iTableCopy, iTableInit, iElemDrop:
+		if kind := m.tableOp(in, regs); kind != bytecode.TrapNone {
+			return m.trap(kind, st.fn, st.pc(in))
+		}
+		in = next(in)
+		goto loop
 
 	case iGlobalGet:
 		*reg(regs, in.d) = *reg(unsafe.Pointer(unsafe.SliceData(m.globals)), in.a)
@@ -1017,13 +1033,21 @@ loop:
 			}
 		}
 		idx := *reg(regs, in.a)
-		if idx >= uint64(len(m.table)) || m.table[idx].sig != in.d {
-			return m.indirectTrap(st.fn, st.pc(in), idx, in.d)
+		var fn int
+		if m.tables == nil {
+			if idx >= uint64(len(m.table)) || m.table[idx].sig != in.d {
+				return m.indirectTrap(st.fn, st.pc(in), idx, in.d)
+			}
+			fn = int(m.table[idx].fn)
+		} else {
+			var kind bytecode.TrapKind
+			if fn, kind = m.tables.Callee(int(in.d>>sigBits), idx, in.d&(1<<sigBits-1)); kind != bytecode.TrapNone {
+				return m.trap(kind, st.fn, st.pc(in))
+			}
 		}
 		if len(m.frames)+st.depthBase >= m.cfg.MaxCallDepth {
 			return m.trap(bytecode.TrapStackOverflow, st.fn, st.pc(in))
 		}
-		fn := int(m.table[idx].fn)
 		if m.external != nil && m.external[fn] {
 			if err := m.callExternal(st, in, fn); err != nil {
 				return err

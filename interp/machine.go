@@ -148,6 +148,10 @@ type Machine struct {
 	globals  []uint64
 	table    []tableEntry
 	ownTable bool
+	// segs is the state of the instance's segments, tables that of its
+	// tables when they change (nil otherwise).
+	segs   *Segments
+	tables *Tables
 
 	stack []uint64
 	// frames holds the records of the callers of the innermost frame:
@@ -293,8 +297,21 @@ func NewMachine(p *Program, cfg Config, hosts []HostFunc, mem *Memory) (*Machine
 		m.globals[i] = g.Init
 	}
 	m.table = p.table
+	m.segs = NewSegments(p.Module)
+	if p.dynamicTables {
+		m.tables = newTables(p.Module)
+	}
 	return m, nil
 }
+
+// Tables returns the machine's tables when the module's tables change
+// (bytecode.Module.DynamicTables), which compiled code of the same
+// instance shares, and nil otherwise.
+func (m *Machine) Tables() *Tables { return m.tables }
+
+// Segments returns the state of the machine's data segments, which
+// compiled code of the same instance shares.
+func (m *Machine) Segments() *Segments { return m.segs }
 
 // Globals returns the machine's globals, one slot per global of the
 // module, in order, holding its bits (f64 values as their bits; i32 and

@@ -249,6 +249,16 @@ const (
 	iUnreachable  // trap Unreachable
 	iMemCopy      // copy c bytes from address b to address a
 	iMemFill      // set c bytes from address a on to byte b
+	iMemInit      // copy c bytes from offset b of data segment d to address a
+	iDataDrop     // drop data segment d
+	iTableGet     // d = entry a of table c
+	iTableSet     // entry a of table c = b
+	iTableSize    // d = size of table c
+	iTableGrow    // d = old size of table c grown by b entries of a, or -1 (imm 1: as an i32)
+	iTableFill    // set c entries of table imm from a on to b
+	iTableCopy    // copy c entries from entry b of table imm to entry a of table d
+	iTableInit    // copy c entries from element b of segment d to entry a of table imm
+	iElemDrop     // drop element segment d
 )
 
 // opForms maps a bytecode opcode to its interpreter opcodes: the register
@@ -321,6 +331,17 @@ func init() {
 	set(bytecode.OpUnreachable, iUnreachable, 0)
 	set(bytecode.OpMemoryCopy, iMemCopy, 0)
 	set(bytecode.OpMemoryFill, iMemFill, 0)
+	set(bytecode.OpMemoryInit, iMemInit, 0)
+	set(bytecode.OpDataDrop, iDataDrop, 0)
+	set(bytecode.OpRefFunc, iConst, 0)
+	set(bytecode.OpTableGet, iTableGet, 0)
+	set(bytecode.OpTableSet, iTableSet, 0)
+	set(bytecode.OpTableSize, iTableSize, 0)
+	set(bytecode.OpTableGrow, iTableGrow, 0)
+	set(bytecode.OpTableFill, iTableFill, 0)
+	set(bytecode.OpTableCopy, iTableCopy, 0)
+	set(bytecode.OpTableInit, iTableInit, 0)
+	set(bytecode.OpElemDrop, iElemDrop, 0)
 }
 
 // opFor returns the interpreter opcode of a bytecode op in register or

@@ -83,11 +83,20 @@ type Program struct {
 	funcs   []*funcCode
 	// table is the initial table up to its last initialised entry (see
 	// bytecode.Module.TableFuncs); the entries beyond, up to tableSize,
-	// are null. Nothing changes a table, so every Machine shares it.
+	// are null. In a module whose tables do not change
+	// (bytecode.Module.DynamicTables), every Machine shares it; the others
+	// have their own Tables.
 	table     []tableEntry
 	tableSize uint64
 	funcIDs   []uint32 // canonical signature id of each function
+	// dynamicTables is the module's DynamicTables, found while it had
+	// its code (an embedder may drop the code of Module once prepared).
+	dynamicTables bool
 }
+
+// DynamicTables reports whether the program's tables change
+// (bytecode.Module.DynamicTables of the module it was prepared from).
+func (p *Program) DynamicTables() bool { return p.dynamicTables }
 
 // tableEntry is a table entry in the interpreter's form: the function's
 // index and canonical signature id (bytecode.Module.SignatureIDs), or fn
@@ -157,7 +166,7 @@ func PrepareContext(ctx context.Context, m *bytecode.Module) (*Program, error) {
 	if err := bytecode.Verify(m); err != nil {
 		return nil, err
 	}
-	p := &Program{Module: m}
+	p := &Program{Module: m, dynamicTables: m.DynamicTables()}
 	funcIDs, typeIDs := m.SignatureIDs()
 	p.funcIDs = funcIDs
 	p.table = p.tableOf(m.TableFuncs())
@@ -167,7 +176,7 @@ func PrepareContext(ctx context.Context, m *bytecode.Module) (*Program, error) {
 			return nil, fmt.Errorf("interp: prepare func %s: %w", f.Name, err)
 		}
 		layout := profilecounters.NewLayout(f)
-		fc, err := decodeFunc(m, f, layout, typeIDs)
+		fc, err := decodeFunc(m, f, layout, funcIDs, typeIDs)
 		if err != nil {
 			return nil, fmt.Errorf("interp: prepare func %s: %w", f.Name, err)
 		}
@@ -208,6 +217,11 @@ func (p *Program) TableFunc(i uint64) (fn int, ok bool) {
 	return int(p.table[i].fn), true
 }
 
+// sigBits is the width of the signature id in the d field of a
+// call_indirect of a module whose tables change: the table index is
+// above it (bytecode.MaxTables is small enough).
+const sigBits = 22
+
 // apply rewrites the immediate imm by the rule.
 func (r immRule) apply(imm int64) int64 {
 	switch r.kind {
@@ -221,7 +235,8 @@ func (r immRule) apply(imm int64) int64 {
 	return imm
 }
 
-func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounters.Layout, typeIDs []uint32) (*funcCode, error) {
+func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounters.Layout, funcIDs, typeIDs []uint32) (*funcCode, error) {
+	dynamic := m.DynamicTables()
 	fc := &funcCode{name: f.Name, code: make([]inst, len(f.Code)), nregs: len(f.Regs), nparams: len(f.Sig.Params), nres: len(f.Sig.Results)}
 	for i, t := range f.Sig.Params {
 		if t.Is32() {
@@ -272,6 +287,9 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 			out.a, out.b, out.c = in.Callee, uint32(len(in.Args)), uint32(len(in.Results))
 			if in.Op == bytecode.OpCallIndirect {
 				out.a, out.d = scale(in.A), typeIDs[in.Callee]
+				if dynamic {
+					out.d |= uint32(in.Imm) << sigBits
+				}
 			}
 			out.imm = int64(len(fc.lists))
 			for _, r := range in.Args {
@@ -291,6 +309,21 @@ func decodeFunc(m *bytecode.Module, f *bytecode.Function, layout *profilecounter
 			}
 		case bytecode.FormatTrap:
 			out.imm = in.Imm
+		case bytecode.FormatSegmentBulk:
+			out.a, out.b, out.c, out.d = scale(in.A), scale(in.B), scale(in.C), in.Callee
+		case bytecode.FormatSegment:
+			out.d = in.Callee
+		case bytecode.FormatRefFunc:
+			out.d, out.imm = scale(in.Dst), int64(bytecode.FuncRef(funcIDs[in.Callee], in.Callee))
+		case bytecode.FormatTableGet, bytecode.FormatTableSet, bytecode.FormatTableSize, bytecode.FormatTableGrow:
+			out.d, out.a, out.b, out.c = scale(in.Dst), scale(in.A), scale(in.B), in.Callee
+			if in.Op == bytecode.OpTableGrow && f.Regs[in.Dst] == bytecode.I32 {
+				out.imm = 1
+			}
+		case bytecode.FormatTableFill:
+			out.a, out.b, out.c, out.imm = scale(in.A), scale(in.B), scale(in.C), int64(in.Callee)
+		case bytecode.FormatTableBulk:
+			out.a, out.b, out.c, out.d, out.imm = scale(in.A), scale(in.B), scale(in.C), in.Callee, in.Imm
 		}
 	}
 	return fc, nil

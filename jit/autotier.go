@@ -278,7 +278,7 @@ func (i *Instance) takeTierUp() {
 		a.err = fmt.Errorf("jit: tier-up: %w", r.err)
 		return
 	}
-	ci, err := newCompiledInstance(r.prog, r.cm, i.cfg, i.module.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table)
+	ci, err := newCompiledInstance(r.prog, r.cm, i.cfg, i.module.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table, i.machine.Segments(), i.machine.Tables())
 	if err != nil {
 		a.err = fmt.Errorf("jit: tier-up: %w", err)
 		return

@@ -27,6 +27,10 @@ type compiledInstance struct {
 	// on-stack replacement continues (callOSR), for the entry to read.
 	osrFrame []uint64
 	mem      *interp.Memory
+	// segs is the instance's segment state, tables its tables when they
+	// change (nil otherwise): the interpreter's, shared.
+	segs   *interp.Segments
+	tables *interp.Tables
 	// globals is the instance's globals (the interpreter's, shared), which
 	// compiled code reaches through the context.
 	globals []uint64
@@ -62,7 +66,7 @@ type compiledInstance struct {
 }
 
 func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Config, stackBytes int,
-	hosts []interp.HostFunc, mem *interp.Memory, globals, table []uint64) (*compiledInstance, error) {
+	hosts []interp.HostFunc, mem *interp.Memory, globals, table []uint64, segs *interp.Segments, tables *interp.Tables) (*compiledInstance, error) {
 	stub, err := exitStub()
 	if err != nil {
 		return nil, err
@@ -72,7 +76,7 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 		return nil, err
 	}
 	c := &compiledInstance{prog: prog, cm: cm, thread: th, table: append([]uintptr(nil), cm.entries...),
-		mem: mem, globals: globals, hosts: hosts, cfg: cfg}
+		mem: mem, globals: globals, hosts: hosts, cfg: cfg, segs: segs, tables: tables}
 	c.poll = &interp.Poller{}
 	c.poll.Periodic = true
 	if len(c.table) > 0 {
@@ -83,6 +87,9 @@ func newCompiledInstance(prog *interp.Program, cm *compiledModule, cfg interp.Co
 	}
 	if table == nil {
 		table = cm.tableEntries
+	}
+	if tables != nil {
+		table = tables.Words()
 	}
 	c.setTable(table)
 	th.Ctx.MaxDepth = int64(cfg.MaxCallDepth)
@@ -118,9 +125,16 @@ func (c *compiledInstance) setTable(entries []uint64) {
 	}
 }
 
-// syncMemory tells compiled code where linear memory is now.
+// syncMemory tells compiled code where linear memory is now, and where
+// the tables are when they may have moved (table.grow, in compiled code
+// or in the interpreter).
 func (c *compiledInstance) syncMemory() {
 	x := c.thread.Ctx
+	if c.tables != nil {
+		if w := c.tables.Words(); len(w) > 0 && x.Table != uintptr(unsafe.Pointer(&w[0])) {
+			c.setTable(w)
+		}
+	}
 	b := c.mem.Bytes
 	base := uintptr(0)
 	if len(b) > 0 {
@@ -492,6 +506,26 @@ func (c *compiledInstance) runtimeCall(fn int) error {
 	switch fn {
 	case mir.RTMemoryGrow:
 		x.Regs[mir.RAX] = uint64(c.mem.Grow(x.Regs[mir.RDI]))
+		return nil
+	case mir.RTMemoryInit:
+		if !c.segs.MemoryInit(c.mem.Bytes, int(x.Regs[mir.RDI]), x.Regs[mir.RSI], x.Regs[mir.RDX], x.Regs[mir.RCX]) {
+			return c.cm.trapAt(c.prog, bytecode.TrapOutOfBounds, x.ExitFunc, x.ExitSite)
+		}
+		return nil
+	case mir.RTDataDrop:
+		c.segs.DropData(int(x.Regs[mir.RDI]))
+		return nil
+	}
+	if na, _, ok := mir.RuntimeArity(int32(fn)); ok && c.tables != nil {
+		var args [6]uint64
+		for k, r := range mir.ArgGPRs[:na] {
+			args[k] = x.Regs[r]
+		}
+		r, kind := mir.RunTableFunc(c.tables, c.segs, int32(fn), args[:na])
+		if kind != bytecode.TrapNone {
+			return c.cm.trapAt(c.prog, kind, x.ExitFunc, x.ExitSite)
+		}
+		x.Regs[mir.RAX] = r
 		return nil
 	}
 	return fmt.Errorf("jit: unknown runtime function %d", fn)

@@ -128,7 +128,7 @@ func (m *Module) Instantiate(imports Imports) (*Instance, error) {
 		mach.Poller().Interval = int64(opts.OSRInterval)
 	}
 	if m.compiled != nil {
-		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem, mach.Globals(), inst.table)
+		inst.compiled, err = newCompiledInstance(m.prog, m.compiled, cfg, opts.MaxStackBytes, hosts, mem, mach.Globals(), inst.table, mach.Segments(), mach.Tables())
 		if err == nil {
 			err = inst.attach(inst.compiled)
 		}
@@ -194,7 +194,7 @@ func (i *Instance) Optimize() error {
 	if err != nil {
 		return fmt.Errorf("jit: optimize: %w", err)
 	}
-	ci, err := newCompiledInstance(m.prog, cm, i.cfg, m.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table)
+	ci, err := newCompiledInstance(m.prog, cm, i.cfg, m.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table, i.machine.Segments(), i.machine.Tables())
 	if err == nil {
 		err = i.attach(ci)
 	}

@@ -262,7 +262,7 @@ func (i *Instance) takeReoptimized() {
 	if i.compiled != r.current {
 		return // Optimize replaced the code meanwhile
 	}
-	ci, err := newCompiledInstance(res.prog, res.cm, i.cfg, i.module.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table)
+	ci, err := newCompiledInstance(res.prog, res.cm, i.cfg, i.module.engine.opts.MaxStackBytes, i.hosts, i.mem, i.machine.Globals(), i.table, i.machine.Segments(), i.machine.Tables())
 	if err != nil {
 		r.err = fmt.Errorf("jit: re-optimize: %w", err)
 		return

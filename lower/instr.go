@@ -210,6 +210,13 @@ func (l *lowerer) instr(in *bc.Instr, b int) error {
 		l.callIndirect(in)
 	case bc.OpMemoryCopy, bc.OpMemoryFill:
 		l.memoryBulk(in)
+	case bc.OpMemoryInit:
+		l.runtimeCall(mir.RTMemoryInit, l.iconst(int64(in.Callee)), l.read(in.A), l.read(in.B), l.read(in.C))
+	case bc.OpDataDrop:
+		l.runtimeCall(mir.RTDataDrop, l.iconst(int64(in.Callee)))
+	case bc.OpRefFunc, bc.OpTableGet, bc.OpTableSet, bc.OpTableSize, bc.OpTableGrow, bc.OpTableFill,
+		bc.OpTableCopy, bc.OpTableInit, bc.OpElemDrop:
+		l.tableOp(in)
 	default:
 		if handled, err := l.instr32(in, b); handled || err != nil {
 			return err

@@ -118,12 +118,21 @@ type ModuleInfo struct {
 	growsMemory bool
 	tableLen    uint64
 	typeIDs     []uint32
+	// dynamic: the tables may change (bc.Module.DynamicTables), and
+	// compiled code reads them in package interp's Tables layout;
+	// funcIDs are then the functions' canonical signature ids.
+	dynamic bool
+	funcIDs []uint32
 }
 
 // NewModuleInfo computes the module facts of m for Options.Module. m must
 // not change while they are in use.
 func NewModuleInfo(m *bc.Module) *ModuleInfo {
-	return &ModuleInfo{m: m, growsMemory: moduleGrowsMemory(m), tableLen: mir.TableLength(m), typeIDs: m.TypeIDs()}
+	info := &ModuleInfo{m: m, growsMemory: moduleGrowsMemory(m), tableLen: mir.TableLength(m), typeIDs: m.TypeIDs(), dynamic: m.DynamicTables()}
+	if info.dynamic || moduleHasRefFunc(m) {
+		info.funcIDs, _ = m.SignatureIDs()
+	}
+	return info
 }
 
 // StandIn returns the module facts of i's module for m, a module that

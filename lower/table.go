@@ -21,8 +21,12 @@ import (
 // expected signature, the one compare of the fast path, whose failure
 // leads to a cold block that tells a null entry (UninitializedElement)
 // from a different signature (IndirectCallTypeMismatch); and calls the
-// function of its index half with CALLIND. The table does not change after
-// instantiation, so its size and initialised length are constants.
+// function of its index half with CALLIND. A table of a module whose
+// tables do not change (bc.Module.DynamicTables) has a constant size and
+// initialised length. Otherwise the tables are package interp's Tables,
+// which the context's table points to: call_indirect reads the table's
+// size (and, beyond table 0, its first entry) from their header, and the
+// other table instructions are runtime calls; ref.func is a constant.
 
 // globalOps are the GLOBALload and GLOBALstore ops of each type.
 var globalOps = map[bc.Type][2]mir.Op{
@@ -74,6 +78,25 @@ func (l *lowerer) callIndirect(in *bc.Instr) {
 	// An i32 index has its upper half zero, so 64-bit compares serve both
 	// index types.
 	idx := l.read(in.A)
+	if l.info.dynamic {
+		// Package interp's Tables layout: the table's size and first
+		// entry in the header, table 0's entries right after it.
+		t := in.Imm
+		tsize := l.newG()
+		l.emit(mir.Instr{Op: mir.OpTABLEload, Defs: []mir.Reg{tsize}, Uses: []mir.Reg{l.iconst(2*t + 1)}, Pos: l.pos()})
+		l.emit(mir.Instr{Op: mir.OpCMPQ, Uses: []mir.Reg{idx, tsize}, Pos: l.pos()})
+		l.checkTrap(mir.CondAE, bc.TrapUndefinedElement)
+		var at mir.Reg
+		if t == 0 {
+			at = l.opImm(mir.OpADDQconst, idx, 2*int64(l.m.NumTables()))
+		} else {
+			base := l.newG()
+			l.emit(mir.Instr{Op: mir.OpTABLEload, Defs: []mir.Reg{base}, Uses: []mir.Reg{l.iconst(2 * t)}, Pos: l.pos()})
+			at = l.op(mir.OpADDQ, mir.GPR, idx, base)
+		}
+		l.indirectCall(in, at, typeIDs[in.Callee])
+		return
+	}
 	if n == 0 {
 		if size > 0 {
 			l.compareConst(idx, size)
@@ -93,9 +116,15 @@ func (l *lowerer) callIndirect(in *bc.Instr) {
 		l.compareConst(idx, n)
 		l.checkTrap(mir.CondAE, bc.TrapUndefinedElement)
 	}
+	l.indirectCall(in, idx, typeIDs[in.Callee])
+}
+
+// indirectCall emits the rest of call_indirect once the index is known
+// to be in range: the load of the packed entry at word at of the
+// context's table, the signature check against sig and the call.
+func (l *lowerer) indirectCall(in *bc.Instr, at mir.Reg, sig uint32) {
 	entry := l.newG()
-	l.emit(mir.Instr{Op: mir.OpTABLEload, Defs: []mir.Reg{entry}, Uses: []mir.Reg{idx}, Pos: l.pos()})
-	sig := typeIDs[in.Callee]
+	l.emit(mir.Instr{Op: mir.OpTABLEload, Defs: []mir.Reg{entry}, Uses: []mir.Reg{at}, Pos: l.pos()})
 	l.compareConst(l.opImm(mir.OpSHRQconst, entry, 32), uint64(sig))
 	l.signatureMismatch(entry)
 	callee := l.op(mir.OpMOVLQZX, mir.GPR, entry)
@@ -143,4 +172,59 @@ func (l *lowerer) signatureMismatch(entry mir.Reg) {
 	l.ssa.seal(cont.ID)
 	l.ssa.inherit(cont.ID, l.cur.ID)
 	l.cur = cont
+}
+
+// runtimeCall emits a call of runtime function fn, which has no result,
+// with the arguments args (general-purpose registers).
+func (l *lowerer) runtimeCall(fn int32, args ...mir.Reg) {
+	l.emit(mir.Instr{Op: mir.OpCALLRT, Aux: fn, Uses: args, Pos: l.pos()})
+}
+
+// moduleHasRefFunc reports whether some function of m uses ref.func.
+func moduleHasRefFunc(m *bc.Module) bool {
+	for _, f := range m.Funcs {
+		for i := range f.Code {
+			if f.Code[i].Op == bc.OpRefFunc {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tableOp lowers the table instructions other than call_indirect: ref.func
+// is a constant, the others runtime calls.
+func (l *lowerer) tableOp(in *bc.Instr) {
+	c := func(v uint32) mir.Reg { return l.iconst(int64(v)) }
+	switch in.Op {
+	case bc.OpRefFunc:
+		l.write(in.Dst, l.iconst(int64(bc.FuncRef(l.info.funcIDs[in.Callee], in.Callee))))
+	case bc.OpTableGet, bc.OpTableSize, bc.OpTableGrow:
+		fn, args := int32(mir.RTTableGet), []mir.Reg{c(in.Callee)}
+		switch in.Op {
+		case bc.OpTableGet:
+			args = append(args, l.read(in.A))
+		case bc.OpTableSize:
+			fn = mir.RTTableSize
+		default:
+			fn = mir.RTTableGrow
+			args = append(args, l.read(in.A), l.read(in.B))
+		}
+		d := l.newG()
+		l.emit(mir.Instr{Op: mir.OpCALLRT, Aux: fn, Defs: []mir.Reg{d}, Uses: args, Pos: l.pos()})
+		if in.Op == bc.OpTableGrow && l.bf.Regs[in.Dst] == bc.I32 {
+			d = l.op(mir.OpMOVLQZX, mir.GPR, d) // -1 on failure is 0xFFFFFFFF in an i32
+		}
+		l.write(in.Dst, d)
+	case bc.OpTableSet:
+		l.runtimeCall(mir.RTTableSet, c(in.Callee), l.read(in.A), l.read(in.B))
+	case bc.OpTableFill:
+		l.runtimeCall(mir.RTTableFill, c(in.Callee), l.read(in.A), l.read(in.B), l.read(in.C))
+	case bc.OpTableCopy:
+		l.runtimeCall(mir.RTTableCopy, c(in.Callee), c(uint32(in.Imm)), l.read(in.A), l.read(in.B), l.read(in.C))
+	case bc.OpTableInit:
+		l.runtimeCall(mir.RTTableInit, c(uint32(in.Imm)), c(in.Callee), l.read(in.A), l.read(in.B), l.read(in.C))
+	case bc.OpElemDrop:
+		l.runtimeCall(mir.RTElemDrop, c(in.Callee))
+	}
 }

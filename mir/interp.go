@@ -109,6 +109,14 @@ type Machine struct {
 	// packs them; TABLEload reads Table[index]. Callers set it before
 	// running (an index beyond it is a Fault).
 	Table []uint64
+	// Segments is the state of the instance's data segments, which the
+	// runtime functions RTMemoryInit and RTDataDrop use; a CALLRT of
+	// either is a Fault while it is nil.
+	Segments *interp.Segments
+	// Tables is the state of the instance's tables when they change
+	// (bytecode.Module.DynamicTables), which the table runtime functions
+	// use; they keep Table equal to Tables.Words().
+	Tables *interp.Tables
 	// CountExecutions makes the machine count how often it executes each
 	// instruction (see Executions). Set it before the first call.
 	CountExecutions bool

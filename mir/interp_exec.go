@@ -1044,14 +1044,40 @@ func (m *Machine) exec(f *irFunc, base, framesBase int, results []uint64) (err e
 
 		case OpCALLRT:
 			c := &f.calls[in.aux]
-			a := regs[c.args[0]]
-			if !a.ok {
-				return m.faultUndef(f, ip, regs)
+			var args [6]uint64
+			for k, u := range c.args {
+				a := regs[u]
+				if !a.ok {
+					return m.faultUndef(f, ip, regs)
+				}
+				args[k] = a.v
 			}
-			r := m.Memory.Grow(a.v)
+			var r uint64
+			switch {
+			case c.target == RTMemoryGrow:
+				r = uint64(m.Memory.Grow(args[0]))
+			case m.Segments == nil:
+				return m.fault(f, ip, "runtime function %d without Machine.Segments", c.target)
+			case c.target == RTMemoryInit:
+				if !m.Segments.MemoryInit(m.Memory.Bytes, int(args[0]), args[1], args[2], args[3]) {
+					return m.trap(bytecode.TrapOutOfBounds, f, ip)
+				}
+			case c.target == RTDataDrop:
+				m.Segments.DropData(int(args[0]))
+			case m.Tables == nil:
+				return m.fault(f, ip, "runtime function %d without Machine.Tables", c.target)
+			default:
+				var kind bytecode.TrapKind
+				if r, kind = RunTableFunc(m.Tables, m.Segments, c.target, args[:len(c.args)]); kind != bytecode.TrapNone {
+					return m.trap(kind, f, ip)
+				}
+				m.Table = m.Tables.Words()
+			}
 			mem = m.Memory.Bytes
 			irClobber(regs)
-			regs[c.results[0]] = irDef(uint64(r))
+			if len(c.results) > 0 {
+				regs[c.results[0]] = irDef(r)
+			}
 			fk, fw = irFlagsUndef, int32(ip)
 
 		case irOpFault:

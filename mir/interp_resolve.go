@@ -597,7 +597,7 @@ func (x *irResolver) instr(b *Block, edgeBase int, in *Instr) (irInst, string) {
 				return out, fmt.Sprintf("host import %d out of range (%d host functions)", in.Aux, len(x.m.hosts))
 			}
 		case OpCALLRT:
-			if in.Aux != RTMemoryGrow || len(in.Uses) != 1 || len(in.Defs) != 1 {
+			if na, nr, ok := RuntimeArity(in.Aux); !ok || len(in.Uses) != na || len(in.Defs) != nr {
 				return out, fmt.Sprintf("runtime call %d with %d arguments and %d results", in.Aux, len(in.Uses), len(in.Defs))
 			}
 		}

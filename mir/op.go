@@ -318,11 +318,48 @@ const (
 	numCtxFields
 )
 
-// Runtime functions OpCALLRT can call.
+// Runtime functions OpCALLRT can call. A runtime function that traps
+// does so at the CALLRT's bytecode offset.
 const (
 	RTMemoryGrow = iota // (delta pages) -> old pages or -1
+	RTMemoryInit        // (data segment, address, offset, count) -> (); traps OutOfBounds
+	RTDataDrop          // (data segment) -> ()
+	RTTableGet          // (table, index) -> entry; traps TableOutOfBounds
+	RTTableSet          // (table, index, value) -> (); traps TableOutOfBounds, InvalidReference
+	RTTableSize         // (table) -> size
+	RTTableGrow         // (table, value, delta) -> old size or -1; traps InvalidReference
+	RTTableFill         // (table, index, value, count) -> (); traps as RTTableSet
+	RTTableCopy         // (destination table, source table, destination, source, count) -> ()
+	RTTableInit         // (table, element segment, destination, source, count) -> ()
+	RTElemDrop          // (element segment) -> ()
 	numRuntimeFuncs
 )
+
+// runtimeArity holds the number of arguments and results of each
+// runtime function.
+var runtimeArity = [numRuntimeFuncs][2]int{
+	RTMemoryGrow: {1, 1},
+	RTMemoryInit: {4, 0},
+	RTDataDrop:   {1, 0},
+	RTTableGet:   {2, 1},
+	RTTableSet:   {3, 0},
+	RTTableSize:  {1, 1},
+	RTTableGrow:  {3, 1},
+	RTTableFill:  {4, 0},
+	RTTableCopy:  {5, 0},
+	RTTableInit:  {5, 0},
+	RTElemDrop:   {1, 0},
+}
+
+// RuntimeArity returns the number of arguments and results of runtime
+// function fn, and false when there is no such function.
+func RuntimeArity(fn int32) (args, results int, ok bool) {
+	if fn < 0 || fn >= numRuntimeFuncs {
+		return 0, 0, false
+	}
+	a := runtimeArity[fn]
+	return a[0], a[1], true
+}
 
 // Rounding modes of OpROUNDSD and OpROUNDSS (their immediate).
 const (

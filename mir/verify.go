@@ -435,7 +435,7 @@ func (v *verifier) instruction(b *Block, idx int, in *Instr) error {
 			return v.errf("returns %d values; the function has %d results", len(in.Uses), len(f.Results))
 		}
 	case OpCALL, OpCALLHOST, OpCALLRT, OpCALLIND:
-		if in.Op == OpCALLRT && (in.Aux != RTMemoryGrow || len(in.Uses) != 1 || len(in.Defs) != 1) {
+		if na, nr, ok := RuntimeArity(in.Aux); in.Op == OpCALLRT && (!ok || len(in.Uses) != na || len(in.Defs) != nr) {
 			return v.errf("runtime call %d with %d arguments and %d results", in.Aux, len(in.Uses), len(in.Defs))
 		}
 		if in.Op == OpCALLIND && (len(in.Uses) == 0 || f.RegClass(in.Uses[len(in.Uses)-1]) != GPR) {

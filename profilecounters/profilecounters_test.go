@@ -241,8 +241,8 @@ func TestDrift(t *testing.T) {
 
 // TestCannotEndCall checks the ops an entry block may hold for its edges
 // to stand for the calls: none that loads, stores, copies or fills
-// memory, calls, returns, traps or grows memory, or that divides or
-// truncates with a trap; and that the
+// memory, calls, returns, traps or grows memory, touches a table or a
+// segment, or that divides or truncates with a trap; and that the
 // arithmetic, comparisons, conversions and branches qualify.
 func TestCannotEndCall(t *testing.T) {
 	mayEnd := map[bytecode.Op]bool{
@@ -255,8 +255,11 @@ func TestCannotEndCall(t *testing.T) {
 	for op := bytecode.Op(0); int(op) < bytecode.NumOps; op++ {
 		switch op.Info().Format {
 		case bytecode.FormatLoad, bytecode.FormatStore, bytecode.FormatCall, bytecode.FormatCallIndirect,
-			bytecode.FormatReturn, bytecode.FormatTrap, bytecode.FormatNone, bytecode.FormatMemoryBulk:
-			mayEnd[op] = true
+			bytecode.FormatReturn, bytecode.FormatTrap, bytecode.FormatNone, bytecode.FormatMemoryBulk,
+			bytecode.FormatSegmentBulk, bytecode.FormatSegment, bytecode.FormatRefFunc, bytecode.FormatTableGet,
+			bytecode.FormatTableSet, bytecode.FormatTableSize, bytecode.FormatTableGrow, bytecode.FormatTableFill,
+			bytecode.FormatTableBulk:
+			mayEnd[op] = true // runtime calls, which may trap (ref.func is left out with them)
 		}
 	}
 	for op := bytecode.Op(0); int(op) < bytecode.NumOps; op++ {

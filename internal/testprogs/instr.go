@@ -396,6 +396,8 @@ func InstructionCases() []Case {
 		})
 	}
 	l = append(l, bulkMemoryCases()...)
+	l = append(l, segmentCases()...)
+	l = append(l, tableCases()...)
 	return append(l, cases32()...)
 }
 

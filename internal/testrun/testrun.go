@@ -59,6 +59,10 @@ func Instantiate(mach *mir.Machine, m *bc.Module) {
 		mach.Globals[i] = g.Init
 	}
 	mach.Table = mir.TableEntries(m)
+	mach.Segments = interp.NewSegments(m)
+	if t := interp.NewTables(m); t != nil {
+		mach.Tables, mach.Table = t, t.Words()
+	}
 }
 
 // Reference runs exported function name of m in the reference interpreter

@@ -164,6 +164,9 @@ func Instantiate(ctx context.Context, engine *jit.Engine, m *translate.Module, r
 			imports[im.Key] = x.mem
 			i.memory = x
 		case *Table:
+			if x.unshared {
+				return nil, &Error{Module: im.Module, Name: im.Name, Msg: "unsupported: kiln does not share a table whose contents change (table instructions, several tables) with other instances"}
+			}
 			actual := x.limits
 			actual.Min = x.Size()
 			if !limitsMatch(actual, im.Table.Limits) {
@@ -307,6 +310,10 @@ func (i *Instance) Export(name string) (Extern, error) {
 		}
 		return &Global{Type: e.Global, Value: v}, nil
 	case binary.ExternTable:
+		if e.Key == "" {
+			// A table whose contents change: it can be named, not shared.
+			return &Table{unshared: true}, nil
+		}
 		if i.table == nil {
 			return nil, fmt.Errorf("export %q: internal error: the instance's table is not shared", name)
 		}

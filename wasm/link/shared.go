@@ -46,6 +46,9 @@ type Table struct {
 	limits  binary.Limits
 	entries []*tableRef
 	users   []*Instance
+	// unshared is set for the export of a table whose contents change,
+	// which its instance keeps to itself: importing it is unsupported.
+	unshared bool
 }
 
 // tableRef is the function in a table entry: how to call it from any
@@ -161,9 +164,12 @@ func (i *Instance) shareTable(t *Table, elems []bytecode.ElemSegment) error {
 	i.table = t
 	for _, e := range elems {
 		for k, f := range e.Funcs {
-			r, err := i.funcRef(f)
-			if err != nil {
-				return err
+			var r *tableRef
+			if f != bytecode.NullFunc {
+				var err error
+				if r, err = i.funcRef(f); err != nil {
+					return err
+				}
 			}
 			slot := e.Offset + uint32(k)
 			if !imported {

@@ -333,6 +333,16 @@ func (t *funcTranslator) function(mt *translator, fn int, code *binary.Code) (*b
 	clear(t.localRefs)
 	t.matFrom, t.lastDef, t.boundAt, t.deadDepth = 0, -1, -1, 0
 	t.hasNext = false
+	// Locals of reference types start null, which is not kiln's zero.
+	r := bc.Reg(len(t.sig.Params))
+	for _, run := range code.Locals {
+		for k := uint32(0); k < run.Count; k++ {
+			if run.Type.IsRef() {
+				t.emit(bc.Instr{Op: bc.OpI64Const, Dst: r, Imm: -1})
+			}
+			r++
+		}
+	}
 
 	t.frames = append(t.frames, frame{kind: kFunc, results: kilnTypes(t.sig.Results), label: t.newLabel()})
 	t.cr.Reset(code.Body, code.Offset, "code", fn)
@@ -530,6 +540,17 @@ func (t *funcTranslator) instr() error {
 		a, b, c := t.use(n-3), t.use(n-2), t.use(n-1)
 		t.popN(3)
 		t.emit(bc.Instr{Op: kop, A: a, B: b, C: c})
+	case binary.OpMemoryInit:
+		n := len(t.stack)
+		a, b, c := t.use(n-3), t.use(n-2), t.use(n-1)
+		t.popN(3)
+		t.emit(bc.Instr{Op: bc.OpMemoryInit, Callee: in.Index, A: a, B: b, C: c})
+	case binary.OpDataDrop:
+		t.emit(bc.Instr{Op: bc.OpDataDrop, Callee: in.Index})
+	case binary.OpRefNull, binary.OpRefIsNull, binary.OpRefFunc, binary.OpTableGet, binary.OpTableSet,
+		binary.OpTableSize, binary.OpTableGrow, binary.OpTableFill, binary.OpTableCopy, binary.OpTableInit,
+		binary.OpElemDrop:
+		t.tableInstr()
 	case binary.OpI32Const:
 		t.push(slot{t: bc.I32, kind: isConst, imm: int64(uint32(in.Value))})
 	case binary.OpI64Const:
@@ -825,8 +846,58 @@ func (t *funcTranslator) callIndirect() error {
 		// The stub of an entry from another instance finds it here.
 		t.emit(bc.Instr{Op: bc.OpGlobalSet, Callee: t.mt.slotGlobal, A: idx})
 	}
-	t.emitCall(bc.Instr{Op: bc.OpCallIndirect, Callee: t.in.Index, A: idx, Args: args, Results: results})
+	t.emitCall(bc.Instr{Op: bc.OpCallIndirect, Callee: t.in.Index, Imm: int64(t.in.Index2), A: idx, Args: args, Results: results})
 	return nil
+}
+
+// tableInstr translates the reference and table instructions.
+func (t *funcTranslator) tableInstr() {
+	in := &t.in
+	n := len(t.stack)
+	pop := func(k int) []bc.Reg {
+		rs := make([]bc.Reg, k)
+		for i := range rs {
+			rs[i] = t.use(n - k + i)
+		}
+		t.popN(k)
+		return rs
+	}
+	switch in.Op {
+	case binary.OpRefNull:
+		t.push(slot{t: bc.I64, kind: isConst, imm: -1})
+	case binary.OpRefIsNull:
+		a := pop(1)[0]
+		dst := t.pushReg(bc.I32)
+		t.emitDef(bc.Instr{Op: bc.OpI64Eq, Dst: dst, A: a, UseImm: true, Imm: -1})
+	case binary.OpRefFunc:
+		dst := t.pushReg(bc.I64)
+		t.emitDef(bc.Instr{Op: bc.OpRefFunc, Dst: dst, Callee: in.Index})
+	case binary.OpTableGet:
+		a := pop(1)[0]
+		dst := t.pushReg(bc.I64)
+		t.emitDef(bc.Instr{Op: bc.OpTableGet, Dst: dst, Callee: in.Index, A: a})
+	case binary.OpTableSet:
+		rs := pop(2)
+		t.emit(bc.Instr{Op: bc.OpTableSet, Callee: in.Index, A: rs[0], B: rs[1]})
+	case binary.OpTableSize:
+		dst := t.pushReg(bc.I32)
+		t.emitDef(bc.Instr{Op: bc.OpTableSize, Dst: dst, Callee: in.Index})
+	case binary.OpTableGrow:
+		rs := pop(2)
+		dst := t.pushReg(bc.I32)
+		t.emitDef(bc.Instr{Op: bc.OpTableGrow, Dst: dst, Callee: in.Index, A: rs[0], B: rs[1]})
+	case binary.OpTableFill:
+		rs := pop(3)
+		t.emit(bc.Instr{Op: bc.OpTableFill, Callee: in.Index, A: rs[0], B: rs[1], C: rs[2]})
+	case binary.OpTableCopy:
+		rs := pop(3)
+		t.emit(bc.Instr{Op: bc.OpTableCopy, Callee: in.Index, Imm: int64(in.Index2), A: rs[0], B: rs[1], C: rs[2]})
+	case binary.OpTableInit:
+		rs := pop(3)
+		t.emit(bc.Instr{Op: bc.OpTableInit, Callee: in.Index, Imm: int64(in.Index2), A: rs[0], B: rs[1], C: rs[2]})
+	case binary.OpElemDrop:
+		t.emit(bc.Instr{Op: bc.OpElemDrop, Callee: in.Index})
+	}
 }
 
 // callOperands pops a call's arguments and pushes its results, returning

@@ -16,6 +16,8 @@ func kilnType(t binary.ValType) bc.Type {
 		return bc.F32
 	case binary.F64:
 		return bc.F64
+	case binary.FuncRef, binary.ExternRef:
+		return bc.I64 // a reference value (see bytecode's tables)
 	}
 	return 0
 }

@@ -2,8 +2,11 @@
 // bytecode module (WebAssembly 1.0 and the parts of 2.0 that package
 // validate accepts: sign extension, non-trapping conversions,
 // multi-value, typed select, element segments of ref.func expressions,
-// passive and declarative segments, memory.copy and memory.fill, which
-// become kiln's memory.copy and memory.fill): every Wasm function becomes one kiln function with the
+// passive and declarative segments, memory.copy, memory.fill,
+// memory.init and data.drop, which become kiln's instructions of the same
+// names, with kiln's data segments numbered as Wasm's; reference types,
+// several tables and the table instructions, a reference being a kiln i64
+// value): every Wasm function becomes one kiln function with the
 // same index (an imported function becomes a host import plus a small
 // kiln function that calls it, so that tables and exports can hold it),
 // Wasm's types, globals, table, element and data segments, memory and
@@ -63,6 +66,12 @@
 //
 // Translate returns an *UnsupportedError for:
 //
+//   - a module whose tables change (table instructions, several tables,
+//     element segments that table.init uses) and that imports a table,
+//     and more than one imported table: kiln shares table 0 of constant
+//     contents between instances only (a module whose tables change may
+//     export them, but no other instance can import them);
+//
 //   - shapes beyond kiln's limits (package bytecode's MaxParams and the
 //     others): more than 256 parameters or results, a table of more than
 //     2^24 entries, a br_table of more than 65536 labels, more than 2^20
@@ -115,6 +124,7 @@ package translate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -230,6 +240,11 @@ type Module struct {
 	segmentTraps bool
 	memBytes     uint64
 	tableSize    uint64
+	// tableSizes are the initial sizes of tables 1, 2, ...
+	tableSizes []uint64
+	// keepElems: the kiln module has every element segment, with Wasm's
+	// indices (the code uses table.init or elem.drop).
+	keepElems bool
 	// memImport and tableImport are the index in Imports of the memory
 	// and table import, or -1.
 	memImport, tableImport int
@@ -313,6 +328,12 @@ type segment struct {
 	offset offsetExpr
 	data   []byte
 	funcs  []uint32
+	// passive marks a passive data segment, which has no offset.
+	passive bool
+	// mode and table are an element segment's (mode ElemActive: of
+	// the table, at the offset).
+	mode  bc.ElemMode
+	table uint32
 }
 
 // Bytecode returns the kiln module without its data and element
@@ -426,21 +447,49 @@ func (m *Module) resolve(b Bindings) (*bc.Module, *SegmentTrap, error) {
 		}
 		bm.Globals[gi.global].Init = v
 	}
-	for i, e := range m.elems {
-		off, err := eval(e.offset)
-		if err != nil {
-			return nil, nil, err
-		}
-		if off+uint64(len(e.funcs)) > tableSize {
-			if m.segmentTraps {
-				bm.Data = nil
-				return bm, &SegmentTrap{Segment: i, Msg: "out of bounds table access"}, nil
-			}
-			return nil, nil, &LinkError{Msg: fmt.Sprintf("elements segment does not fit: segment %d covers entries %d..%d of a table of %d", i, off, off+uint64(len(e.funcs)), tableSize)}
-		}
-		bm.Elems = append(bm.Elems, bc.ElemSegment{Offset: uint32(off), Funcs: e.funcs})
+	// With every segment kept, the template's placeholders stay for the
+	// segments after one that does not fit.
+	if !m.keepElems {
+		bm.Elems = nil
 	}
-	for i, d := range m.datas {
+	active := 0
+	for k, e := range m.elems {
+		seg := bc.ElemSegment{Mode: e.mode, Funcs: e.funcs}
+		if e.mode == bc.ElemActive {
+			i := active
+			active++
+			off, err := eval(e.offset)
+			if err != nil {
+				return nil, nil, err
+			}
+			size := tableSize
+			if e.table > 0 {
+				size = m.tableSizes[e.table-1]
+			}
+			if off+uint64(len(e.funcs)) > size {
+				if m.segmentTraps {
+					return bm, &SegmentTrap{Segment: i, Msg: "out of bounds table access"}, nil
+				}
+				return nil, nil, &LinkError{Msg: fmt.Sprintf("elements segment does not fit: segment %d covers entries %d..%d of a table of %d", i, off, off+uint64(len(e.funcs)), size)}
+			}
+			seg.Offset, seg.Table = uint32(off), e.table
+		}
+		if m.keepElems {
+			bm.Elems[k] = seg
+		} else {
+			bm.Elems = append(bm.Elems, seg)
+		}
+	}
+	// The template's placeholders stay for the segments after one that
+	// does not fit: empty passive segments, which nothing copies.
+	active = 0
+	for k, d := range m.datas {
+		if d.passive {
+			bm.Data[k] = bc.DataSegment{Passive: true, Bytes: d.data}
+			continue
+		}
+		i := active
+		active++
 		off, err := eval(d.offset)
 		if err != nil {
 			return nil, nil, err
@@ -451,9 +500,7 @@ func (m *Module) resolve(b Bindings) (*bc.Module, *SegmentTrap, error) {
 			}
 			return nil, nil, &LinkError{Msg: fmt.Sprintf("data segment does not fit: segment %d covers bytes %d..%d of a memory of %d", i, off, off+uint64(len(d.data)), memBytes)}
 		}
-		if len(d.data) > 0 {
-			bm.Data = append(bm.Data, bc.DataSegment{Offset: uint32(off), Bytes: d.data})
-		}
+		bm.Data[k] = bc.DataSegment{Offset: uint32(off), Bytes: d.data}
 	}
 	return bm, nil, nil
 }
@@ -488,6 +535,11 @@ type translator struct {
 	// sharedGlobals maps a shared mutable global (see SharedGlobal) to its
 	// index in Module.SharedGlobals.
 	sharedGlobals map[uint32]int
+	// changingTables: the module's tables change (tablesChange).
+	changingTables bool
+	// refGlobals are the globals whose initializer is ref.func (from: the
+	// function).
+	refGlobals []globalInit
 	// localBudget bounds the locals of all functions together.
 	localBudget int64
 	ft          funcTranslator
@@ -582,9 +634,12 @@ func (t *translator) module() error {
 			if l.Min > bc.MaxTableSize {
 				return &UnsupportedError{What: fmt.Sprintf("a table of %d entries; kiln allows %d", l.Min, bc.MaxTableSize)}
 			}
+			if m.NumImportedTables > 1 {
+				return &UnsupportedError{What: fmt.Sprintf("%d imported tables; kiln imports one", m.NumImportedTables)}
+			}
 			imp.Key = "table_" + ident(im.Module) + "." + ident(im.Name)
 			imp.Table = im.Table
-			bm.Table = bc.Table{Min: l.Min, Max: l.Min, HasMax: true, Import: imp.Key}
+			bm.Table = bc.Table{Min: l.Min, Max: l.Min, HasMax: true, Import: imp.Key, Extern: binary.ValType(im.Table.Elem) == binary.ExternRef}
 			out.TableLimits = l
 			out.tableSize = uint64(l.Min)
 			out.tableImport = len(out.Imports)
@@ -613,6 +668,11 @@ func (t *translator) module() error {
 		if err != nil {
 			return err
 		}
+		if from <= refFuncFrom {
+			// ref.func: the reference is known once every function is.
+			t.refGlobals = append(t.refGlobals, globalInit{global: k, from: refFuncFrom - from})
+			from = -1
+		}
 		if from >= 0 {
 			out.globalInits = append(out.globalInits, globalInit{global: k, from: from})
 		} else {
@@ -634,22 +694,41 @@ func (t *translator) module() error {
 		out.memBytes = uint64(l.Min) * bc.PageSize
 	}
 
-	// Table.
-	if len(m.Tables) > 0 {
-		l := m.Tables[0].Limits
+	// Tables: table 0 (imported above, or the first defined one), then
+	// the others.
+	for k, tt := range m.Tables {
+		l := tt.Limits
 		if l.Min > bc.MaxTableSize {
 			return &UnsupportedError{What: fmt.Sprintf("a table of %d entries; kiln allows %d", l.Min, bc.MaxTableSize)}
 		}
-		bm.Table = bc.Table{Min: l.Min, Max: l.Max, HasMax: l.HasMax}
+		kt := bc.Table{Min: l.Min, Max: l.Max, HasMax: l.HasMax, Extern: binary.ValType(tt.Elem) == binary.ExternRef}
+		if m.NumImportedTables+k > 0 {
+			bm.MoreTables = append(bm.MoreTables, kt)
+			out.tableSizes = append(out.tableSizes, uint64(l.Min))
+			continue
+		}
+		bm.Table = kt
 		out.TableLimits = l
-		if !l.HasMax && l.Min == 0 {
-			// kiln needs a maximum to tell an empty table from none.
+		if !l.HasMax && l.Min == 0 && l.Max == 0 {
+			// kiln needs a maximum to tell an empty table from none;
+			// table.grow finds no room in any case.
 			bm.Table.HasMax = true
+			if len(m.Tables) > 1 || m.Features.Has(binary.FeatureReferenceTypes) {
+				// A table that may grow: the largest maximum.
+				bm.Table.Max = bc.MaxTableSize
+			}
 		}
 		out.tableSize = uint64(l.Min)
 	}
+	if len(bm.MoreTables) > bc.MaxTables-1 {
+		return &UnsupportedError{What: fmt.Sprintf("%d tables; kiln allows %d", 1+len(bm.MoreTables), bc.MaxTables)}
+	}
+	// Tables that change are kept by the instance alone: exporting one
+	// works, but no other instance can import it (see
+	// link.Instance.Export); importing one is unsupported.
+	t.changingTables = tablesChange(m)
 	for _, e := range m.Exports {
-		if e.Kind == binary.ExternTable {
+		if e.Kind == binary.ExternTable && !t.changingTables {
 			t.sharedTable = true
 		}
 	}
@@ -672,23 +751,40 @@ func (t *translator) module() error {
 		bm.Globals = append(bm.Globals, bc.Global{Name: "table_slot", Type: bc.I32, Mutable: true})
 	}
 
-	// Segments: the active ones (passive segments serve only the bulk
-	// memory instructions, which validation refused, and declarative
-	// ones nothing kiln needs).
+	// Element segments: the active ones, and when the code uses table.init
+	// or elem.drop every one, with Wasm's indices (the template holds a
+	// declarative placeholder in the place of each, which Resolve
+	// replaces).
+	out.keepElems = usesElemSegments(m)
 	for i := range m.Elems {
 		e := &m.Elems[i]
+		if out.keepElems {
+			bm.Elems = append(bm.Elems, bc.ElemSegment{Mode: bc.ElemDeclarative})
+		}
 		if e.Mode != binary.SegmentActive {
+			if out.keepElems {
+				mode := bc.ElemPassive
+				if e.Mode == binary.SegmentDeclarative {
+					mode = bc.ElemDeclarative
+				}
+				out.elems = append(out.elems, segment{mode: mode, funcs: elemFuncs(e)})
+			}
 			continue
 		}
 		off, err := t.offset(e.Offset)
 		if err != nil {
 			return err
 		}
-		out.elems = append(out.elems, segment{offset: off, funcs: elemFuncs(e)})
+		out.elems = append(out.elems, segment{offset: off, funcs: elemFuncs(e), table: e.Table})
 	}
 	for i := range m.Datas {
 		d := &m.Datas[i]
+		// The template has an empty passive segment in the place of each
+		// (Resolve puts in the real ones), so that memory.init and
+		// data.drop refer to Wasm's segment indices.
+		bm.Data = append(bm.Data, bc.DataSegment{Passive: true})
 		if d.Mode != binary.SegmentActive {
+			out.datas = append(out.datas, segment{passive: true, data: d.Bytes})
 			continue
 		}
 		off, err := t.offset(d.Offset)
@@ -712,9 +808,18 @@ func (t *translator) module() error {
 		bm.Funcs = append(bm.Funcs, f)
 		out.SourceMap[fn] = src
 	}
+	if t.sharedTable && bm.DynamicTables() {
+		return &UnsupportedError{What: "an imported table in a module whose tables change (table instructions, several tables, segments kept for table.init)"}
+	}
 	if t.sharedTable {
 		if err := t.tableLinkage(bm); err != nil {
 			return err
+		}
+	}
+	if len(t.refGlobals) > 0 {
+		funcIDs, _ := bm.SignatureIDs()
+		for _, g := range t.refGlobals {
+			bm.Globals[g.global].Init = bc.FuncRef(funcIDs[g.from], uint32(g.from))
 		}
 	}
 
@@ -756,6 +861,9 @@ func (t *translator) module() error {
 			x.Key = g.Export
 			x.Global = t.globals[e.Index]
 		case binary.ExternTable:
+			if t.changingTables {
+				break // not shared: Key stays empty
+			}
 			if bm.Table.Export == "" {
 				bm.Table.Export = key
 			}
@@ -777,7 +885,7 @@ func (t *translator) module() error {
 		// from other instances that share the table.
 		for _, seg := range out.elems {
 			for _, f := range seg.funcs {
-				if int(f) < m.NumImportedFuncs || out.Table.FuncKeys[f] != "" {
+				if f == bc.NullFunc || int(f) < m.NumImportedFuncs || out.Table.FuncKeys[f] != "" {
 					continue
 				}
 				key := reserve("__table_func" + strconv.Itoa(int(f)))
@@ -891,6 +999,8 @@ func elemFuncs(e *binary.Elem) []uint32 {
 		cr := binary.NewCodeReader(x.Code, x.Offset, "element", -1)
 		if cr.Next(&in) == nil && in.Op == binary.OpRefFunc {
 			funcs = append(funcs, in.Index)
+		} else {
+			funcs = append(funcs, bc.NullFunc)
 		}
 	}
 	return funcs
@@ -928,8 +1038,53 @@ func (t *translator) constValue(e binary.ConstExpr) (bits uint64, from int, err 
 		return 0, int(in.Index), nil
 	case binary.OpI32Const, binary.OpF32Const:
 		return uint64(uint32(in.Value)), -1, nil
+	case binary.OpRefNull:
+		return bc.NullRef, -1, nil
+	case binary.OpRefFunc:
+		return 0, refFuncFrom - int(in.Index), nil
 	}
 	return in.Value, -1, nil
+}
+
+// tablesChange reports whether the kiln module of m will have tables
+// that change (bytecode.Module.DynamicTables): m has several tables, one
+// of externref, or code with a table instruction other than
+// call_indirect.
+func tablesChange(m *binary.Module) bool {
+	if m.NumTables() > 1 {
+		return true
+	}
+	for _, tt := range m.TableTypes() {
+		if binary.ValType(tt.Elem) == binary.ExternRef {
+			return true
+		}
+	}
+	return codeUses(m, binary.OpTableGet, binary.OpTableSet, binary.OpTableSize, binary.OpTableGrow,
+		binary.OpTableFill, binary.OpTableCopy, binary.OpTableInit, binary.OpElemDrop)
+}
+
+// refFuncFrom - f is what constValue returns in from for ref.func f.
+const refFuncFrom = -2
+
+// usesElemSegments reports whether some function of m uses table.init or
+// elem.drop, which need the element segments kept with their indices.
+func usesElemSegments(m *binary.Module) bool {
+	return len(m.Elems) > 0 && codeUses(m, binary.OpTableInit, binary.OpElemDrop)
+}
+
+// codeUses reports whether some function of m uses one of ops.
+func codeUses(m *binary.Module, ops ...binary.Opcode) bool {
+	var in binary.Instr
+	for i := range m.Codes {
+		c := &m.Codes[i]
+		cr := binary.NewCodeReader(c.Body, c.Offset, "code", m.NumImportedFuncs+i)
+		for !cr.Done() && cr.Next(&in) == nil {
+			if slices.Contains(ops, in.Op) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (t *translator) offset(e binary.ConstExpr) (offsetExpr, error) {

@@ -30,6 +30,8 @@ func TrapMessage(k bc.TrapKind) string {
 		return "uninitialized element"
 	case bc.TrapIndirectCallTypeMismatch:
 		return "indirect call type mismatch"
+	case bc.TrapTableOutOfBounds:
+		return "out of bounds table access"
 	}
 	return k.String()
 }

@@ -247,14 +247,15 @@ func (f *funcValidator) instr(fnResults []binary.ValType) error {
 		if m.NumTables() == 0 {
 			return f.errf("unknown table 0: call_indirect in a module without a table")
 		}
-		if int64(in.Index2) >= int64(m.NumTables()) {
+		et, ok := f.v.tableElem(in.Index2)
+		if !ok {
 			return f.errf("unknown table %d", in.Index2)
 		}
 		if int(in.Index) >= len(m.Types) {
 			return f.errf("unknown type %d", in.Index)
 		}
-		if in.Index2 != 0 {
-			return &UnsupportedError{Feature: binary.FeatureReferenceTypes.Name(), What: fmt.Sprintf("call_indirect of table %d", in.Index2), Section: "code", Func: f.fn, Offset: in.Offset}
+		if et != binary.FuncRef {
+			return f.errf("type mismatch: call_indirect through table %d of %s", in.Index2, et)
 		}
 		if _, err := f.popExpect(binary.I32); err != nil {
 			return err
@@ -286,6 +287,9 @@ func (f *funcValidator) instr(fnResults []binary.ValType) error {
 		}
 		if t1 == unknown {
 			t1 = t2
+		}
+		if t1.IsRef() || t1 == binary.V128 {
+			return f.errf("type mismatch: select without a type of %s operands", t1)
 		}
 		f.push(t1)
 	case binary.OpLocalGet, binary.OpLocalSet, binary.OpLocalTee:
@@ -331,6 +335,85 @@ func (f *funcValidator) instr(fnResults []binary.ValType) error {
 			return f.errf("unknown memory 0: %s in a module without memory", op)
 		}
 		return f.operands([]binary.ValType{binary.I32, binary.I32, binary.I32}, 0)
+	case binary.OpMemoryInit, binary.OpDataDrop:
+		if op == binary.OpMemoryInit && m.NumMems() == 0 {
+			return f.errf("unknown memory 0: %s in a module without memory", op)
+		}
+		if !m.HasDataCount || in.Index >= m.DataCount {
+			return f.errf("unknown data segment %d", in.Index)
+		}
+		if op == binary.OpDataDrop {
+			return nil
+		}
+		return f.operands([]binary.ValType{binary.I32, binary.I32, binary.I32}, 0)
+	case binary.OpRefNull:
+		if err := f.v.valueType(in.RefType, "code", f.fn, in.Offset); err != nil || !in.RefType.IsRef() {
+			return f.errf("malformed reference type %s", in.RefType)
+		}
+		f.push(in.RefType)
+	case binary.OpRefIsNull:
+		t, err := f.pop()
+		if err != nil {
+			return err
+		}
+		if t != unknown && !t.IsRef() {
+			return f.errf("type mismatch: ref.is_null of %s", t)
+		}
+		f.push(binary.I32)
+	case binary.OpRefFunc:
+		if int(in.Index) >= len(f.v.funcTypes) {
+			return f.errf("unknown function %d", in.Index)
+		}
+		if !f.v.refs[in.Index] {
+			return f.errf("undeclared function reference %d", in.Index)
+		}
+		f.push(binary.FuncRef)
+	case binary.OpTableGet, binary.OpTableSet, binary.OpTableSize, binary.OpTableGrow, binary.OpTableFill:
+		et, ok := f.v.tableElem(in.Index)
+		if !ok {
+			return f.errf("unknown table %d", in.Index)
+		}
+		switch op {
+		case binary.OpTableGet:
+			return f.operands([]binary.ValType{binary.I32}, et)
+		case binary.OpTableSet:
+			return f.operands([]binary.ValType{binary.I32, et}, 0)
+		case binary.OpTableSize:
+			f.push(binary.I32)
+		case binary.OpTableGrow:
+			return f.operands([]binary.ValType{et, binary.I32}, binary.I32)
+		default:
+			return f.operands([]binary.ValType{binary.I32, et, binary.I32}, 0)
+		}
+	case binary.OpTableCopy:
+		dt, ok := f.v.tableElem(in.Index)
+		if !ok {
+			return f.errf("unknown table %d", in.Index)
+		}
+		st, ok := f.v.tableElem(in.Index2)
+		if !ok {
+			return f.errf("unknown table %d", in.Index2)
+		}
+		if dt != st {
+			return f.errf("type mismatch: table.copy from a table of %s to one of %s", st, dt)
+		}
+		return f.operands([]binary.ValType{binary.I32, binary.I32, binary.I32}, 0)
+	case binary.OpTableInit:
+		tt, ok := f.v.tableElem(in.Index2)
+		if !ok {
+			return f.errf("unknown table %d", in.Index2)
+		}
+		if int64(in.Index) >= int64(len(m.Elems)) {
+			return f.errf("unknown elem segment %d", in.Index)
+		}
+		if et := m.Elems[in.Index].Type; et != tt {
+			return f.errf("type mismatch: table.init of a segment of %s into a table of %s", et, tt)
+		}
+		return f.operands([]binary.ValType{binary.I32, binary.I32, binary.I32}, 0)
+	case binary.OpElemDrop:
+		if int64(in.Index) >= int64(len(m.Elems)) {
+			return f.errf("unknown elem segment %d", in.Index)
+		}
 	case binary.OpI32Const:
 		f.push(binary.I32)
 	case binary.OpI64Const:

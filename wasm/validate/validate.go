@@ -10,13 +10,13 @@
 //
 // Of WebAssembly 2.0 it checks the sign-extension operators, the
 // non-trapping conversions, multi-value blocks and functions, typed
-// select, call_indirect's table index, passive and declarative segments,
-// element segments of ref.func expressions, memory.copy and memory.fill.
-// A module that uses a feature kiln does not support (the other bulk
-// memory instructions, the table instructions, values of reference types,
-// several tables, SIMD) fails with an
-// *UnsupportedError naming the feature and the instruction; validation
-// stops there.
+// select, passive and declarative segments, element segments of
+// expressions, the bulk memory and table instructions, reference types
+// (funcref and externref values, ref.null, ref.is_null, ref.func of a
+// declared function, several tables, call_indirect through any table of
+// funcref). A module that uses a feature kiln does not support (SIMD, a
+// global.get in an element segment) fails with an *UnsupportedError
+// naming the feature and the instruction; validation stops there.
 //
 // Module returns the first problem as an *Error naming the section, the
 // function and the byte offset, with a message that starts with the
@@ -88,13 +88,16 @@ func (e *UnsupportedError) Error() string {
 	return s
 }
 
-// valueType checks that t is a value type kiln supports: a number.
+// valueType checks that t is a value type kiln supports: a number or,
+// with reference types, a reference.
 func (v *validator) valueType(t binary.ValType, section string, fn, offset int) error {
 	switch {
 	case t.Valid():
 		return nil
+	case t.IsRef() && v.m.Features.Has(binary.FeatureReferenceTypes):
+		return nil
 	case t.IsRef():
-		return &UnsupportedError{Feature: binary.FeatureReferenceTypes.Name(), What: t.String() + " values", Section: section, Func: fn, Offset: offset}
+		return errf(section, fn, offset, "invalid value type %s (reference types are not enabled)", t)
 	case t == binary.V128:
 		return &UnsupportedError{Feature: binary.FeatureSIMD.Name(), What: "v128 values", Section: section, Func: fn, Offset: offset}
 	}
@@ -119,7 +122,10 @@ type validator struct {
 	m         *binary.Module
 	funcTypes []uint32 // type index of every function, imports first
 	globals   []binary.GlobalType
-	fv        funcValidator
+	tables    []binary.TableType
+	// refs holds the functions ref.func may name in function bodies.
+	refs map[uint32]bool
+	fv   funcValidator
 }
 
 func (v *validator) module() error {
@@ -159,15 +165,13 @@ func (v *validator) module() error {
 		}
 	}
 	v.funcTypes = append(m.ImportedFuncTypes(), m.Funcs...)
+	v.tables = m.TableTypes()
 	for i, t := range m.Funcs {
 		if int(t) >= len(m.Types) {
 			return errf("function", -1, 0, "unknown type %d of function %d (the module has %d types)", t, m.NumImportedFuncs+i, len(m.Types))
 		}
 	}
-	if m.NumTables() > 1 {
-		if m.Features.Has(binary.FeatureReferenceTypes) {
-			return v.unsupported(binary.FeatureReferenceTypes, "table", 0, "several tables (%d)", m.NumTables())
-		}
+	if m.NumTables() > 1 && !m.Features.Has(binary.FeatureReferenceTypes) {
 		return errf("table", -1, 0, "multiple tables")
 	}
 	for _, t := range m.Tables {
@@ -187,6 +191,7 @@ func (v *validator) module() error {
 		}
 	}
 	v.globals = m.GlobalTypes()
+	v.declareRefs()
 	for i := range m.Globals {
 		g := &m.Globals[i]
 		if err := v.valueType(g.Type.Type, "global", -1, g.Init.Offset); err != nil {
@@ -251,29 +256,79 @@ func (v *validator) module() error {
 	return nil
 }
 
-// tableType checks that a table holds funcref, the one kind kiln
-// supports.
+// tableType checks that a table holds references.
 func (v *validator) tableType(t binary.TableType, section string, offset int) error {
-	if binary.ValType(t.Elem) != binary.FuncRef {
-		return v.unsupported(binary.FeatureReferenceTypes, section, offset, "a table of %s", binary.ValType(t.Elem))
+	if !binary.ValType(t.Elem).IsRef() {
+		return errf(section, -1, offset, "malformed reference type %s", binary.ValType(t.Elem))
 	}
 	return nil
 }
 
-// elem validates an element segment. kiln supports segments of funcref
-// given as function indices or as ref.func expressions; an active one
-// must not hold ref.null (an entry kiln's tables cannot be set to).
+// declareRefs records the functions that ref.func may name in code: the
+// ones element segments, exports and global initializers name.
+func (v *validator) declareRefs() {
+	m := v.m
+	v.refs = make(map[uint32]bool)
+	for i := range m.Elems {
+		e := &m.Elems[i]
+		for _, f := range e.Funcs {
+			v.refs[f] = true
+		}
+		for _, x := range e.Exprs {
+			v.exprRefs(x)
+		}
+	}
+	for _, e := range m.Exports {
+		if e.Kind == binary.ExternFunc {
+			v.refs[e.Index] = true
+		}
+	}
+	for i := range m.Globals {
+		v.exprRefs(m.Globals[i].Init)
+	}
+}
+
+// exprRefs records the function of a ref.func constant expression.
+func (v *validator) exprRefs(x binary.ConstExpr) {
+	cr := binary.NewCodeReader(x.Code, x.Offset, "", -1)
+	var in binary.Instr
+	for cr.Next(&in) == nil && in.Op != binary.OpEnd {
+		if in.Op == binary.OpRefFunc {
+			v.refs[in.Index] = true
+		}
+	}
+}
+
+// tableElem returns the element type of table t.
+func (v *validator) tableElem(t uint32) (binary.ValType, bool) {
+	ts := v.tables
+	if uint64(t) >= uint64(len(ts)) {
+		return 0, false
+	}
+	return binary.ValType(ts[t].Elem), true
+}
+
+// elem validates an element segment: of function indices, or of
+// constant expressions (ref.func, ref.null, global.get of an imported
+// global) of the segment's type.
 func (v *validator) elem(e *binary.Elem) error {
 	if e.Mode == binary.SegmentActive {
-		if int64(e.Table) >= int64(v.m.NumTables()) {
+		et, ok := v.tableElem(e.Table)
+		if !ok {
 			return errf("element", -1, e.Pos, "unknown table %d", e.Table)
 		}
 		if err := v.constExpr("element", e.Offset, binary.I32); err != nil {
 			return err
 		}
+		if et != e.Type {
+			return errf("element", -1, e.Pos, "type mismatch: a segment of %s for a table of %s", e.Type, et)
+		}
 	}
-	if e.Type != binary.FuncRef {
-		return v.unsupported(binary.FeatureReferenceTypes, "element", e.Pos, "an element segment of %s", e.Type)
+	if !e.Type.IsRef() {
+		return errf("element", -1, e.Pos, "malformed reference type %s", e.Type)
+	}
+	if e.Exprs == nil && e.Type != binary.FuncRef {
+		return errf("element", -1, e.Pos, "type mismatch: function indices in a segment of %s", e.Type)
 	}
 	for _, f := range e.Funcs {
 		if int(f) >= len(v.funcTypes) {
@@ -289,7 +344,7 @@ func (v *validator) elem(e *binary.Elem) error {
 }
 
 // elemExpr checks an element expression: ref.func of a function or
-// ref.null func, then end.
+// ref.null of the segment's type, then end.
 func (v *validator) elemExpr(e *binary.Elem, x binary.ConstExpr) error {
 	cr := binary.NewCodeReader(x.Code, x.Offset, "element", -1)
 	var in binary.Instr
@@ -301,14 +356,17 @@ func (v *validator) elemExpr(e *binary.Elem, x binary.ConstExpr) error {
 		if int(in.Index) >= len(v.funcTypes) {
 			return errf("element", -1, in.Offset, "unknown function %d", in.Index)
 		}
+		if e.Type != binary.FuncRef {
+			return errf("element", -1, in.Offset, "type mismatch: ref.func in a segment of %s", e.Type)
+		}
 	case binary.OpRefNull:
 		if in.RefType != e.Type {
 			return errf("element", -1, in.Offset, "type mismatch: ref.null %s in a segment of %s", in.RefType, e.Type)
 		}
-		if e.Mode == binary.SegmentActive {
-			return v.unsupported(binary.FeatureReferenceTypes, "element", in.Offset, "ref.null in an active element segment")
-		}
 	case binary.OpGlobalGet:
+		if err := v.constExpr("element", x, e.Type); err != nil {
+			return err
+		}
 		return v.unsupported(binary.FeatureReferenceTypes, "element", in.Offset, "global.get in an element segment")
 	default:
 		if in.Op.Valid() && in.Op.Feature() == 0 && in.Op != binary.OpEnd {
@@ -377,8 +435,16 @@ func (v *validator) constExpr(section string, e binary.ConstExpr, want binary.Va
 				return errf(section, -1, in.Offset, "constant expression required: global %d is mutable", in.Index)
 			}
 			stack = append(stack, g.Type)
-		case binary.OpRefNull, binary.OpRefFunc:
-			return v.unsupported(binary.FeatureReferenceTypes, section, in.Offset, "%s in a constant expression", in.Op)
+		case binary.OpRefNull:
+			if !in.RefType.IsRef() {
+				return errf(section, -1, in.Offset, "malformed reference type %s", in.RefType)
+			}
+			stack = append(stack, in.RefType)
+		case binary.OpRefFunc:
+			if int(in.Index) >= len(v.funcTypes) {
+				return errf(section, -1, in.Offset, "unknown function %d", in.Index)
+			}
+			stack = append(stack, binary.FuncRef)
 		case binary.OpEnd:
 			if len(stack) != 1 || stack[0] != want {
 				return errf(section, -1, e.Offset, "type mismatch: constant expression has type %v, want [%s]", stack, want)
