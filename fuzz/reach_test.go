@@ -200,7 +200,10 @@ func TestGeneratorReachesEveryOp(t *testing.T) {
 	for _, k := range []bytecode.TrapKind{bytecode.TrapUnreachable, bytecode.TrapUndefinedElement,
 		bytecode.TrapUninitializedElement, bytecode.TrapIndirectCallTypeMismatch, bytecode.TrapTableOutOfBounds, bytecode.TrapInvalidReference} {
 		t.Logf("%-32s %d", k.String()+":", traps[k])
-		if traps[k] == 0 {
+		// A store of a value that is no function reference into a
+		// funcref table ends about one program in 150: the short run's
+		// programs are too few to be sure of one.
+		if traps[k] == 0 && !(testing.Short() && k == bytecode.TrapInvalidReference) {
 			t.Errorf("no call of %d programs ended with %s", n, k)
 		}
 	}

@@ -40,8 +40,22 @@ var (
 	specMoreTextArchive []byte
 )
 
-// specTiers are the tiers every script runs on.
-var specTiers = []jit.Tier{jit.TierInterp, jit.TierBaseline, jit.TierOptimizing}
+// specTiers are the tiers every script runs on. On TierAuto an instance
+// tiers up after its second call or 64 backward branches, compiling on
+// the calling goroutine (specEngineOptions), so that most of a script's
+// assertions run in the tier-up's code, with on-stack replacement, the
+// functions that join it later and the calls between them and the
+// interpreter.
+var specTiers = []jit.Tier{jit.TierInterp, jit.TierBaseline, jit.TierOptimizing, jit.TierAuto}
+
+// specEngineOptions returns the engine options of a script run on tier.
+func specEngineOptions(tier jit.Tier) jit.Options {
+	opts := jit.Options{Tier: tier, MaxCallDepth: 2000}
+	if tier == jit.TierAuto {
+		opts.TierUpCalls, opts.TierUpBackEdges, opts.OSRInterval, opts.SynchronousTierUp = 2, 64, 16, true
+	}
+	return opts
+}
 
 // A specSuite is one archive of scripts and what is known about it.
 type specSuite struct {
@@ -298,9 +312,16 @@ func specTable(suite string, scripts []specScript, counts [][]specCounts) string
 		reasons = append(reasons, r)
 	}
 	sort.Strings(reasons)
-	b.WriteString("skipped commands by reason (interp, baseline, optimizing):\n")
+	names := make([]string, len(specTiers))
+	for ti, tier := range specTiers {
+		names[ti] = tier.String()
+	}
+	fmt.Fprintf(&b, "skipped commands by reason (%s):\n", strings.Join(names, ", "))
 	for _, r := range reasons {
-		fmt.Fprintf(&b, "%6d %6d %6d  %s\n", totals[0].skips[r], totals[1].skips[r], totals[2].skips[r], r)
+		for ti := range specTiers {
+			fmt.Fprintf(&b, "%6d ", totals[ti].skips[r])
+		}
+		fmt.Fprintf(&b, " %s\n", r)
 	}
 	return b.String()
 }
@@ -309,7 +330,7 @@ func specTable(suite string, scripts []specScript, counts [][]specCounts) string
 // the tier and counts their outcomes. A failure is a test error unless
 // known lists it.
 func runSpecScript(t *testing.T, files map[string][]byte, sc specScript, tier jit.Tier, features binary.Features, known map[string]string) specCounts {
-	engine, err := jit.NewEngine(jit.Options{Tier: tier, MaxCallDepth: 2000})
+	engine, err := jit.NewEngine(specEngineOptions(tier))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +527,7 @@ func (r *specRunner) instantiate(file string) (*link.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tier := r.engine.Options().Tier; inst.Kiln.Tier() != tier {
+	if tier := r.engine.Options().Tier; inst.Kiln.Tier() != tier && tier != jit.TierAuto {
 		return nil, fmt.Errorf("runs in tier %s, not %s: %v", inst.Kiln.Tier(), tier, inst.Kiln.Module().CompileError())
 	}
 	return inst, nil
