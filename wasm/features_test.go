@@ -114,7 +114,7 @@ func TestFeatures2(t *testing.T) {
 		{"copy", []uint64{65536, 0, 0}, []uint64{}, ""},
 		{"fill", []uint64{65537, 0, 0}, nil, "out of bounds memory access"},
 	}
-	for _, tier := range specTiers {
+	for _, tier := range loadTiers {
 		t.Run(tier.String(), func(t *testing.T) {
 			engine, err := jit.NewEngine(jit.Options{Tier: tier})
 			if err != nil {

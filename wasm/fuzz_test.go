@@ -148,7 +148,7 @@ func diffTranslate(module []byte) (*translate.Module, bool) {
 // first is the reference.
 var diffEngines = sync.OnceValues(func() ([]*jit.Engine, error) {
 	var out []*jit.Engine
-	for _, tier := range specTiers {
+	for _, tier := range loadTiers {
 		e, err := jit.NewEngine(jit.Options{
 			Tier:             tier,
 			Fuel:             diffFuel,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,7 +47,11 @@ var (
 // assertions run in the tier-up's code, with on-stack replacement, the
 // functions that join it later and the calls between them and the
 // interpreter.
-var specTiers = []jit.Tier{jit.TierInterp, jit.TierBaseline, jit.TierOptimizing, jit.TierAuto}
+var specTiers = append(slices.Clone(loadTiers), jit.TierAuto)
+
+// loadTiers are the tiers in which a module runs as it loads: the
+// differential fuzzer and the feature tests compare them.
+var loadTiers = []jit.Tier{jit.TierInterp, jit.TierBaseline, jit.TierOptimizing}
 
 // specEngineOptions returns the engine options of a script run on tier.
 func specEngineOptions(tier jit.Tier) jit.Options {
