@@ -262,7 +262,8 @@ type Options struct {
 
 	// OnPass, when set, is called after every pass of every function's
 	// compile (Passes lists them) with the function as the pass left it,
-	// for dumps of each step (kiln dump -html). It runs on the compiling
+	// for tools that dump or measure each step (kiln dump -html still
+	// runs its own copy of the pipeline). It runs on the compiling
 	// goroutine, one of several when functions compile in parallel
 	// (CompileWorkers), and must not modify what it is given.
 	OnPass func(PassEvent)
